@@ -1,0 +1,2 @@
+//! The `toolgate` command. SKELETON — being written.
+fn main() {}

@@ -1,0 +1,91 @@
+//! The answer of the classifier: a tier, the rule that decided, a reason and where.
+
+use serde::{Deserialize, Serialize};
+
+/// How a tool call is treated. Ordered: the strictest wins (`Deny > Ask > Auto`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Run it without asking.
+    Auto,
+    /// A human must approve it first.
+    Ask,
+    /// Refuse it; the model receives an error and pivots.
+    Deny,
+}
+
+impl Tier {
+    /// The lowercase name used in JSON and in policy files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Auto => "auto",
+            Tier::Ask => "ask",
+            Tier::Deny => "deny",
+        }
+    }
+
+    /// Parses `auto`, `ask` or `deny`.
+    pub fn parse(s: &str) -> Option<Tier> {
+        match s {
+            "auto" => Some(Tier::Auto),
+            "ask" => Some(Tier::Ask),
+            "deny" => Some(Tier::Deny),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Tier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One simple command of a shell command line, classified on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    pub tier: Tier,
+    /// The source text of the simple command (a slice of the original string, or of
+    /// the decoded nested script for `bash -c '…'`).
+    pub text: String,
+    pub rule: String,
+    pub reason: String,
+    /// Byte range in the original command string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<[usize; 2]>,
+}
+
+/// The classifier's answer for one tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub tier: Tier,
+    /// Stable id of the deciding rule, e.g. `builtin.shell.priv-esc`, `user.allow[0]`.
+    pub rule: String,
+    /// One human sentence.
+    pub reason: String,
+    /// Byte range in the shell command that decided it, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<[usize; 2]>,
+    /// Every simple command of a shell command, each with its own tier.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
+}
+
+impl Verdict {
+    /// A verdict with no span and no parts.
+    pub fn new(tier: Tier, rule: impl Into<String>, reason: impl Into<String>) -> Verdict {
+        Verdict {
+            tier,
+            rule: rule.into(),
+            reason: reason.into(),
+            span: None,
+            parts: Vec::new(),
+        }
+    }
+
+    /// True when this verdict comes from the built-in hard-deny list, which nothing
+    /// (no allow rule, no human approval) may override.
+    pub fn is_hard_deny(&self) -> bool {
+        self.tier == Tier::Deny && self.rule.starts_with("builtin.")
+    }
+}
