@@ -422,8 +422,13 @@ impl Marker {
         };
         if !consistent {
             return Err(format!(
-                "tampered: request (ids {:?}, tool `{}`) does not describe the first of calls (ids {:?}, tool `{}`)",
-                raw.request.tool_call_ids, raw.request.tool, request.tool_call_ids, request.tool
+                "tampered: request (ids {:?}, tool `{}`, anchor {}) does not describe the pending calls (ids {:?}, first tool `{}`, anchor {})",
+                raw.request.tool_call_ids,
+                raw.request.tool,
+                raw.request.anchor,
+                request.tool_call_ids,
+                request.tool,
+                request.anchor
             ));
         }
         check
@@ -465,10 +470,12 @@ impl Marker {
             }
             match call.tier {
                 Tier::Auto | Tier::Ask => {}
-                Tier::Deny => return Err(format!(
+                Tier::Deny => {
+                    return Err(format!(
                     "tool call `{}` is denied by rule `{}`; a denied call is refused, never asked",
                     call.tool_call_id, call.rule
-                )),
+                ))
+                }
             }
             if call.anchor != anchor(&call.tool, &call.args) {
                 return Err(format!(

@@ -310,3 +310,57 @@ struct RecordOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     expired_at: Option<u64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use RunStatus::{AwaitingPermission as Awaiting, Cancelled, Completed, Failed, Running};
+
+    /// Every (from, to) pair, legal or not.
+    #[test]
+    fn transition_table() {
+        let table: [(RunStatus, [bool; 5]); 5] = [
+            //               Running Awaiting Completed Failed Cancelled
+            (Running, [false, true, true, true, true]),
+            (Awaiting, [true, false, false, true, true]),
+            (Completed, [false, false, false, false, false]),
+            (Failed, [false, false, false, false, false]),
+            (Cancelled, [false, false, false, false, false]),
+        ];
+        for (from, row) in table {
+            for (to, legal) in RunStatus::ALL.into_iter().zip(row) {
+                assert_eq!(from.can_become(to), legal, "{from} -> {to}");
+                let mut run = Run::started("r-1", "s-1", "o", 0);
+                run.status = from;
+                let want = if legal && to != Awaiting {
+                    Ok(to)
+                } else {
+                    Err(Error::IllegalTransition {
+                        run_id: "r-1".to_string(),
+                        from,
+                        to,
+                    })
+                };
+                // `settle` never parks: awaiting_permission needs a marker (Runs::park).
+                assert_eq!(
+                    run.settle(to, 1, None).map(|r| r.status),
+                    want,
+                    "{from} -> {to}"
+                );
+            }
+            assert_eq!(from.is_terminal(), row.iter().all(|l| !l), "{from}");
+        }
+    }
+
+    #[test]
+    fn status_names_round_trip() {
+        for status in RunStatus::ALL {
+            assert_eq!(RunStatus::parse(status.as_str()), Some(status));
+            assert_eq!(
+                serde_json::to_value(status).ok(),
+                Some(Value::String(status.as_str().to_string()))
+            );
+        }
+        assert_eq!(RunStatus::parse("paused"), None);
+    }
+}
