@@ -1167,6 +1167,17 @@ proptest! {
         let _ = Run::decode(&text, &toolgate_core::marker::AnyHistory);
     }
 
+    /// Needs serde_json's `float_roundtrip`: without it some floats parse back one ULP
+    /// off and the recomputed anchor makes an honest marker look tampered.
+    #[test]
+    fn float_args_survive_the_round_trip(bits in any::<u64>()) {
+        let f = f64::from_bits(bits);
+        prop_assume!(f.is_finite());
+        let park = park_req("r-1", vec![call("c", "other", json!({"x": f, "y": [f]}), Tier::Ask)], "h");
+        let marker = Marker::park(&park, &toolgate_core::marker::AnyHistory, 1, T0).unwrap();
+        prop_assert_eq!(Marker::decode(&marker.encode().unwrap()), Ok(marker));
+    }
+
     #[test]
     fn any_edit_of_a_real_marker_never_wedges(
         pos in 0usize..4096,
