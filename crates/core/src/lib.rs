@@ -5,10 +5,15 @@
 
 pub mod call;
 pub mod error;
+pub mod glob;
+pub mod paths;
 pub mod policy;
+pub mod rules;
+pub mod shell;
+pub mod url;
 pub mod verdict;
 
 pub use call::{anchor, canonical_json, Family, ToolCall};
 pub use error::Error;
-pub use policy::{Policy, SessionRules};
+pub use policy::{Policy, Rule, SessionRules};
 pub use verdict::{Part, Tier, Verdict};
