@@ -5,11 +5,16 @@
 
 pub mod call;
 pub mod error;
+pub mod glob;
 pub mod marker;
+pub mod paths;
 pub mod policy;
+pub mod rules;
 pub mod run;
 pub mod runs;
+pub mod shell;
 pub mod store;
+pub mod url;
 pub mod verdict;
 
 pub use call::{anchor, canonical_json, Family, ToolCall};
@@ -18,7 +23,7 @@ pub use marker::{
     refusal_text, CallOutcome, CallResult, Choice, HistoryCheck, Marker, Park, ParkCall,
     PendingCall, ResumeDecision,
 };
-pub use policy::{Policy, SessionRules};
+pub use policy::{Policy, Rule, SessionRules};
 pub use run::{Run, RunStatus, StopReason};
 pub use runs::{Parked, Resumed, Runs};
 pub use store::{MarkerStore, MemoryStore, Stored};
