@@ -6,9 +6,15 @@
 pub mod call;
 pub mod error;
 pub mod policy;
+pub mod registry;
 pub mod verdict;
 
 pub use call::{anchor, canonical_json, Family, ToolCall};
 pub use error::Error;
 pub use policy::{Policy, SessionRules};
+pub use registry::{
+    Cleanup, CleanupCounts, Decision, Ended, IdSource, NewRequest, Outcome, Pending,
+    PendingQuestion, QuestionOutcome, Registry, RegistryConfig, RequestId, Requested, Settled,
+    Slot,
+};
 pub use verdict::{Part, Tier, Verdict};
