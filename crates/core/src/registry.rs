@@ -491,7 +491,7 @@ impl Registry {
                 seq,
             },
         );
-        self.deadlines.push(Reverse((deadline_ms, id)));
+        self.push_deadline(deadline_ms, id);
         Ok(Requested {
             id,
             deadline_ms,
@@ -520,7 +520,7 @@ impl Registry {
                 seq,
             },
         );
-        self.deadlines.push(Reverse((deadline_ms, id)));
+        self.push_deadline(deadline_ms, id);
         Ok(Requested {
             id,
             deadline_ms,
@@ -785,14 +785,19 @@ impl Registry {
             self.ended_order.pop_front();
             self.ended.remove(&id);
         }
-        let live = self.size();
-        if self.deadlines.len() > 2 * live + 1024 {
+        settled
+    }
+
+    /// Pushes a deadline; when stale entries (of requests that already ended)
+    /// outnumber the live ones, compacts the heap first (amortised O(1) per push).
+    fn push_deadline(&mut self, deadline_ms: u64, id: RequestId) {
+        if self.deadlines.len() > 2 * self.size() + 1024 {
             let (approvals, questions) = (&self.approvals, &self.questions);
             self.deadlines.retain(|Reverse((_, id))| {
                 approvals.contains_key(id) || questions.contains_key(id)
             });
         }
-        settled
+        self.deadlines.push(Reverse((deadline_ms, id)));
     }
 
     fn settle_covered(
