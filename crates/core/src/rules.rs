@@ -100,6 +100,7 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         parts: Vec::new(),
         cwd: Some(Cow::Borrowed(env.workspace)),
         depth: 0,
+        budget: NESTED_BUDGET_FACTOR * cmd.len().max(1024),
     };
     match shell::parse(cmd) {
         Ok(script) => {
@@ -138,7 +139,13 @@ struct Walker<'a> {
     /// Current directory as far as `cd` with static arguments tells; `None` if unknown.
     cwd: Option<Cow<'a, str>>,
     depth: usize,
+    /// Bytes of nested scripts (`bash -c`, `eval`, `env -S`, …) still allowed to be
+    /// parsed, so that `eval eval eval …` stays linear in the input.
+    budget: usize,
 }
+
+/// Nested scripts may add up to this many times the command's length of parsing.
+const NESTED_BUDGET_FACTOR: usize = 4;
 
 const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "ash", "csh", "tcsh", "yash", "busybox",
@@ -499,6 +506,20 @@ impl<'a> Walker<'a> {
     /// `base` is its offset in the source when it maps exactly; otherwise every span is
     /// `span`.
     fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) {
+        if text.len() > self.budget {
+            self.parts.push(RawPart {
+                span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    "too much nested script to classify",
+                    span,
+                ),
+                norm: None,
+            });
+            return;
+        }
+        self.budget -= text.len();
         if self.depth >= shell::MAX_DEPTH {
             self.parts.push(RawPart {
                 span,
@@ -1280,7 +1301,19 @@ impl<'a> Walker<'a> {
                     Traits::default(),
                     None,
                 )
+            } else if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
+                (
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.unparseable",
+                        "too much nested script to classify",
+                        sw.span,
+                    ),
+                    Traits::default(),
+                    None,
+                )
             } else {
+                self.budget -= text.len();
                 match shell::parse_nested(&text, 0, Some(sw.span), self.depth + 1) {
                     Ok(script) => {
                         let cmds = shell::simple_commands(&script);
@@ -1447,7 +1480,7 @@ impl<'a> Walker<'a> {
                 norm,
             );
         }
-        if let Some(f) = script_file {
+        if let Some(f) = script_file.filter(|_| !stdin_flag) {
             if f.text != "-" && f.text != "/dev/stdin" {
                 return (
                     Finding::new(
@@ -1511,7 +1544,6 @@ impl<'a> Walker<'a> {
                 norm,
             );
         }
-        let _ = stdin_flag;
         (
             Finding::new(
                 self.default_tier(),

@@ -186,6 +186,8 @@ pub fn parse_nested(
         depth,
         pending: Vec::new(),
         bodies: Vec::new(),
+        open_if: 0,
+        open_do: 0,
     };
     if depth > MAX_DEPTH {
         return Err(p.err("nesting too deep", 0));
@@ -193,6 +195,12 @@ pub fn parse_nested(
     let script = p.list(Stop::Eof)?;
     if p.pos < p.s.len() {
         return Err(p.err("unexpected token", p.pos));
+    }
+    if p.open_if != 0 {
+        return Err(p.err("unbalanced `if` … `fi`", 0));
+    }
+    if p.open_do != 0 {
+        return Err(p.err("unbalanced `do` … `done`", 0));
     }
     if !p.pending.is_empty() {
         // Here-docs whose body never started (no newline after them): empty bodies.
@@ -233,6 +241,9 @@ struct Parser<'a> {
     pending: Vec<PendingDoc>,
     /// Here-doc bodies by id, filled when the line that declared them ends.
     bodies: Vec<Option<HereDoc>>,
+    /// `if`/`fi` and `do`/`done` balance, so an unterminated `if` is an error.
+    open_if: i64,
+    open_do: i64,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -352,6 +363,8 @@ impl<'a> Parser<'a> {
                     depth: self.depth,
                     pending: Vec::new(),
                     bodies: Vec::new(),
+                    open_if: 0,
+                    open_do: 0,
                 };
                 let mut w = Word::default();
                 while sub.pos < body_end {
@@ -546,6 +559,11 @@ impl<'a> Parser<'a> {
             let mut skipped = false;
             for w in RESERVED_PREFIX {
                 if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
+                    match *w {
+                        "if" => self.open_if += 1,
+                        "do" => self.open_do += 1,
+                        _ => {}
+                    }
                     self.pos += w.len();
                     self.skip_blanks();
                     skipped = true;
@@ -565,6 +583,11 @@ impl<'a> Parser<'a> {
         }
         for w in RESERVED_END {
             if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
+                match *w {
+                    "fi" => self.open_if -= 1,
+                    "done" => self.open_do -= 1,
+                    _ => {}
+                }
                 self.pos += w.len();
                 let mut sc = SimpleCommand::default();
                 self.redirects_only(&mut sc)?;
@@ -1081,7 +1104,8 @@ impl<'a> Parser<'a> {
             w.span = self.span(start, self.pos);
             return Ok(w);
         }
-        let mut brace_marked: Option<String> = None;
+        // A copy of the text with unquoted braces marked, and how much text it mirrors.
+        let mut brace_marked: Option<(String, usize)> = None;
         let mut bracket_at: Option<usize> = None;
         let mut chunks = 0usize;
         let mut plain_chunk = true;
@@ -1157,15 +1181,16 @@ impl<'a> Parser<'a> {
                 b'{' | b',' | b'}' => {
                     plain_chunk = false;
                     // Keep a marked copy in step with the text, then mark this byte.
-                    let m = brace_marked.get_or_insert_with(String::new);
+                    let (m, mirrored) = brace_marked.get_or_insert_with(|| (String::new(), 0));
                     let mark = match b {
                         b'{' => BRACE_OPEN,
                         b',' => BRACE_COMMA,
                         _ => BRACE_CLOSE,
                     };
-                    sync_marked(m, &w.text);
+                    sync_marked(m, mirrored, &w.text);
                     m.push(mark);
                     self.push_char(&mut w);
+                    *mirrored = w.text.len();
                 }
                 b'=' if !w.assign
                     && !w.quoted
@@ -1205,9 +1230,8 @@ impl<'a> Parser<'a> {
                 w.glob = true;
             }
         }
-        if let Some(m) = brace_marked {
-            let mut m = m;
-            sync_marked(&mut m, &w.text);
+        if let Some((mut m, mut mirrored)) = brace_marked {
+            sync_marked(&mut m, &mut mirrored, &w.text);
             w.braces = expand_braces(&m);
             if w.braces.is_none() && has_brace_expansion(&m) {
                 // Too many alternatives: treat as dynamic.
@@ -1530,24 +1554,12 @@ const BRACE_OPEN: char = '\u{E000}';
 const BRACE_COMMA: char = '\u{E001}';
 const BRACE_CLOSE: char = '\u{E002}';
 
-/// Brings the marked copy up to date with text pushed since (everything after the
-/// number of non-marker characters it already holds).
-fn sync_marked(m: &mut String, text: &str) {
-    let plain: usize = m
-        .chars()
-        .map(|c| {
-            if matches!(c, BRACE_OPEN | BRACE_COMMA | BRACE_CLOSE) {
-                1
-            } else {
-                c.len_utf8()
-            }
-        })
-        .sum();
-    if plain < text.len() {
-        if let Some(rest) = text.get(plain..) {
-            m.push_str(rest);
-        }
+/// Brings the marked copy up to date with the text pushed since `mirrored` bytes.
+fn sync_marked(m: &mut String, mirrored: &mut usize, text: &str) {
+    if let Some(rest) = text.get(*mirrored..) {
+        m.push_str(rest);
     }
+    *mirrored = text.len();
 }
 
 fn has_brace_expansion(m: &str) -> bool {
@@ -1559,7 +1571,7 @@ const MAX_BRACE_ALTS: usize = 64;
 
 /// Expands unquoted `{a,b}` (marked) in a word; `None` when there is none, or too many.
 fn expand_braces(m: &str) -> Option<Vec<String>> {
-    if !has_brace_expansion(m) {
+    if !has_brace_expansion(m) || m.matches(BRACE_OPEN).count() > 16 {
         return None;
     }
     let mut out = Vec::new();
