@@ -494,18 +494,19 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn sub_script(&mut self, s: &Script) {
+    fn sub_script(&mut self, s: &Script) -> Traits {
         let cwd = self.cwd.clone();
         self.depth += 1;
-        self.script(s);
+        let t = self.script(s);
         self.depth -= 1;
         self.cwd = cwd;
+        t
     }
 
     /// Parses and classifies a nested script given as text (`bash -c '…'`, `eval …`).
     /// `base` is its offset in the source when it maps exactly; otherwise every span is
     /// `span`.
-    fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) {
+    fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) -> Traits {
         if text.len() > self.budget {
             self.parts.push(RawPart {
                 span,
@@ -517,7 +518,7 @@ impl<'a> Walker<'a> {
                 ),
                 norm: None,
             });
-            return;
+            return Traits::default();
         }
         self.budget -= text.len();
         if self.depth >= shell::MAX_DEPTH {
@@ -531,7 +532,7 @@ impl<'a> Walker<'a> {
                 ),
                 norm: None,
             });
-            return;
+            return Traits::default();
         }
         let parsed = match base {
             Some(b) => shell::parse_nested(text, b, None, self.depth + 1),
@@ -539,16 +540,19 @@ impl<'a> Walker<'a> {
         };
         match parsed {
             Ok(s) => self.sub_script(&s),
-            Err(e) => self.parts.push(RawPart {
-                span: e.span,
-                finding: Finding::new(
-                    Tier::Ask,
-                    "builtin.shell.unparseable",
-                    format!("cannot parse the nested script: {}", e.message),
-                    e.span,
-                ),
-                norm: None,
-            }),
+            Err(e) => {
+                self.parts.push(RawPart {
+                    span: e.span,
+                    finding: Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.unparseable",
+                        format!("cannot parse the nested script: {}", e.message),
+                        e.span,
+                    ),
+                    norm: None,
+                });
+                Traits::default()
+            }
         }
     }
 
@@ -683,42 +687,53 @@ impl<'a> Walker<'a> {
     /// True when a path argument names `/`, the home directory or a top-level system
     /// directory (also `/*`, `~/`, `$HOME`, `..`-escapes, and globs at the top level).
     fn is_root_like(&self, w: &Word) -> bool {
-        let t = w.text.as_str();
+        let mut t = w.text.clone();
+        let mut tilde = w.tilde;
         if w.dynamic {
-            let rest = t
-                .strip_prefix("$HOME")
-                .or_else(|| t.strip_prefix("${HOME}"))
-                .or_else(|| t.strip_prefix("${HOME:?}"));
-            return matches!(rest, Some("" | "/" | "/*" | "/." | "/./"));
-        }
-        if w.tilde && !t.starts_with("~/") && t != "~" {
-            // `~user`: another user's home directory.
-            return !t[1..].contains('/') || t.ends_with('/');
-        }
-        let mut t = t.to_string();
-        if w.glob {
-            // `X/*`, `X/.*`: the directory X itself is being emptied.
-            for suffix in ["/*", "/.*", "*"] {
-                if let Some(stripped) = t.strip_suffix(suffix) {
-                    t = if stripped.is_empty() && suffix == "/*" {
-                        "/".to_string()
-                    } else if stripped.is_empty() {
-                        ".".to_string()
-                    } else {
-                        stripped.to_string()
-                    };
-                    break;
+            // `$HOME`, `${HOME}`, `"$HOME"/..`: the home directory is known.
+            let rest = ["${HOME:?}", "${HOME}", "$HOME"]
+                .iter()
+                .find_map(|p| t.strip_prefix(p));
+            match rest {
+                Some(r) if !r.contains(['$', '`']) && (r.is_empty() || r.starts_with('/')) => {
+                    t = format!("{}{r}", self.env.home);
+                    tilde = false;
                 }
-            }
-            if t.contains(['*', '?', '[']) {
-                // A glob in the first component of an absolute path may match /etc.
-                let first = t.trim_start_matches('/').split('/').next().unwrap_or("");
-                return t.starts_with('/') && first.contains(['*', '?', '[']);
+                _ => return false,
             }
         }
+        if tilde && !t.starts_with("~/") && t != "~" {
+            // `~user`: another user's home directory.
+            return !t[1..].trim_end_matches('/').contains('/');
+        }
+        while t.len() > 1 && t.ends_with('/') {
+            t.pop();
+        }
+        if w.glob {
+            // A glob deletes whatever it matches inside the directory before it:
+            // `/*`, `~/.*`, `/usr/*/lib`, `/[a-z]*` all reach a protected directory.
+            let comps: Vec<&str> = t.split('/').collect();
+            if let Some(k) = comps.iter().position(|c| c.contains(['*', '?', '['])) {
+                let prefix = comps[..k].join("/");
+                let prefix = if prefix.is_empty() {
+                    if t.starts_with('/') {
+                        "/".to_string()
+                    } else {
+                        ".".to_string()
+                    }
+                } else {
+                    prefix
+                };
+                return self.root_like_path(&prefix, tilde);
+            }
+        }
+        self.root_like_path(&t, tilde)
+    }
+
+    fn root_like_path(&self, t: &str, tilde: bool) -> bool {
         let probe = Word {
-            text: t,
-            tilde: w.tilde,
+            text: t.to_string(),
+            tilde,
             ..Word::default()
         };
         match self.resolve_word(&probe) {
@@ -913,7 +928,17 @@ impl<'a> Walker<'a> {
                         norm(),
                     );
                 }
-                return self.wrapped(rest, sc, name);
+                let (f, mut t, n) = self.wrapped(rest, sc, name);
+                // `… | xargs sh -c '{}'`: the input becomes code.
+                let prog = rest.first().map_or("", |w| basename(&w.text));
+                if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
+                    t.stdin_exec = true;
+                }
+                return (f, t, n);
+            }
+            "busybox" | "toybox" if args.first().is_some_and(|a| !a.text.starts_with('-')) => {
+                // `busybox rm -rf /`: the applet is the command.
+                return self.words(&words[1..], sc);
             }
             "watch" => {
                 let o = Opts::parse(args, "nd", &["interval"]);
@@ -1264,6 +1289,27 @@ impl<'a> Walker<'a> {
                 i += 2;
                 break;
             }
+            // A short cluster like `-iS'…'` or `-iu NAME`.
+            if t.len() > 2 && t.starts_with('-') && !t.starts_with("--") && !w.dynamic {
+                let body = &t[1..];
+                if let Some(k) = body.find(['S', 'u', 'C']) {
+                    let letter = body.as_bytes()[k];
+                    let rest_of = &body[k + 1..];
+                    if letter == b'S' {
+                        if rest_of.is_empty() {
+                            split = words.get(i + 1).copied();
+                            i += 2;
+                        } else {
+                            split_inline = Some(rest_of.to_string());
+                            split = Some(w);
+                            i += 1;
+                        }
+                        break;
+                    }
+                    i += if rest_of.is_empty() { 2 } else { 1 };
+                    continue;
+                }
+            }
             if let Some(s) = t
                 .strip_prefix("--split-string=")
                 .or_else(|| t.strip_prefix("-S"))
@@ -1468,7 +1514,7 @@ impl<'a> Walker<'a> {
                     None,
                 );
             }
-            self.nested_text(&cs.text, cs.content_start, cs.span);
+            let inner = self.nested_text(&cs.text, cs.content_start, cs.span);
             return (
                 Finding::new(
                     Tier::Auto,
@@ -1476,7 +1522,11 @@ impl<'a> Walker<'a> {
                     format!("{name} -c: the nested script's commands are classified on their own"),
                     all,
                 ),
-                Traits::default(),
+                Traits {
+                    // `curl … | bash -c 'cat | sh'`: the nested script runs its input.
+                    stdin_exec: inner.stdin_exec,
+                    ..Traits::default()
+                },
                 norm,
             );
         }
@@ -2000,6 +2050,11 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let result = match name {
+        "printf" if args.first().is_some_and(|a| a.text.starts_with("-v")) => flag(
+            "builtin.shell.printf-v",
+            "printf -v assigns a shell variable, which can change what later commands run",
+            args[0].span,
+        ),
         "ls" | "cat" | "head" | "wc" | "grep" | "egrep" | "fgrep" | "echo" | "printf" | "pwd"
         | "whoami" | "id" | "uname" | "which" | "type" | "file" | "stat" | "du" | "df" | "cut"
         | "tr" | "nl" | "diff" | "cmp" | "comm" | "basename" | "dirname" | "realpath"
