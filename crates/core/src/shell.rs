@@ -269,9 +269,6 @@ fn is_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-const RESERVED_PREFIX: &[&str] = &["if", "then", "elif", "else", "do", "while", "until", "!"];
-const RESERVED_END: &[&str] = &["fi", "done", "esac"];
-
 impl<'a> Parser<'a> {
     fn span(&self, a: usize, b: usize) -> Span {
         match self.fixed {
@@ -546,33 +543,28 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// The bare word at the current position (up to a metacharacter), for reserved
+    /// word checks; quoted words never match a reserved word.
+    fn bare_word(&self) -> &'a str {
+        let rest = &self.s[self.pos..];
+        let n = rest.iter().position(|&b| is_meta(b)).unwrap_or(rest.len());
+        self.src.get(self.pos..self.pos + n).unwrap_or("")
+    }
+
     fn command(&mut self, stop: Stop) -> Result<Command, ParseError> {
         self.skip_blanks();
         let start = self.pos;
         // Prefix reserved words: skip them and parse what follows.
-        let maybe_reserved =
-            |b: Option<u8>| matches!(b, Some(b'!' | b'[' | b'{' | b'(' | b'a'..=b'z'));
-        if !maybe_reserved(self.peek()) {
-            return self.simple(start, stop);
-        }
         loop {
-            let mut skipped = false;
-            for w in RESERVED_PREFIX {
-                if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
-                    match *w {
-                        "if" => self.open_if += 1,
-                        "do" => self.open_do += 1,
-                        _ => {}
-                    }
-                    self.pos += w.len();
-                    self.skip_blanks();
-                    skipped = true;
-                    break;
-                }
+            let w = self.bare_word();
+            match w {
+                "if" => self.open_if += 1,
+                "do" => self.open_do += 1,
+                "then" | "elif" | "else" | "while" | "until" | "!" => {}
+                _ => break,
             }
-            if !skipped {
-                break;
-            }
+            self.pos += w.len();
+            self.skip_blanks();
             if matches!(self.peek(), Some(b'\n') | Some(b';') | None) {
                 // `while` alone on a line, `else;`: an empty command.
                 return Ok(Command::Simple(SimpleCommand {
@@ -581,9 +573,10 @@ impl<'a> Parser<'a> {
                 }));
             }
         }
-        for w in RESERVED_END {
-            if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
-                match *w {
+        let w = self.bare_word();
+        match w {
+            "fi" | "done" | "esac" => {
+                match w {
                     "fi" => self.open_if -= 1,
                     "done" => self.open_do -= 1,
                     _ => {}
@@ -594,6 +587,29 @@ impl<'a> Parser<'a> {
                 sc.span = self.span(start, self.pos);
                 return Ok(Command::Simple(sc));
             }
+            "for" | "select" => return self.for_command(start),
+            "case" => return self.case_command(start),
+            "function" => {
+                self.pos += "function".len();
+                self.skip_blanks();
+                let name = self.word()?;
+                self.skip_blanks();
+                if self.starts("()") {
+                    self.pos += 2;
+                }
+                return self.function_body(name.text, start, stop);
+            }
+            "[[" => return self.cond_command(start),
+            "{" => {
+                self.pos += 1;
+                let body = self.nested(Stop::Brace)?;
+                if !self.starts("}") {
+                    return Err(self.err("unterminated `{`", start));
+                }
+                self.pos += 1;
+                return self.compound_tail(body, Vec::new(), start);
+            }
+            _ => {}
         }
         if self.starts("((") {
             return self.arith_command(start);
@@ -606,34 +622,6 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             return self.compound_tail(body, Vec::new(), start);
-        }
-        if self.starts("{") && self.peek_at(1).is_none_or(is_meta) {
-            self.pos += 1;
-            let body = self.nested(Stop::Brace)?;
-            if !self.starts("}") {
-                return Err(self.err("unterminated `{`", start));
-            }
-            self.pos += 1;
-            return self.compound_tail(body, Vec::new(), start);
-        }
-        if self.word_is("for") || self.word_is("select") {
-            return self.for_command(start);
-        }
-        if self.word_is("case") {
-            return self.case_command(start);
-        }
-        if self.word_is("function") {
-            self.pos += "function".len();
-            self.skip_blanks();
-            let name = self.word()?;
-            self.skip_blanks();
-            if self.starts("()") {
-                self.pos += 2;
-            }
-            return self.function_body(name.text, start, stop);
-        }
-        if self.word_is("[[") {
-            return self.cond_command(start);
         }
         self.simple(start, stop)
     }
