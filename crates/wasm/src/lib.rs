@@ -13,7 +13,7 @@ mod oneshot;
 mod policy;
 
 pub use error::{into_error, GateError};
-pub use gate::{CheckOutcome, Gate, GateOptions, Subscription};
+pub use gate::{CheckFuture, CheckOutcome, Gate, GateOptions, Subscription, DEFAULT_TIMEOUT_MS};
 pub use ids::CryptoIds;
 pub use policy::Policy;
 pub use toolgate_core::{
