@@ -76,7 +76,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let got = r.request(NewRequest::new(one.clone(), verdict()), 60_000, now);
             let Ok(got) = got else { return };
-            let anchor = r.get(got.id).map(|p| p.anchor.clone()).unwrap_or_default();
+            let anchor = r
+                .get(got.id)
+                .map(|p| p.anchor.to_string())
+                .unwrap_or_default();
             let _ = black_box(r.respond(got.id, Decision::AllowOnce, &anchor, &policy, now));
         })
     });

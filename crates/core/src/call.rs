@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::io::Write;
 
 /// A tool call as an agent proposes it: `{"tool": NAME, "args": {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,57 +74,222 @@ impl Family {
 /// Canonical JSON: object keys sorted (by UTF-8 bytes), no whitespace, numbers and
 /// strings as serde_json prints them. Key order and whitespace of the input never matter.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write_canonical(value, &mut out);
-    out
+    // Only serde_json's own UTF-8 output and ASCII punctuation went in.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// Writes the canonical JSON of `value` to `out` without building it first (the anchor
+/// hashes it straight into SHA-256). Strings and numbers are written by serde_json
+/// itself, so escapes and number formats are exactly those of `Value`'s `Display`.
+fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
+    // The writers used here (a `Vec`, a hash) never fail, and serde_json cannot fail
+    // to serialize a string or a number: the results are ignored on purpose.
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            let _ = out.write_all(b"{");
+            // serde_json's map is sorted by key already (unless its `preserve_order`
+            // feature is on somewhere in the build): sort only when it is not.
+            let sorted = map.keys().zip(map.keys().skip(1)).all(|(a, b)| a < b);
+            if sorted {
+                for (i, (k, v)) in map.iter().enumerate() {
+                    write_member(i, k, v, out);
                 }
-                out.push_str(&Value::String((*k).clone()).to_string());
-                out.push(':');
-                if let Some(v) = map.get(*k) {
-                    write_canonical(v, out);
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    write_member(i, k, v, out);
                 }
             }
-            out.push('}');
+            let _ = out.write_all(b"}");
         }
         Value::Array(items) => {
-            out.push('[');
+            let _ = out.write_all(b"[");
             for (i, v) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    let _ = out.write_all(b",");
                 }
                 write_canonical(v, out);
             }
-            out.push(']');
+            let _ = out.write_all(b"]");
         }
-        other => out.push_str(&other.to_string()),
+        Value::String(s) => {
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
+        Value::Number(n) => {
+            let _ = serde_json::to_writer(&mut *out, n);
+        }
+        Value::Bool(true) => {
+            let _ = out.write_all(b"true");
+        }
+        Value::Bool(false) => {
+            let _ = out.write_all(b"false");
+        }
+        Value::Null => {
+            let _ = out.write_all(b"null");
+        }
+    }
+}
+
+fn write_member<W: std::io::Write>(i: usize, k: &str, v: &Value, out: &mut W) {
+    if i > 0 {
+        let _ = out.write_all(b",");
+    }
+    let _ = serde_json::to_writer(&mut *out, k);
+    let _ = out.write_all(b":");
+    write_canonical(v, out);
+}
+
+/// Feeds written bytes into SHA-256 through a small buffer (serde_json writes a string
+/// as several tiny pieces; one `update` per piece would cost more than the copy).
+struct HashWriter {
+    hash: Sha256,
+    buf: [u8; 128],
+    len: usize,
+}
+
+impl HashWriter {
+    fn new() -> HashWriter {
+        HashWriter {
+            hash: Sha256::new(),
+            buf: [0; 128],
+            len: 0,
+        }
+    }
+
+    fn finish(mut self) -> [u8; 32] {
+        self.hash.update(&self.buf[..self.len]);
+        self.hash.finalize().into()
+    }
+}
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.len + bytes.len() > self.buf.len() {
+            self.hash.update(&self.buf[..self.len]);
+            self.len = 0;
+            if bytes.len() > self.buf.len() {
+                self.hash.update(bytes);
+                return Ok(bytes.len());
+            }
+        }
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
 /// The anchor of a call: lowercase hex SHA-256 of `tool`, a NUL byte, and the
 /// canonical JSON of `args`. A decision carries it so it cannot approve other arguments.
 pub fn anchor(tool: &str, args: &Value) -> String {
-    let mut h = Sha256::new();
-    h.update(tool.as_bytes());
-    h.update([0u8]);
-    h.update(canonical_json(args).as_bytes());
-    let digest = h.finalize();
-    let mut hex = String::with_capacity(64);
-    for b in digest.iter() {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0xf)]));
+    Anchor::new(tool, args).to_string()
+}
+
+/// An anchor as its 32 raw bytes (see [`anchor`] for what is hashed): what the registry
+/// keeps per pending request. `Display` and `Serialize` give the 64-hex-digit form that
+/// [`anchor`] returns and that decisions carry.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Anchor([u8; 32]);
+
+impl Anchor {
+    /// Hashes `tool` and the canonical JSON of `args`, streaming (no JSON text is built).
+    pub fn new(tool: &str, args: &Value) -> Anchor {
+        let mut h = HashWriter::new();
+        let _ = h.write_all(tool.as_bytes());
+        let _ = h.write_all(&[0u8]);
+        write_canonical(args, &mut h);
+        Anchor(h.finish())
     }
-    hex
+
+    /// The anchor of `call`.
+    pub fn of(call: &ToolCall) -> Anchor {
+        Anchor::new(&call.tool, &call.args)
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The 64 lowercase hex digits, without allocating.
+    pub fn hex(&self) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        for (pair, b) in out.chunks_exact_mut(2).zip(self.0.iter()) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 0xf)];
+        }
+        out
+    }
+
+    /// True when `hex` is exactly this anchor's text (64 lowercase hex digits), the
+    /// same comparison as with the `String` from [`anchor`].
+    pub fn matches(&self, hex: &str) -> bool {
+        hex.as_bytes() == self.hex()
+    }
+
+    /// Parses the 64-lowercase-hex-digit form; anything else is `None`.
+    pub fn parse(hex: &str) -> Option<Anchor> {
+        let b = hex.as_bytes();
+        if b.len() != 64 {
+            return None;
+        }
+        let digit = |c: u8| match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        };
+        let mut out = [0u8; 32];
+        for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+            *o = (digit(pair[0])? << 4) | digit(pair[1])?;
+        }
+        Some(Anchor(out))
+    }
+}
+
+impl std::fmt::Display for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hex = self.hex();
+        // Hex digits are ASCII.
+        f.write_str(std::str::from_utf8(&hex).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+impl std::fmt::Debug for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Anchor({self})")
+    }
+}
+
+impl PartialEq<str> for Anchor {
+    fn eq(&self, other: &str) -> bool {
+        self.matches(other)
+    }
+}
+
+impl PartialEq<&str> for Anchor {
+    fn eq(&self, other: &&str) -> bool {
+        self.matches(other)
+    }
+}
+
+impl PartialEq<String> for Anchor {
+    fn eq(&self, other: &String) -> bool {
+        self.matches(other)
+    }
+}
+
+impl Serialize for Anchor {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let hex = self.hex();
+        match std::str::from_utf8(&hex) {
+            Ok(text) => s.serialize_str(text),
+            Err(e) => Err(serde::ser::Error::custom(e)),
+        }
+    }
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -144,6 +310,149 @@ mod tests {
             anchor("bash", &a),
             anchor("bash", &json!({"b":2,"a":{"x":"s","y":[1,2]}}))
         );
+    }
+
+    /// The first implementation (build the canonical `String`, then hash it): the
+    /// streaming one must give byte-identical text and anchors (markers persist them).
+    fn reference_canonical(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String((*k).clone()).to_string());
+                    out.push(':');
+                    if let Some(v) = map.get(*k) {
+                        reference_canonical(v, out);
+                    }
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    reference_canonical(v, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+
+    fn reference_anchor(tool: &str, args: &Value) -> String {
+        let mut text = String::new();
+        reference_canonical(args, &mut text);
+        let mut h = Sha256::new();
+        h.update(tool.as_bytes());
+        h.update([0u8]);
+        h.update(text.as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn tricky_values() -> Vec<Value> {
+        vec![
+            json!(null),
+            json!({}),
+            json!([]),
+            json!({"command": "rm -rf build/1"}),
+            json!({"b": 1, "a": {"y": [1, 2.5, -0.0, 1e300, u64::MAX, i64::MIN], "x": "s"}}),
+            json!({"z": "\u{e9}\"\\\n\t\u{1}\u{7f}/\u{2028}\u{1F600}", "": [true, false, null]}),
+            json!({"k\"ey": {"\n": "v"}, "K": 0.1, "k": [[], {}, [{}]]}),
+            json!("just a string"),
+            json!(12_345.678_9),
+        ]
+    }
+
+    #[test]
+    fn streaming_canonical_json_and_anchor_equal_the_reference() {
+        for v in tricky_values() {
+            let mut want = String::new();
+            reference_canonical(&v, &mut want);
+            assert_eq!(canonical_json(&v), want, "{v}");
+            for tool in ["bash", "", "mcp__x__y"] {
+                let want = reference_anchor(tool, &v);
+                assert_eq!(anchor(tool, &v), want, "{tool} {v}");
+                let a = Anchor::new(tool, &v);
+                assert_eq!(a.to_string(), want, "{tool} {v}");
+                assert!(a.matches(&want) && a == want.as_str(), "{tool} {v}");
+                assert!(!a.matches(&want.to_uppercase()), "{tool} {v}");
+                assert_eq!(Anchor::parse(&want), Some(a), "{tool} {v}");
+                assert_eq!(serde_json::to_value(a).unwrap(), json!(want), "{tool} {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn anchors_are_pinned() {
+        // Computed independently (Python: sha256(tool + NUL + sorted compact JSON)).
+        // Persisted markers carry these: they must never change.
+        let cases = [
+            (
+                json!({"command": "rm -rf build/1"}),
+                "c3a68326acfff7871ca6d39abf0f12d8e1846e9af44da47608b722fc374cb0f2",
+            ),
+            (
+                json!({"n": [1, -2, true, null, {"z": "\u{e9}\"\\\n\t\u{1}\u{7f}/"}], "cwd": "/w", "command": "rm -rf build"}),
+                "da3a6f1ed28a866fef8c21eaaef052e88dd242a7a74f2cbbc2da9dd500b0cefe",
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(anchor("bash", &args), want, "{args}");
+        }
+    }
+
+    #[test]
+    fn anchor_parse_rejects_what_is_not_64_lowercase_hex_digits() {
+        let good = "c3a68326acfff7871ca6d39abf0f12d8e1846e9af44da47608b722fc374cb0f2";
+        assert!(Anchor::parse(good).is_some());
+        for bad in [
+            "",
+            &good[..63],
+            &format!("{good}0"),
+            &good.to_uppercase(),
+            &format!("g{}", &good[1..]),
+            &format!("é{}", &good[2..]),
+        ] {
+            assert_eq!(Anchor::parse(bad), None, "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn streaming_anchor_equals_the_reference_on_random_json(v in arb_json()) {
+            let mut want = String::new();
+            reference_canonical(&v, &mut want);
+            proptest::prop_assert_eq!(canonical_json(&v), want);
+            proptest::prop_assert_eq!(anchor("t", &v), reference_anchor("t", &v));
+        }
+    }
+
+    fn arb_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map(any::<String>(), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub mod store;
 pub mod url;
 pub mod verdict;
 
-pub use call::{anchor, canonical_json, Family, ToolCall};
+pub use call::{anchor, canonical_json, Anchor, Family, ToolCall};
 pub use error::Error;
 pub use marker::{
     refusal_text, CallOutcome, CallResult, Choice, HistoryCheck, Marker, Park, ParkCall,

@@ -8,7 +8,7 @@
 //! Fail-closed: only [`Outcome::Approved`] lets a tool run; expiry, cancellation and
 //! cleanup never grant; a built-in hard deny is never approved.
 
-use crate::call::ToolCall;
+use crate::call::{Anchor, ToolCall};
 use crate::error::Error;
 use crate::policy::{Policy, SessionRules};
 use crate::verdict::{Tier, Verdict};
@@ -236,14 +236,13 @@ pub struct Pending {
     pub tool_call_id: Option<String>,
     pub call: ToolCall,
     pub verdict: Verdict,
-    /// [`ToolCall::anchor`] of `call`; a decision must carry it.
-    pub anchor: String,
+    /// The anchor of `call` (kept as 32 bytes; serialized as the 64-hex-digit text of
+    /// [`ToolCall::anchor`]); a decision must carry it.
+    pub anchor: Anchor,
     /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
     pub scopes: Vec<String>,
     pub created_ms: u64,
     pub deadline_ms: u64,
-    #[serde(skip)]
-    seq: u64,
 }
 
 /// A pending free-text question to the user.
@@ -253,8 +252,6 @@ pub struct PendingQuestion {
     pub question: String,
     pub created_ms: u64,
     pub deadline_ms: u64,
-    #[serde(skip)]
-    seq: u64,
 }
 
 /// A reserved in-flight tool-call slot: the call was approved (or auto) and the host
@@ -354,6 +351,207 @@ impl Hasher for IdHasher {
 
 type IdMap<V> = HashMap<RequestId, V, BuildHasherDefault<IdHasher>>;
 
+/// One pending request, or the hole one left behind. Stored inline in the list (boxing
+/// the larger approvals would cost an allocation per request).
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Entry {
+    Approval(Pending),
+    Question(PendingQuestion),
+    Vacant,
+}
+
+impl Entry {
+    fn id(&self) -> Option<RequestId> {
+        match self {
+            Entry::Approval(p) => Some(p.id),
+            Entry::Question(q) => Some(q.id),
+            Entry::Vacant => None,
+        }
+    }
+}
+
+/// Where an id stands: pending (at a position in [`Entries::list`]) or ended (and
+/// remembered, so that a late answer gets `already resolved: …`).
+#[derive(Debug, Clone, Copy)]
+enum IdState {
+    Live(usize),
+    Ended(Ended),
+}
+
+/// Pending approvals and questions in creation order, with one id index for pending
+/// and remembered ended ids alike: listing and cleanup need no sort, and ending a
+/// request touches only the index bucket it already sits in.
+/// Ending a request leaves a hole in the list; holes at either end are dropped at once,
+/// holes in the middle when they outnumber the live entries (amortised O(1)).
+#[derive(Debug, Default)]
+struct Entries {
+    list: VecDeque<Entry>,
+    /// `Live(p)`: the entry is at `list[p - base]` (positions survive pops at the front).
+    index: IdMap<IdState>,
+    base: usize,
+    holes: usize,
+    approvals: usize,
+    questions: usize,
+}
+
+impl Entries {
+    fn len(&self) -> usize {
+        self.approvals + self.questions
+    }
+
+    /// Pending or remembered as ended.
+    fn known(&self, id: RequestId) -> bool {
+        self.index.contains_key(&id)
+    }
+
+    fn is_pending(&self, id: RequestId) -> bool {
+        matches!(self.index.get(&id), Some(IdState::Live(_)))
+    }
+
+    fn ended(&self, id: RequestId) -> Option<Ended> {
+        match self.index.get(&id)? {
+            IdState::Ended(e) => Some(*e),
+            IdState::Live(_) => None,
+        }
+    }
+
+    fn get(&self, id: RequestId) -> Option<&Entry> {
+        match self.index.get(&id)? {
+            IdState::Live(pos) => self.list.get(pos - self.base),
+            IdState::Ended(_) => None,
+        }
+    }
+
+    fn approval(&self, id: RequestId) -> Option<&Pending> {
+        match self.get(id)? {
+            Entry::Approval(p) => Some(p),
+            Entry::Question(_) | Entry::Vacant => None,
+        }
+    }
+
+    fn question(&self, id: RequestId) -> Option<&PendingQuestion> {
+        match self.get(id)? {
+            Entry::Question(q) => Some(q),
+            Entry::Approval(_) | Entry::Vacant => None,
+        }
+    }
+
+    /// Live entries, oldest first.
+    fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.list.iter().filter(|e| !matches!(e, Entry::Vacant))
+    }
+
+    /// Adds a pending entry under a fresh id (see `Registry::fresh_id`).
+    fn push(&mut self, id: RequestId, entry: Entry) {
+        match &entry {
+            Entry::Approval(_) => self.approvals += 1,
+            Entry::Question(_) => self.questions += 1,
+            Entry::Vacant => return,
+        }
+        self.index
+            .insert(id, IdState::Live(self.base + self.list.len()));
+        self.list.push_back(entry);
+    }
+
+    /// Removes `id` if it is a pending approval.
+    fn remove_approval(&mut self, id: RequestId) -> Option<Pending> {
+        match self.get(id)? {
+            Entry::Approval(_) => {}
+            Entry::Question(_) | Entry::Vacant => return None,
+        }
+        match self.remove(id)? {
+            Entry::Approval(p) => Some(p),
+            Entry::Question(_) | Entry::Vacant => None,
+        }
+    }
+
+    /// Removes `id` if it is a pending question.
+    fn remove_question(&mut self, id: RequestId) -> Option<PendingQuestion> {
+        match self.get(id)? {
+            Entry::Question(_) => {}
+            Entry::Approval(_) | Entry::Vacant => return None,
+        }
+        match self.remove(id)? {
+            Entry::Question(q) => Some(q),
+            Entry::Approval(_) | Entry::Vacant => None,
+        }
+    }
+
+    /// Removes pending `id` (its id becomes unknown until [`Entries::mark_ended`]).
+    fn remove(&mut self, id: RequestId) -> Option<Entry> {
+        let pos = match self.index.get(&id)? {
+            IdState::Live(pos) => *pos,
+            IdState::Ended(_) => return None,
+        };
+        self.index.remove(&id);
+        let slot = self.list.get_mut(pos - self.base)?;
+        let entry = std::mem::replace(slot, Entry::Vacant);
+        match &entry {
+            Entry::Approval(_) => self.approvals -= 1,
+            Entry::Question(_) => self.questions -= 1,
+            Entry::Vacant => return None,
+        }
+        self.holes += 1;
+        while let Some(Entry::Vacant) = self.list.back() {
+            self.list.pop_back();
+            self.holes -= 1;
+        }
+        while let Some(Entry::Vacant) = self.list.front() {
+            self.list.pop_front();
+            self.base += 1;
+            self.holes -= 1;
+        }
+        if self.holes > self.len() + 64 {
+            self.compact();
+        }
+        Some(entry)
+    }
+
+    fn compact(&mut self) {
+        self.list.retain(|e| !matches!(e, Entry::Vacant));
+        self.holes = 0;
+        for (i, e) in self.list.iter().enumerate() {
+            if let Some(slot) = e.id().and_then(|id| self.index.get_mut(&id)) {
+                *slot = IdState::Live(self.base + i);
+            }
+        }
+    }
+
+    /// Remembers that `id` (no longer pending) ended this way.
+    fn mark_ended(&mut self, id: RequestId, ended: Ended) {
+        self.index.insert(id, IdState::Ended(ended));
+    }
+
+    /// Forgets a remembered ended id (a pending one stays).
+    fn forget(&mut self, id: RequestId) {
+        if let Some(IdState::Ended(_)) = self.index.get(&id) {
+            self.index.remove(&id);
+        }
+    }
+
+    /// Removes every pending entry, returning them oldest first. Remembered ended ids
+    /// stay; the list and the index are rebuilt small rather than kept at their
+    /// high-water mark.
+    fn take_all(&mut self) -> impl Iterator<Item = Entry> {
+        let list = std::mem::take(&mut self.list);
+        let index = std::mem::take(&mut self.index);
+        if !list.is_empty() {
+            self.index = index
+                .into_iter()
+                .filter(|(_, slot)| matches!(slot, IdState::Ended(_)))
+                .collect();
+        } else {
+            self.index = index;
+        }
+        self.base = 0;
+        self.holes = 0;
+        self.approvals = 0;
+        self.questions = 0;
+        list.into_iter().filter(|e| !matches!(e, Entry::Vacant))
+    }
+}
+
 /// The pending approvals, questions and in-flight slots of one session, with the
 /// session's always-allow / always-deny rules. Never global: create one per session.
 pub struct Registry {
@@ -361,24 +559,22 @@ pub struct Registry {
     config: RegistryConfig,
     ids: Box<dyn IdSource>,
     rules: SessionRules,
-    approvals: IdMap<Pending>,
-    questions: IdMap<PendingQuestion>,
+    entries: Entries,
     /// Deadlines, earliest first; entries whose request already ended are skipped
     /// lazily and compacted away when they outnumber the live ones.
     deadlines: BinaryHeap<Reverse<(u64, RequestId)>>,
-    ended: IdMap<Ended>,
+    /// Remembered ended ids (in `entries`' index), oldest first, with when they ended.
     ended_order: VecDeque<(u64, RequestId)>,
     slots: HashMap<String, Slot>,
     next_sweep_ms: u64,
-    seq: u64,
 }
 
 impl fmt::Debug for Registry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Registry")
             .field("session_id", &self.session_id)
-            .field("approvals", &self.approvals.len())
-            .field("questions", &self.questions.len())
+            .field("approvals", &self.entries.approvals)
+            .field("questions", &self.entries.questions)
             .field("slots", &self.slots.len())
             .finish_non_exhaustive()
     }
@@ -396,14 +592,11 @@ impl Registry {
             config,
             ids: Box::new(ids),
             rules: SessionRules::new(),
-            approvals: IdMap::default(),
-            questions: IdMap::default(),
+            entries: Entries::default(),
             deadlines: BinaryHeap::new(),
-            ended: IdMap::default(),
             ended_order: VecDeque::new(),
             slots: HashMap::new(),
             next_sweep_ms: 0,
-            seq: 0,
         }
     }
 
@@ -424,7 +617,7 @@ impl Registry {
 
     /// Pending approvals plus pending questions (slots not included).
     pub fn size(&self) -> usize {
-        self.approvals.len() + self.questions.len()
+        self.entries.len()
     }
     /// Reserved in-flight slots.
     pub fn slot_count(&self) -> usize {
@@ -432,31 +625,37 @@ impl Registry {
     }
     /// Pending approvals, oldest first.
     pub fn pending(&self) -> Vec<&Pending> {
-        let mut v: Vec<&Pending> = self.approvals.values().collect();
-        v.sort_unstable_by_key(|p| p.seq);
+        let mut v = Vec::with_capacity(self.entries.approvals);
+        v.extend(self.entries.iter().filter_map(|e| match e {
+            Entry::Approval(p) => Some(p),
+            Entry::Question(_) | Entry::Vacant => None,
+        }));
         v
     }
     /// Pending questions, oldest first.
     pub fn questions(&self) -> Vec<&PendingQuestion> {
-        let mut v: Vec<&PendingQuestion> = self.questions.values().collect();
-        v.sort_unstable_by_key(|q| q.seq);
+        let mut v = Vec::with_capacity(self.entries.questions);
+        v.extend(self.entries.iter().filter_map(|e| match e {
+            Entry::Question(q) => Some(q),
+            Entry::Approval(_) | Entry::Vacant => None,
+        }));
         v
     }
     pub fn get(&self, id: RequestId) -> Option<&Pending> {
-        self.approvals.get(&id)
+        self.entries.approval(id)
     }
     pub fn get_question(&self, id: RequestId) -> Option<&PendingQuestion> {
-        self.questions.get(&id)
+        self.entries.question(id)
     }
     /// How an ended id ended, while it is remembered.
     pub fn ended(&self, id: RequestId) -> Option<Ended> {
-        self.ended.get(&id).copied()
+        self.entries.ended(id)
     }
 
     /// The earliest deadline of anything pending (for arming one timer).
     pub fn next_deadline(&mut self) -> Option<u64> {
         while let Some(Reverse((deadline, id))) = self.deadlines.peek().copied() {
-            if self.approvals.contains_key(&id) || self.questions.contains_key(&id) {
+            if self.entries.is_pending(id) {
                 return Some(deadline);
             }
             self.deadlines.pop();
@@ -472,14 +671,15 @@ impl Registry {
         timeout_ms: u64,
         now_ms: u64,
     ) -> Result<Requested, Error> {
-        let expired = self.maybe_sweep(now_ms);
+        // The id first: if the id source fails, nothing has been swept (whose settled
+        // events the error would lose).
         let id = self.fresh_id()?;
+        let expired = self.maybe_sweep(now_ms);
         let deadline_ms = self.deadline(timeout_ms, now_ms);
-        let anchor = new.call.anchor();
-        let seq = self.next_seq();
-        self.approvals.insert(
+        let anchor = Anchor::of(&new.call);
+        self.entries.push(
             id,
-            Pending {
+            Entry::Approval(Pending {
                 id,
                 tool_call_id: new.tool_call_id,
                 call: new.call,
@@ -488,8 +688,7 @@ impl Registry {
                 scopes: new.scopes,
                 created_ms: now_ms,
                 deadline_ms,
-                seq,
-            },
+            }),
         );
         self.push_deadline(deadline_ms, id);
         Ok(Requested {
@@ -506,19 +705,19 @@ impl Registry {
         timeout_ms: u64,
         now_ms: u64,
     ) -> Result<Requested, Error> {
-        let expired = self.maybe_sweep(now_ms);
+        // The id first: if the id source fails, nothing has been swept (whose settled
+        // events the error would lose).
         let id = self.fresh_id()?;
+        let expired = self.maybe_sweep(now_ms);
         let deadline_ms = self.deadline(timeout_ms, now_ms);
-        let seq = self.next_seq();
-        self.questions.insert(
+        self.entries.push(
             id,
-            PendingQuestion {
+            Entry::Question(PendingQuestion {
                 id,
                 question: question.into(),
                 created_ms: now_ms,
                 deadline_ms,
-                seq,
-            },
+            }),
         );
         self.push_deadline(deadline_ms, id);
         Ok(Requested {
@@ -544,7 +743,7 @@ impl Registry {
         policy: &Policy,
         now_ms: u64,
     ) -> Result<Vec<Settled>, Error> {
-        let pending = match self.approvals.get(&id) {
+        let pending = match self.entries.approval(id) {
             Some(p) => p,
             None => return Err(self.not_pending(id, "an approval")),
         };
@@ -554,7 +753,7 @@ impl Registry {
                 ended: Ended::Expired,
             });
         }
-        if pending.anchor != anchor {
+        if !pending.anchor.matches(anchor) {
             return Err(Error::AnchorMismatch { id: id.to_string() });
         }
         let allows = match &decision {
@@ -599,7 +798,7 @@ impl Registry {
         text: impl Into<String>,
         now_ms: u64,
     ) -> Result<Vec<Settled>, Error> {
-        let q = match self.questions.get(&id) {
+        let q = match self.entries.question(id) {
             Some(q) => q,
             None => return Err(self.not_pending(id, "a question")),
         };
@@ -624,12 +823,19 @@ impl Registry {
     /// Cancels one pending approval or question (e.g. the host aborted that call).
     pub fn cancel(&mut self, id: RequestId, now_ms: u64) -> Result<Vec<Settled>, Error> {
         let mut settled = Vec::new();
-        if self.approvals.contains_key(&id) {
-            self.settle_approval(id, Outcome::Cancelled, now_ms, &mut settled);
-        } else if self.questions.contains_key(&id) {
-            self.settle_question(id, QuestionOutcome::Cancelled, now_ms, &mut settled);
-        } else {
-            return Err(self.not_pending(id, "a request"));
+        match self.entries.remove(id) {
+            Some(Entry::Approval(p)) => {
+                self.settle_pending(p, Outcome::Cancelled, now_ms, &mut settled);
+            }
+            Some(Entry::Question(q)) => {
+                self.settle_removed_question(
+                    q.id,
+                    QuestionOutcome::Cancelled,
+                    now_ms,
+                    &mut settled,
+                );
+            }
+            Some(Entry::Vacant) | None => return Err(self.not_pending(id, "a request")),
         }
         Ok(settled)
     }
@@ -642,10 +848,19 @@ impl Registry {
                 break;
             }
             self.deadlines.pop();
-            if self.approvals.contains_key(&id) {
-                self.settle_approval(id, Outcome::Expired, now_ms, &mut settled);
-            } else if self.questions.contains_key(&id) {
-                self.settle_question(id, QuestionOutcome::Expired, now_ms, &mut settled);
+            match self.entries.remove(id) {
+                Some(Entry::Approval(p)) => {
+                    self.settle_pending(p, Outcome::Expired, now_ms, &mut settled);
+                }
+                Some(Entry::Question(q)) => {
+                    self.settle_removed_question(
+                        q.id,
+                        QuestionOutcome::Expired,
+                        now_ms,
+                        &mut settled,
+                    );
+                }
+                Some(Entry::Vacant) | None => {}
             }
         }
         settled
@@ -655,16 +870,26 @@ impl Registry {
     /// (the user moved on, e.g. typed a new message).
     pub fn deny_all_pending(&mut self, reason: &str, now_ms: u64) -> Vec<Settled> {
         let mut settled = Vec::with_capacity(self.size());
-        for id in self.sorted_ids() {
-            if self.approvals.contains_key(&id) {
-                let outcome = Outcome::Denied {
-                    message: Some(reason.to_string()),
-                };
-                self.settle_approval(id, outcome, now_ms, &mut settled);
-            } else {
-                self.settle_question(id, QuestionOutcome::Cancelled, now_ms, &mut settled);
+        for e in self.entries.take_all() {
+            match e {
+                Entry::Approval(p) => {
+                    let outcome = Outcome::Denied {
+                        message: Some(reason.to_string()),
+                    };
+                    self.settle_pending(p, outcome, now_ms, &mut settled);
+                }
+                Entry::Question(q) => {
+                    self.settle_removed_question(
+                        q.id,
+                        QuestionOutcome::Cancelled,
+                        now_ms,
+                        &mut settled,
+                    );
+                }
+                Entry::Vacant => {}
             }
         }
+        self.deadlines.clear();
         settled
     }
 
@@ -673,42 +898,34 @@ impl Registry {
     /// (use a new registry for a new session).
     pub fn cleanup(&mut self, now_ms: u64) -> Cleanup {
         let counts = CleanupCounts {
-            approvals: self.approvals.len(),
-            questions: self.questions.len(),
+            approvals: self.entries.approvals,
+            questions: self.entries.questions,
             slots: self.slots.len(),
         };
-        let mut settled = Vec::with_capacity(self.size());
-        let approvals = std::mem::take(&mut self.approvals);
-        let questions = std::mem::take(&mut self.questions);
-        let mut entries: Vec<(u64, Settled)> = approvals
-            .into_values()
-            .map(|p| {
-                let s = Settled::Approval {
+        let n = self.entries.len();
+        // Remember only as many ended ids as the cap allows: the newest ones.
+        let skip = n.saturating_sub(self.config.ended_cap);
+        let mut settled = Vec::with_capacity(n);
+        for (i, e) in self.entries.take_all().enumerate() {
+            let s = match e {
+                Entry::Approval(p) => Settled::Approval {
                     id: p.id,
                     tool_call_id: p.tool_call_id,
                     outcome: Outcome::Cancelled,
-                };
-                (p.seq, s)
-            })
-            .chain(questions.into_values().map(|q| {
-                let s = Settled::Question {
+                },
+                Entry::Question(q) => Settled::Question {
                     id: q.id,
                     outcome: QuestionOutcome::Cancelled,
-                };
-                (q.seq, s)
-            }))
-            .collect();
-        entries.sort_unstable_by_key(|(seq, _)| *seq);
-        // Remember only as many ended ids as the cap allows: the newest ones.
-        let skip = entries.len().saturating_sub(self.config.ended_cap);
-        for (i, (_, s)) in entries.into_iter().enumerate() {
+                },
+                Entry::Vacant => continue,
+            };
             if i >= skip {
                 self.remember(s.id(), Ended::Cancelled, now_ms);
             }
             settled.push(s);
         }
         self.slots.clear();
-        self.deadlines.clear();
+        self.deadlines = BinaryHeap::new();
         Cleanup { counts, settled }
     }
 
@@ -718,17 +935,32 @@ impl Registry {
         let cutoff = now_ms.saturating_sub(max_age_ms);
         let mut counts = CleanupCounts::default();
         let mut settled = Vec::new();
-        for id in self.sorted_ids() {
-            if let Some(p) = self.approvals.get(&id) {
-                if p.created_ms <= cutoff {
+        let stale: Vec<RequestId> = self
+            .entries
+            .iter()
+            .filter(|e| match e {
+                Entry::Approval(p) => p.created_ms <= cutoff,
+                Entry::Question(q) => q.created_ms <= cutoff,
+                Entry::Vacant => false,
+            })
+            .filter_map(Entry::id)
+            .collect();
+        for id in stale {
+            match self.entries.remove(id) {
+                Some(Entry::Approval(p)) => {
                     counts.approvals += 1;
-                    self.settle_approval(id, Outcome::Expired, now_ms, &mut settled);
+                    self.settle_pending(p, Outcome::Expired, now_ms, &mut settled);
                 }
-            } else if let Some(q) = self.questions.get(&id) {
-                if q.created_ms <= cutoff {
+                Some(Entry::Question(q)) => {
                     counts.questions += 1;
-                    self.settle_question(id, QuestionOutcome::Expired, now_ms, &mut settled);
+                    self.settle_removed_question(
+                        q.id,
+                        QuestionOutcome::Expired,
+                        now_ms,
+                        &mut settled,
+                    );
                 }
+                Some(Entry::Vacant) | None => {}
             }
         }
         let before = self.slots.len();
@@ -783,7 +1015,7 @@ impl Registry {
                 break;
             }
             self.ended_order.pop_front();
-            self.ended.remove(&id);
+            self.entries.forget(id);
         }
         settled
     }
@@ -792,10 +1024,9 @@ impl Registry {
     /// outnumber the live ones, compacts the heap first (amortised O(1) per push).
     fn push_deadline(&mut self, deadline_ms: u64, id: RequestId) {
         if self.deadlines.len() > 2 * self.size() + 1024 {
-            let (approvals, questions) = (&self.approvals, &self.questions);
-            self.deadlines.retain(|Reverse((_, id))| {
-                approvals.contains_key(id) || questions.contains_key(id)
-            });
+            let entries = &self.entries;
+            self.deadlines
+                .retain(|Reverse((_, id))| entries.is_pending(*id));
         }
         self.deadlines.push(Reverse((deadline_ms, id)));
     }
@@ -809,9 +1040,13 @@ impl Registry {
         settled: &mut Vec<Settled>,
     ) {
         let rules = &self.rules;
-        let mut covered: Vec<(u64, RequestId)> = self
-            .approvals
-            .values()
+        let covered: Vec<RequestId> = self
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Approval(p) => Some(p),
+                Entry::Question(_) | Entry::Vacant => None,
+            })
             .filter(|p| now_ms < p.deadline_ms)
             .filter(|p| {
                 let v = policy.classify_with(&p.call, rules);
@@ -823,10 +1058,9 @@ impl Registry {
                     Tier::Ask => false,
                 }
             })
-            .map(|p| (p.seq, p.id))
+            .map(|p| p.id)
             .collect();
-        covered.sort_unstable();
-        for (_, id) in covered {
+        for id in covered {
             self.settle_approval(id, outcome.clone(), now_ms, settled);
         }
     }
@@ -838,9 +1072,20 @@ impl Registry {
         now_ms: u64,
         out: &mut Vec<Settled>,
     ) {
-        let Some(p) = self.approvals.remove(&id) else {
-            return;
-        };
+        if let Some(p) = self.entries.remove_approval(id) {
+            self.settle_pending(p, outcome, now_ms, out);
+        }
+    }
+
+    /// Settles an approval already taken out of `entries`.
+    fn settle_pending(
+        &mut self,
+        p: Pending,
+        outcome: Outcome,
+        now_ms: u64,
+        out: &mut Vec<Settled>,
+    ) {
+        let id = p.id;
         // Fail-closed: a hard deny never ends approved, whoever asks.
         let outcome = if outcome.allows_run() && p.verdict.is_hard_deny() {
             Outcome::Denied {
@@ -855,7 +1100,7 @@ impl Registry {
                     tcid.clone(),
                     Slot {
                         tool_call_id: tcid.clone(),
-                        anchor: p.anchor.clone(),
+                        anchor: p.anchor.to_string(),
                         request_id: Some(id),
                         reserved_ms: now_ms,
                     },
@@ -879,9 +1124,19 @@ impl Registry {
         now_ms: u64,
         out: &mut Vec<Settled>,
     ) {
-        if self.questions.remove(&id).is_none() {
-            return;
+        if self.entries.remove_question(id).is_some() {
+            self.settle_removed_question(id, outcome, now_ms, out);
         }
+    }
+
+    /// Settles a question already taken out of `entries`.
+    fn settle_removed_question(
+        &mut self,
+        id: RequestId,
+        outcome: QuestionOutcome,
+        now_ms: u64,
+        out: &mut Vec<Settled>,
+    ) {
         self.remember(id, outcome.ended(), now_ms);
         out.push(Settled::Question { id, outcome });
     }
@@ -892,23 +1147,23 @@ impl Registry {
         }
         while self.ended_order.len() >= self.config.ended_cap {
             if let Some((_, old)) = self.ended_order.pop_front() {
-                self.ended.remove(&old);
+                self.entries.forget(old);
             }
         }
-        self.ended.insert(id, ended);
+        self.entries.mark_ended(id, ended);
         self.ended_order.push_back((now_ms, id));
     }
 
     fn not_pending(&self, id: RequestId, wanted: &'static str) -> Error {
-        if let Some(ended) = self.ended.get(&id) {
+        if let Some(ended) = self.entries.ended(id) {
             return Error::AlreadyResolved {
                 id: id.to_string(),
-                ended: *ended,
+                ended,
             };
         }
-        let other = match wanted {
-            "an approval" => self.questions.contains_key(&id).then_some("a question"),
-            "a question" => self.approvals.contains_key(&id).then_some("an approval"),
+        let other = match (wanted, self.entries.get(id)) {
+            ("an approval", Some(Entry::Question(_))) => Some("a question"),
+            ("a question", Some(Entry::Approval(_))) => Some("an approval"),
             _ => None,
         };
         match other {
@@ -921,23 +1176,9 @@ impl Registry {
         }
     }
 
-    fn sorted_ids(&self) -> Vec<RequestId> {
-        let mut v: Vec<(u64, RequestId)> = self
-            .approvals
-            .values()
-            .map(|p| (p.seq, p.id))
-            .chain(self.questions.values().map(|q| (q.seq, q.id)))
-            .collect();
-        v.sort_unstable();
-        v.into_iter().map(|(_, id)| id).collect()
-    }
-
     fn fresh_id(&mut self) -> Result<RequestId, Error> {
         let id = RequestId(self.ids.next_id()?);
-        if self.approvals.contains_key(&id)
-            || self.questions.contains_key(&id)
-            || self.ended.contains_key(&id)
-        {
+        if self.entries.known(id) {
             return Err(Error::IdSource {
                 message: format!("duplicate id {id}: the id source is not random"),
             });
@@ -947,11 +1188,6 @@ impl Registry {
 
     fn deadline(&self, timeout_ms: u64, now_ms: u64) -> u64 {
         now_ms.saturating_add(timeout_ms.min(self.config.max_timeout_ms))
-    }
-
-    fn next_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq
     }
 }
 
@@ -1028,7 +1264,7 @@ mod tests {
         assert_eq!(
             (
                 p.call.clone(),
-                p.anchor.clone(),
+                p.anchor.to_string(),
                 p.created_ms,
                 p.deadline_ms
             ),
@@ -1644,6 +1880,83 @@ mod tests {
         let _ = r.ask("?", T, 11_000).unwrap();
         assert_eq!(r.slot_count(), 1);
         assert!(r.claim_slot("auto_4").is_some());
+    }
+
+    /// Pending entries keep creation order and stay reachable by id whatever the order
+    /// in which others end (holes at the front, back and middle; compaction).
+    #[test]
+    fn order_and_lookup_survive_any_removal_pattern() {
+        let p = policy();
+        // Which of 400 entries (every 5th a question) to end, in what order.
+        let patterns: [(&str, Vec<usize>); 5] = [
+            ("oldest first", (0..300).collect()),
+            ("newest first", (100..400).rev().collect()),
+            ("every third", (0..400).step_by(3).collect()),
+            (
+                "middle out",
+                (150..250).chain(50..150).chain(250..350).collect(),
+            ),
+            (
+                "scattered",
+                (0..400).map(|i| (i * 7919) % 400).take(350).collect(),
+            ),
+        ];
+        for (name, ends) in patterns {
+            let mut r = reg();
+            let mut live: Vec<(RequestId, Option<String>)> = Vec::new();
+            for i in 0..400 {
+                if i % 5 == 4 {
+                    live.push((r.ask(format!("q{i}"), T, 0).unwrap().id, None));
+                } else {
+                    let (id, anchor) = req(&mut r, &format!("cmd {i}"), 0);
+                    live.push((id, Some(anchor)));
+                }
+            }
+            let all = live.clone();
+            for (n, &i) in ends.iter().enumerate() {
+                let (id, anchor) = &all[i];
+                match anchor {
+                    Some(a) => {
+                        r.respond(*id, Decision::AllowOnce, a, &p, 1).unwrap();
+                    }
+                    None => {
+                        r.answer(*id, "ok", 1).unwrap();
+                    }
+                }
+                live.retain(|(l, _)| l != id);
+                if n % 37 == 0 || n + 1 == ends.len() {
+                    let approvals: Vec<RequestId> = r.pending().iter().map(|p| p.id).collect();
+                    let questions: Vec<RequestId> = r.questions().iter().map(|q| q.id).collect();
+                    let want_a: Vec<RequestId> =
+                        live.iter().filter(|l| l.1.is_some()).map(|l| l.0).collect();
+                    let want_q: Vec<RequestId> =
+                        live.iter().filter(|l| l.1.is_none()).map(|l| l.0).collect();
+                    assert_eq!((approvals, questions), (want_a, want_q), "{name} after {n}");
+                    assert_eq!(r.size(), live.len(), "{name} after {n}");
+                    for (id, anchor) in &live {
+                        let found = match anchor {
+                            Some(_) => r.get(*id).map(|p| p.id),
+                            None => r.get_question(*id).map(|q| q.id),
+                        };
+                        assert_eq!(found, Some(*id), "{name} after {n}");
+                    }
+                }
+            }
+            let gone: Vec<Option<Ended>> = ends.iter().map(|&i| r.ended(all[i].0)).collect();
+            assert!(
+                gone.iter()
+                    .all(|e| matches!(e, Some(Ended::Approved | Ended::Answered))),
+                "{name}: {gone:?}"
+            );
+            let c = r.cleanup(2);
+            let cancelled: Vec<RequestId> = c.settled.iter().map(Settled::id).collect();
+            let want: Vec<RequestId> = live.iter().map(|l| l.0).collect();
+            assert_eq!(cancelled, want, "{name}: cleanup order");
+            assert_eq!((r.size(), r.next_deadline()), (0, None), "{name}");
+            for id in want {
+                assert_eq!(r.ended(id), Some(Ended::Cancelled), "{name}");
+            }
+        }
     }
 
     #[test]

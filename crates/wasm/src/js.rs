@@ -4,7 +4,7 @@
 use crate::error::GateError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use toolgate_core::{Pending, PendingQuestion, RequestId, Verdict};
+use toolgate_core::{Anchor, Pending, PendingQuestion, RequestId, Verdict};
 use wasm_bindgen::prelude::*;
 
 /// Rust → JS: plain objects (not `Map`s), numbers for integers.
@@ -29,7 +29,7 @@ pub(crate) struct PendingJs<'a> {
     tool: &'a str,
     args: &'a serde_json::Value,
     verdict: &'a Verdict,
-    anchor: &'a str,
+    anchor: Anchor,
     scopes: &'a [String],
     created_ms: u64,
     deadline_ms: u64,
@@ -43,7 +43,7 @@ impl<'a> From<&'a Pending> for PendingJs<'a> {
             tool: &p.call.tool,
             args: &p.call.args,
             verdict: &p.verdict,
-            anchor: &p.anchor,
+            anchor: p.anchor,
             scopes: &p.scopes,
             created_ms: p.created_ms,
             deadline_ms: p.deadline_ms,

@@ -72,7 +72,7 @@ fn registry_in_wasm() {
         let got = r
             .request(NewRequest::new(one.clone(), verdict()), 60_000, 1)
             .unwrap();
-        let anchor = r.get(got.id).unwrap().anchor.clone();
+        let anchor = r.get(got.id).unwrap().anchor.to_string();
         r.respond(got.id, Decision::AllowOnce, &anchor, &policy, 1)
             .unwrap();
     }

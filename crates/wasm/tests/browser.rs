@@ -290,7 +290,7 @@ async fn rust_side_api() {
     g.respond_to(
         &p[0].id.to_string(),
         toolgate_wasm::Decision::AllowOnce,
-        &p[0].anchor,
+        &p[0].anchor.to_string(),
     )
     .unwrap();
     assert_eq!(fut.await.outcome, toolgate_wasm::Outcome::Approved);

@@ -1,0 +1,81 @@
+//! The registry bench's workload as a plain program, for instruction-level profiling:
+//! `valgrind --tool=callgrind --toggle-collect='registry_profile::ops*' target/release/examples/registry_profile`
+//! (likewise `…::fill*`, `…::cleanup*`). Prints nothing but the sizes it reached.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+use std::hint::black_box;
+use toolgate_core::{
+    Decision, Error, NewRequest, Policy, Registry, RegistryConfig, Tier, ToolCall, Verdict,
+};
+
+fn n() -> usize {
+    std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
+
+fn ids() -> impl FnMut() -> Result<u128, Error> {
+    let mut s = 0x1234_5678_9abc_def0u64;
+    move || {
+        let mut next = || {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        Ok((u128::from(next()) << 64) | u128::from(next()))
+    }
+}
+
+fn call(i: usize) -> ToolCall {
+    ToolCall::new("bash", json!({ "command": format!("rm -rf build/{i}") }))
+}
+
+fn verdict() -> Verdict {
+    Verdict::new(Tier::Ask, "default", "not on any list")
+}
+
+#[inline(never)]
+fn fill(r: &mut Registry, n: usize) {
+    for i in 0..n {
+        let _ = r.request(NewRequest::new(call(i), verdict()), 60_000, 0);
+    }
+}
+
+#[inline(never)]
+fn ops(r: &mut Registry, policy: &Policy, k: usize) {
+    let one = call(n() + 1);
+    for _ in 0..k {
+        let got = r.request(NewRequest::new(one.clone(), verdict()), 60_000, 1);
+        let Ok(got) = got else { return };
+        let anchor = r
+            .get(got.id)
+            .map(|p| p.anchor.to_string())
+            .unwrap_or_default();
+        let _ = black_box(r.respond(got.id, Decision::AllowOnce, &anchor, policy, 1));
+    }
+}
+
+#[inline(never)]
+fn cleanup(r: &mut Registry) -> usize {
+    let c = r.cleanup(2);
+    let n = c.settled.len();
+    drop(black_box(c));
+    n
+}
+
+fn main() {
+    let k: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let policy = Policy::defaults("/w", "/home/u");
+    let mut r = Registry::new("profile", RegistryConfig::default(), ids());
+    fill(&mut r, n());
+    ops(&mut r, &policy, k);
+    let cleaned = cleanup(&mut r);
+    println!("filled {}, {k} ops, cleaned up {cleaned}", n());
+}
