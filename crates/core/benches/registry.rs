@@ -60,7 +60,7 @@ fn memory_per_pending() {
         );
     }
     println!(
-        "sizes: Pending {} B inline (+ heap for tool, args, verdict strings, 64-byte anchor)",
+        "sizes: Pending {} B inline (+ one heap block: tool, canonical args, verdict, scopes)",
         std::mem::size_of::<toolgate_core::Pending>()
     );
 }

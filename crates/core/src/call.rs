@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::io::Write;
 
 /// A tool call as an agent proposes it: `{"tool": NAME, "args": {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,6 +79,11 @@ pub fn canonical_json(value: &Value) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// Appends the canonical JSON of `value` to `out` (see [`canonical_json`]).
+pub(crate) fn canonical_json_to(value: &Value, out: &mut Vec<u8>) {
+    write_canonical(value, out);
+}
+
 /// Writes the canonical JSON of `value` to `out` without building it first (the anchor
 /// hashes it straight into SHA-256). Strings and numbers are written by serde_json
 /// itself, so escapes and number formats are exactly those of `Value`'s `Display`.
@@ -115,9 +119,7 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
             }
             let _ = out.write_all(b"]");
         }
-        Value::String(s) => {
-            let _ = serde_json::to_writer(&mut *out, s);
-        }
+        Value::String(s) => write_json_str(s, out),
         Value::Number(n) => {
             let _ = serde_json::to_writer(&mut *out, n);
         }
@@ -133,50 +135,38 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
     }
 }
 
+/// Writes `s` as a JSON string exactly as serde_json does: only `"`, `\` and control
+/// characters below U+0020 are escaped. Strings without any of those (nearly all) are
+/// copied in one piece; the others go through serde_json itself.
+pub(crate) fn write_json_str<W: std::io::Write>(s: &str, out: &mut W) {
+    // A fold without early exit, so that it vectorizes.
+    let plain = !s.bytes().fold(false, |esc, b| {
+        esc | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if plain {
+        let _ = out.write_all(b"\"");
+        let _ = out.write_all(s.as_bytes());
+        let _ = out.write_all(b"\"");
+    } else {
+        let _ = serde_json::to_writer(&mut *out, s);
+    }
+}
+
 fn write_member<W: std::io::Write>(i: usize, k: &str, v: &Value, out: &mut W) {
     if i > 0 {
         let _ = out.write_all(b",");
     }
-    let _ = serde_json::to_writer(&mut *out, k);
+    write_json_str(k, out);
     let _ = out.write_all(b":");
     write_canonical(v, out);
 }
 
-/// Feeds written bytes into SHA-256 through a small buffer (serde_json writes a string
-/// as several tiny pieces; one `update` per piece would cost more than the copy).
-struct HashWriter {
-    hash: Sha256,
-    buf: [u8; 128],
-    len: usize,
-}
-
-impl HashWriter {
-    fn new() -> HashWriter {
-        HashWriter {
-            hash: Sha256::new(),
-            buf: [0; 128],
-            len: 0,
-        }
-    }
-
-    fn finish(mut self) -> [u8; 32] {
-        self.hash.update(&self.buf[..self.len]);
-        self.hash.finalize().into()
-    }
-}
+/// Feeds written bytes into SHA-256.
+struct HashWriter(Sha256);
 
 impl std::io::Write for HashWriter {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if self.len + bytes.len() > self.buf.len() {
-            self.hash.update(&self.buf[..self.len]);
-            self.len = 0;
-            if bytes.len() > self.buf.len() {
-                self.hash.update(bytes);
-                return Ok(bytes.len());
-            }
-        }
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+        self.0.update(bytes);
         Ok(bytes.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -199,11 +189,21 @@ pub struct Anchor([u8; 32]);
 impl Anchor {
     /// Hashes `tool` and the canonical JSON of `args`, streaming (no JSON text is built).
     pub fn new(tool: &str, args: &Value) -> Anchor {
-        let mut h = HashWriter::new();
-        let _ = h.write_all(tool.as_bytes());
-        let _ = h.write_all(&[0u8]);
+        let mut h = HashWriter(Sha256::new());
+        h.0.update(tool.as_bytes());
+        h.0.update([0u8]);
         write_canonical(args, &mut h);
-        Anchor(h.finish())
+        Anchor(h.0.finalize().into())
+    }
+
+    /// The anchor of a call whose args' canonical JSON ([`canonical_json`]) is
+    /// `canonical_args`.
+    pub fn from_canonical(tool: &str, canonical_args: &[u8]) -> Anchor {
+        let mut h = Sha256::new();
+        h.update(tool.as_bytes());
+        h.update([0u8]);
+        h.update(canonical_args);
+        Anchor(h.finalize().into())
     }
 
     /// The anchor of `call`.
@@ -219,8 +219,7 @@ impl Anchor {
     pub fn hex(&self) -> [u8; 64] {
         let mut out = [0u8; 64];
         for (pair, b) in out.chunks_exact_mut(2).zip(self.0.iter()) {
-            pair[0] = HEX[usize::from(b >> 4)];
-            pair[1] = HEX[usize::from(b & 0xf)];
+            pair.copy_from_slice(&HEX_PAIRS[usize::from(*b)]);
         }
         out
     }
@@ -228,7 +227,12 @@ impl Anchor {
     /// True when `hex` is exactly this anchor's text (64 lowercase hex digits), the
     /// same comparison as with the `String` from [`anchor`].
     pub fn matches(&self, hex: &str) -> bool {
-        hex.as_bytes() == self.hex()
+        let hex = hex.as_bytes();
+        hex.len() == 64
+            && hex
+                .chunks_exact(2)
+                .zip(self.0.iter())
+                .all(|(pair, b)| pair == HEX_PAIRS[usize::from(*b)])
     }
 
     /// Parses the 64-lowercase-hex-digit form; anything else is `None`.
@@ -293,6 +297,17 @@ impl Serialize for Anchor {
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The two lowercase hex digits of every byte.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [HEX[i >> 4], HEX[i & 0xf]];
+        i += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {

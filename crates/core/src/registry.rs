@@ -8,11 +8,12 @@
 //! Fail-closed: only [`Outcome::Approved`] lets a tool run; expiry, cancellation and
 //! cleanup never grant; a built-in hard deny is never approved.
 
-use crate::call::{Anchor, ToolCall};
+use crate::call::{canonical_json_to, write_json_str, Anchor, ToolCall};
 use crate::error::Error;
 use crate::policy::{Policy, SessionRules};
-use crate::verdict::{Tier, Verdict};
+use crate::verdict::{Part, Tier, Verdict};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
@@ -230,19 +231,205 @@ impl NewRequest {
 }
 
 /// A pending approval request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Stored compactly: the tool name, the canonical JSON of the args, the verdict and the
+/// offered scopes live in one text block (the call's own `Value` tree, verdict strings
+/// and scope list are dropped when the request is made). So a pending request costs one
+/// heap block (two with a tool-call id), and ending it one free; the call, verdict and
+/// scopes are decoded when asked for ([`Pending::call`], [`Pending::verdict`],
+/// [`Pending::scopes`]), which only listings and always-rules do.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pending {
     pub id: RequestId,
     pub tool_call_id: Option<String>,
-    pub call: ToolCall,
-    pub verdict: Verdict,
-    /// The anchor of `call` (kept as 32 bytes; serialized as the 64-hex-digit text of
-    /// [`ToolCall::anchor`]); a decision must carry it.
+    /// The anchor of the call (32 bytes; `Display`/`Serialize` give the 64-hex-digit
+    /// text of [`ToolCall::anchor`]); a decision must carry it.
     pub anchor: Anchor,
-    /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
-    pub scopes: Vec<String>,
     pub created_ms: u64,
     pub deadline_ms: u64,
+    tier: Tier,
+    hard_deny: bool,
+    /// `tool`, canonical args JSON, verdict JSON, scopes JSON array, back to back
+    /// (UTF-8 throughout; checked when a part is read, which is rare).
+    text: Box<[u8]>,
+    /// Where the tool, the args and the verdict end in `text`.
+    ends: [usize; 3],
+}
+
+impl Pending {
+    fn part(&self, from: usize, to: usize) -> &str {
+        let bytes = self.text.get(from..to).unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// The tool name.
+    pub fn tool(&self) -> &str {
+        self.part(0, self.ends[0])
+    }
+
+    /// The canonical JSON of the args (what the anchor hashes after the tool name).
+    pub fn args_json(&self) -> &str {
+        self.part(self.ends[0], self.ends[1])
+    }
+
+    /// The args, decoded. (JSON nested deeper than serde_json's limit of 128 levels
+    /// decodes as `null`.)
+    pub fn args(&self) -> Value {
+        serde_json::from_str(self.args_json()).unwrap_or(Value::Null)
+    }
+
+    /// The call, decoded.
+    pub fn call(&self) -> ToolCall {
+        ToolCall::new(self.tool(), self.args())
+    }
+
+    /// The classifier's verdict, decoded.
+    pub fn verdict(&self) -> Verdict {
+        let json = self.part(self.ends[1], self.ends[2]);
+        serde_json::from_str(json).unwrap_or_else(|e| {
+            // Cannot happen (the registry wrote it); fail closed if it ever does.
+            Verdict::new(
+                Tier::Deny,
+                "internal.pending-verdict",
+                format!("the stored verdict does not decode: {e}"),
+            )
+        })
+    }
+
+    /// The verdict's tier, without decoding it.
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// [`Verdict::is_hard_deny`] of the verdict, without decoding it.
+    pub fn is_hard_deny(&self) -> bool {
+        self.hard_deny
+    }
+
+    /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
+    pub fn scopes(&self) -> Vec<String> {
+        let json = self.part(self.ends[2], self.text.len());
+        serde_json::from_str(json).unwrap_or_default()
+    }
+
+    fn encode(
+        id: RequestId,
+        new: NewRequest,
+        created_ms: u64,
+        deadline_ms: u64,
+        scratch: &mut Vec<u8>,
+    ) -> Pending {
+        scratch.clear();
+        scratch.extend_from_slice(new.call.tool.as_bytes());
+        let tool_end = scratch.len();
+        canonical_json_to(&new.call.args, scratch);
+        let args_end = scratch.len();
+        write_verdict(&new.verdict, scratch);
+        let verdict_end = scratch.len();
+        write_str_array(&new.scopes, scratch);
+        let anchor = Anchor::from_canonical(
+            &new.call.tool,
+            scratch.get(tool_end..args_end).unwrap_or_default(),
+        );
+        // One exact-size block; the scratch buffer keeps its capacity for the next one.
+        let text = scratch.as_slice().into();
+        if scratch.capacity() > 64 * 1024 {
+            *scratch = Vec::new();
+        }
+        Pending {
+            id,
+            tool_call_id: new.tool_call_id,
+            anchor,
+            created_ms,
+            deadline_ms,
+            tier: new.verdict.tier,
+            hard_deny: new.verdict.is_hard_deny(),
+            text,
+            ends: [tool_end, args_end, verdict_end],
+        }
+    }
+}
+
+/// Appends `v` as the JSON its `Serialize` derive writes (so its `Deserialize` reads it
+/// back), without serde's per-field machinery: this runs on every request.
+fn write_verdict(v: &Verdict, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"tier\":\"");
+    out.extend_from_slice(v.tier.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"rule\":");
+    write_json_str(&v.rule, out);
+    out.extend_from_slice(b",\"reason\":");
+    write_json_str(&v.reason, out);
+    write_span(v.span, out);
+    if !v.parts.is_empty() {
+        out.extend_from_slice(b",\"parts\":[");
+        for (i, p) in v.parts.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_part(p, out);
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
+}
+
+fn write_part(p: &Part, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"tier\":\"");
+    out.extend_from_slice(p.tier.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"text\":");
+    write_json_str(&p.text, out);
+    out.extend_from_slice(b",\"rule\":");
+    write_json_str(&p.rule, out);
+    out.extend_from_slice(b",\"reason\":");
+    write_json_str(&p.reason, out);
+    write_span(p.span, out);
+    out.push(b'}');
+}
+
+fn write_span(span: Option<[usize; 2]>, out: &mut Vec<u8>) {
+    if let Some([a, b]) = span {
+        use std::io::Write;
+        let _ = write!(out, ",\"span\":[{a},{b}]");
+    }
+}
+
+fn write_str_array(items: &[String], out: &mut Vec<u8>) {
+    out.push(b'[');
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json_str(s, out);
+    }
+    out.push(b']');
+}
+
+/// The shape `Pending` had as a plain struct: `call`, `verdict`, `scopes` decoded.
+impl Serialize for Pending {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Plain<'a> {
+            id: RequestId,
+            tool_call_id: &'a Option<String>,
+            call: ToolCall,
+            verdict: Verdict,
+            anchor: Anchor,
+            scopes: Vec<String>,
+            created_ms: u64,
+            deadline_ms: u64,
+        }
+        Plain {
+            id: self.id,
+            tool_call_id: &self.tool_call_id,
+            call: self.call(),
+            verdict: self.verdict(),
+            anchor: self.anchor,
+            scopes: self.scopes(),
+            created_ms: self.created_ms,
+            deadline_ms: self.deadline_ms,
+        }
+        .serialize(s)
+    }
 }
 
 /// A pending free-text question to the user.
@@ -323,10 +510,14 @@ impl Default for RegistryConfig {
     }
 }
 
-/// Hasher for random 128-bit ids: they are already uniformly random (and generated by
-/// us, not by an attacker), so a multiply-fold is enough and much cheaper than SipHash.
+/// Hasher for [`RequestId`] keys: the ids are already uniformly random (and generated
+/// by the registry's id source, not chosen by an attacker), so a multiply-fold is enough
+/// and much cheaper than SipHash. Also for hosts that map ids to their waiters.
 #[derive(Default)]
-struct IdHasher(u64);
+pub struct IdHasher(u64);
+
+/// `BuildHasher` for maps keyed by [`RequestId`] (see [`IdHasher`]).
+pub type IdBuildHasher = BuildHasherDefault<IdHasher>;
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -349,7 +540,7 @@ impl Hasher for IdHasher {
     }
 }
 
-type IdMap<V> = HashMap<RequestId, V, BuildHasherDefault<IdHasher>>;
+type IdMap<V> = HashMap<RequestId, V, IdBuildHasher>;
 
 /// One pending request, or the hole one left behind. Stored inline in the list (boxing
 /// the larger approvals would cost an allocation per request).
@@ -565,6 +756,8 @@ pub struct Registry {
     deadlines: BinaryHeap<Reverse<(u64, RequestId)>>,
     /// Remembered ended ids (in `entries`' index), oldest first, with when they ended.
     ended_order: VecDeque<(u64, RequestId)>,
+    /// Reused buffer in which a pending request's text block is assembled.
+    scratch: Vec<u8>,
     slots: HashMap<String, Slot>,
     next_sweep_ms: u64,
 }
@@ -595,6 +788,7 @@ impl Registry {
             entries: Entries::default(),
             deadlines: BinaryHeap::new(),
             ended_order: VecDeque::new(),
+            scratch: Vec::new(),
             slots: HashMap::new(),
             next_sweep_ms: 0,
         }
@@ -676,20 +870,8 @@ impl Registry {
         let id = self.fresh_id()?;
         let expired = self.maybe_sweep(now_ms);
         let deadline_ms = self.deadline(timeout_ms, now_ms);
-        let anchor = Anchor::of(&new.call);
-        self.entries.push(
-            id,
-            Entry::Approval(Pending {
-                id,
-                tool_call_id: new.tool_call_id,
-                call: new.call,
-                verdict: new.verdict,
-                anchor,
-                scopes: new.scopes,
-                created_ms: now_ms,
-                deadline_ms,
-            }),
-        );
+        let pending = Pending::encode(id, new, now_ms, deadline_ms, &mut self.scratch);
+        self.entries.push(id, Entry::Approval(pending));
         self.push_deadline(deadline_ms, id);
         Ok(Requested {
             id,
@@ -760,10 +942,11 @@ impl Registry {
             Decision::AllowOnce | Decision::AllowAlways { .. } => true,
             Decision::Deny { .. } | Decision::DenyAlways { .. } => false,
         };
-        if allows && pending.verdict.is_hard_deny() {
+        if allows && pending.is_hard_deny() {
+            let v = pending.verdict();
             return Err(Error::HardDeny {
-                rule: pending.verdict.rule.clone(),
-                reason: pending.verdict.reason.clone(),
+                rule: v.rule,
+                reason: v.reason,
             });
         }
         let (rule, outcome) = match decision {
@@ -775,10 +958,11 @@ impl Registry {
             }
         };
         if let Some((tier, scope)) = &rule {
-            if !pending.scopes.iter().any(|s| s == scope) {
+            let offered = pending.scopes();
+            if !offered.iter().any(|s| s == scope) {
                 return Err(Error::ScopeNotOffered {
                     scope: scope.clone(),
-                    offered: pending.scopes.clone(),
+                    offered,
                 });
             }
             self.rules.add(*tier, scope)?;
@@ -1049,11 +1233,9 @@ impl Registry {
             })
             .filter(|p| now_ms < p.deadline_ms)
             .filter(|p| {
-                let v = policy.classify_with(&p.call, rules);
+                let v = policy.classify_with(&p.call(), rules);
                 match tier {
-                    Tier::Auto => {
-                        v.tier == Tier::Auto && !p.verdict.is_hard_deny() && !v.is_hard_deny()
-                    }
+                    Tier::Auto => v.tier == Tier::Auto && !p.is_hard_deny() && !v.is_hard_deny(),
                     Tier::Deny => v.tier == Tier::Deny,
                     Tier::Ask => false,
                 }
@@ -1087,9 +1269,9 @@ impl Registry {
     ) {
         let id = p.id;
         // Fail-closed: a hard deny never ends approved, whoever asks.
-        let outcome = if outcome.allows_run() && p.verdict.is_hard_deny() {
+        let outcome = if outcome.allows_run() && p.is_hard_deny() {
             Outcome::Denied {
-                message: Some(p.verdict.reason.clone()),
+                message: Some(p.verdict().reason),
             }
         } else {
             outcome
@@ -1262,12 +1444,7 @@ mod tests {
             .unwrap();
         let p = r.get(got.id).unwrap();
         assert_eq!(
-            (
-                p.call.clone(),
-                p.anchor.to_string(),
-                p.created_ms,
-                p.deadline_ms
-            ),
+            (p.call(), p.anchor.to_string(), p.created_ms, p.deadline_ms),
             (call, crate::anchor("bash", &same), 1000, 1000 + T)
         );
         assert_eq!(p.tool_call_id.as_deref(), Some("c1"));
@@ -1277,6 +1454,113 @@ mod tests {
             .unwrap();
         assert_eq!(big.deadline_ms, 1000 + r.config().max_timeout_ms);
         assert_eq!(r.size(), 2);
+    }
+
+    /// The hand-written verdict and scope encoders write exactly serde's JSON.
+    #[test]
+    fn verdict_and_scopes_encode_as_serde_does() {
+        let p = policy();
+        let mut verdicts: Vec<Verdict> = [
+            "rm -rf build",
+            "git push origin main && rm -rf /tmp/x",
+            "sudo rm -rf /",
+            "echo \"a\\b\"\n\tls",
+            "cat <<EOF\n\u{1}\u{7f}é\nEOF",
+        ]
+        .iter()
+        .map(|c| p.classify(&bash(c)))
+        .collect();
+        let mut odd = Verdict::new(Tier::Auto, "user.allow[0]", "q\"uo\\te\u{0}");
+        odd.span = Some([0, usize::MAX]);
+        verdicts.push(odd);
+        verdicts.push(Verdict::new(Tier::Deny, "", ""));
+        assert!(
+            verdicts
+                .iter()
+                .any(|v| v.parts.len() > 1 && v.parts[0].span.is_some()),
+            "the table covers parts with spans"
+        );
+        for v in verdicts {
+            let mut got = Vec::new();
+            write_verdict(&v, &mut got);
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                serde_json::to_string(&v).unwrap(),
+                "{v:?}"
+            );
+        }
+        for scopes in [vec![], vec!["Bash(x)".to_string(), "a\"\n\\b".to_string()]] {
+            let mut got = Vec::new();
+            write_str_array(&scopes, &mut got);
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                serde_json::to_string(&scopes).unwrap(),
+                "{scopes:?}"
+            );
+        }
+    }
+
+    /// The compact record gives back exactly what was handed in.
+    #[test]
+    fn pending_decodes_the_call_verdict_and_scopes_it_was_given() {
+        let p = policy();
+        let calls = [
+            bash("git push origin main && rm -rf /tmp/x"),
+            ToolCall::new(
+                "mcp__x__y",
+                json!({"z": [1, -2, 2.5, -0.0, 1e300, u64::MAX], "a": {"\u{e9}\n\"": null}, "": true}),
+            ),
+            ToolCall::new("write", json!("not an object")),
+            ToolCall::new("", serde_json::Value::Null),
+        ];
+        let mut r = reg();
+        for (i, call) in calls.into_iter().enumerate() {
+            let mut verdict = p.classify(&call);
+            verdict.span = Some([1, 4]);
+            let scopes = vec!["Bash(a \"b\")".to_string(), "x\ny".to_string()];
+            let mut new = NewRequest::new(call.clone(), verdict.clone()).scopes(scopes.clone());
+            if i % 2 == 0 {
+                new = new.tool_call_id(format!("call_{i}"));
+            }
+            let id = r.request(new, T, 7).unwrap().id;
+            let got = r.get(id).unwrap();
+            assert_eq!(
+                (
+                    got.call(),
+                    got.verdict(),
+                    got.scopes(),
+                    got.tier(),
+                    got.is_hard_deny(),
+                    got.args_json().to_string(),
+                    got.anchor.to_string(),
+                ),
+                (
+                    call.clone(),
+                    verdict.clone(),
+                    scopes.clone(),
+                    verdict.tier,
+                    verdict.is_hard_deny(),
+                    crate::canonical_json(&call.args),
+                    call.anchor(),
+                ),
+                "{call:?}"
+            );
+            // Serialized as the plain struct it used to be.
+            assert_eq!(
+                serde_json::to_value(got).unwrap(),
+                json!({
+                    "id": id.to_string(),
+                    "tool_call_id": got.tool_call_id,
+                    "call": call,
+                    "verdict": verdict,
+                    "anchor": call.anchor(),
+                    "scopes": scopes,
+                    "created_ms": 7,
+                    "deadline_ms": 7 + T,
+                }),
+                "{call:?}"
+            );
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
+use toolgate_core::registry::IdBuildHasher;
 use toolgate_core::{
     CleanupCounts, Decision, NewRequest, Outcome, Pending, PendingQuestion, QuestionOutcome,
     Registry, RegistryConfig, RequestId, Settled, Tier, ToolCall, Verdict,
@@ -116,7 +117,7 @@ impl Listener {
 
 struct State {
     registry: Registry,
-    waiters: HashMap<RequestId, Waiter>,
+    waiters: HashMap<RequestId, Waiter, IdBuildHasher>,
     /// The one armed timer and the deadline it is for.
     timer: Option<(u64, Timeout)>,
     listeners: Vec<(u32, Rc<Listener>)>,
@@ -298,7 +299,7 @@ impl Gate {
             timeout_ms: options.timeout_ms,
             state: RefCell::new(State {
                 registry,
-                waiters: HashMap::new(),
+                waiters: HashMap::default(),
                 timer: None,
                 listeners: Vec::new(),
                 next_listener: 0,

@@ -20,6 +20,7 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result
     serde_wasm_bindgen::from_value(value).map_err(|e| GateError::BadInput(format!("{what}: {e}")))
 }
 
+/// A pending request as JS sees it (the registry's compact record, decoded).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PendingJs<'a> {
@@ -27,10 +28,10 @@ pub(crate) struct PendingJs<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
     tool: &'a str,
-    args: &'a serde_json::Value,
-    verdict: &'a Verdict,
+    args: serde_json::Value,
+    verdict: Verdict,
     anchor: Anchor,
-    scopes: &'a [String],
+    scopes: Vec<String>,
     created_ms: u64,
     deadline_ms: u64,
 }
@@ -40,11 +41,11 @@ impl<'a> From<&'a Pending> for PendingJs<'a> {
         PendingJs {
             id: p.id,
             tool_call_id: p.tool_call_id.as_deref(),
-            tool: &p.call.tool,
-            args: &p.call.args,
-            verdict: &p.verdict,
+            tool: p.tool(),
+            args: p.args(),
+            verdict: p.verdict(),
             anchor: p.anchor,
-            scopes: &p.scopes,
+            scopes: p.scopes(),
             created_ms: p.created_ms,
             deadline_ms: p.deadline_ms,
         }
