@@ -27,8 +27,8 @@ pub use marker::{
 pub use policy::{Policy, Rule, SessionRules};
 pub use registry::{
     Cleanup, CleanupCounts, Decision, Ended, IdSource, NewRequest, Outcome, Pending,
-    PendingQuestion, QuestionOutcome, Registry, RegistryConfig, RequestId, Requested, Settled,
-    Slot,
+    PendingQuestion, PendingRef, QuestionOutcome, Registry, RegistryConfig, RequestId, Requested,
+    Settled, Slot,
 };
 pub use run::{Run, RunStatus, StopReason};
 pub use runs::{Parked, Resumed, Runs};

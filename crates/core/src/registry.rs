@@ -230,45 +230,61 @@ impl NewRequest {
     }
 }
 
-/// A pending approval request.
-///
-/// Stored compactly: the tool name, the canonical JSON of the args, the verdict and the
-/// offered scopes live in one text block (the call's own `Value` tree, verdict strings
-/// and scope list are dropped when the request is made). So a pending request costs one
-/// heap block (two with a tool-call id), and ending it one free; the call, verdict and
-/// scopes are decoded when asked for ([`Pending::call`], [`Pending::verdict`],
-/// [`Pending::scopes`]), which only listings and always-rules do.
-#[derive(Debug, Clone, PartialEq)]
+/// A pending approval request: a snapshot, decoded from what the registry holds (see
+/// [`PendingRef`]; [`PendingRef::to_pending`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pending {
     pub id: RequestId,
     pub tool_call_id: Option<String>,
-    /// The anchor of the call (32 bytes; `Display`/`Serialize` give the 64-hex-digit
-    /// text of [`ToolCall::anchor`]); a decision must carry it.
+    pub call: ToolCall,
+    pub verdict: Verdict,
+    /// The anchor of `call` (`Display`/`Serialize` give the 64-hex-digit text of
+    /// [`ToolCall::anchor`]); a decision must carry it.
+    pub anchor: Anchor,
+    /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
+    pub scopes: Vec<String>,
+    pub created_ms: u64,
+    pub deadline_ms: u64,
+}
+
+/// A pending approval request, as the registry holds it.
+///
+/// The registry keeps every pending request's tool name, canonical args JSON, verdict
+/// and offered scopes back to back in one text log, in creation order; the host's
+/// `Value` tree, verdict strings and scope list are dropped when the request is made.
+/// So a pending request costs no heap block of its own (one for a tool-call id), and
+/// cleanup frees the log at once instead of every request's pieces. The call, verdict
+/// and scopes are decoded when asked for, which only listings and always-rules do.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingRef<'a> {
+    pub id: RequestId,
+    pub tool_call_id: Option<&'a str>,
+    /// The anchor of the call; a decision must carry it.
     pub anchor: Anchor,
     pub created_ms: u64,
     pub deadline_ms: u64,
     tier: Tier,
     hard_deny: bool,
-    /// `tool`, canonical args JSON, verdict JSON, scopes JSON array, back to back
-    /// (UTF-8 throughout; checked when a part is read, which is rare).
-    text: Box<[u8]>,
+    /// This request's text: tool, canonical args, verdict JSON, scopes JSON array.
+    text: &'a [u8],
     /// Where the tool, the args and the verdict end in `text`.
     ends: [usize; 3],
 }
 
-impl Pending {
-    fn part(&self, from: usize, to: usize) -> &str {
+impl<'a> PendingRef<'a> {
+    fn part(&self, from: usize, to: usize) -> &'a str {
         let bytes = self.text.get(from..to).unwrap_or_default();
+        // The registry wrote UTF-8 only.
         std::str::from_utf8(bytes).unwrap_or_default()
     }
 
     /// The tool name.
-    pub fn tool(&self) -> &str {
+    pub fn tool(&self) -> &'a str {
         self.part(0, self.ends[0])
     }
 
     /// The canonical JSON of the args (what the anchor hashes after the tool name).
-    pub fn args_json(&self) -> &str {
+    pub fn args_json(&self) -> &'a str {
         self.part(self.ends[0], self.ends[1])
     }
 
@@ -312,42 +328,43 @@ impl Pending {
         serde_json::from_str(json).unwrap_or_default()
     }
 
-    fn encode(
-        id: RequestId,
-        new: NewRequest,
-        created_ms: u64,
-        deadline_ms: u64,
-        scratch: &mut Vec<u8>,
-    ) -> Pending {
-        scratch.clear();
-        scratch.extend_from_slice(new.call.tool.as_bytes());
-        let tool_end = scratch.len();
-        canonical_json_to(&new.call.args, scratch);
-        let args_end = scratch.len();
-        write_verdict(&new.verdict, scratch);
-        let verdict_end = scratch.len();
-        write_str_array(&new.scopes, scratch);
-        let anchor = Anchor::from_canonical(
-            &new.call.tool,
-            scratch.get(tool_end..args_end).unwrap_or_default(),
-        );
-        // One exact-size block; the scratch buffer keeps its capacity for the next one.
-        let text = scratch.as_slice().into();
-        if scratch.capacity() > 64 * 1024 {
-            *scratch = Vec::new();
-        }
+    /// Everything, decoded into an owned [`Pending`].
+    pub fn to_pending(&self) -> Pending {
         Pending {
-            id,
-            tool_call_id: new.tool_call_id,
-            anchor,
-            created_ms,
-            deadline_ms,
-            tier: new.verdict.tier,
-            hard_deny: new.verdict.is_hard_deny(),
-            text,
-            ends: [tool_end, args_end, verdict_end],
+            id: self.id,
+            tool_call_id: self.tool_call_id.map(str::to_string),
+            call: self.call(),
+            verdict: self.verdict(),
+            anchor: self.anchor,
+            scopes: self.scopes(),
+            created_ms: self.created_ms,
+            deadline_ms: self.deadline_ms,
         }
     }
+}
+
+/// Serialized as [`Pending`] is.
+impl Serialize for PendingRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_pending().serialize(s)
+    }
+}
+
+/// What the registry stores for a pending approval besides its text (see [`PendingRef`]).
+#[derive(Debug)]
+struct Approval {
+    id: RequestId,
+    tool_call_id: Option<String>,
+    anchor: Anchor,
+    created_ms: u64,
+    deadline_ms: u64,
+    tier: Tier,
+    hard_deny: bool,
+    /// Where its text starts in [`Entries::text`], and how long it is.
+    start: usize,
+    len: usize,
+    /// Where the tool, the args and the verdict end, relative to `start`.
+    ends: [usize; 3],
 }
 
 /// Appends `v` as the JSON its `Serialize` derive writes (so its `Deserialize` reads it
@@ -402,34 +419,6 @@ fn write_str_array(items: &[String], out: &mut Vec<u8>) {
         write_json_str(s, out);
     }
     out.push(b']');
-}
-
-/// The shape `Pending` had as a plain struct: `call`, `verdict`, `scopes` decoded.
-impl Serialize for Pending {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Plain<'a> {
-            id: RequestId,
-            tool_call_id: &'a Option<String>,
-            call: ToolCall,
-            verdict: Verdict,
-            anchor: Anchor,
-            scopes: Vec<String>,
-            created_ms: u64,
-            deadline_ms: u64,
-        }
-        Plain {
-            id: self.id,
-            tool_call_id: &self.tool_call_id,
-            call: self.call(),
-            verdict: self.verdict(),
-            anchor: self.anchor,
-            scopes: self.scopes(),
-            created_ms: self.created_ms,
-            deadline_ms: self.deadline_ms,
-        }
-        .serialize(s)
-    }
 }
 
 /// A pending free-text question to the user.
@@ -542,12 +531,10 @@ impl Hasher for IdHasher {
 
 type IdMap<V> = HashMap<RequestId, V, IdBuildHasher>;
 
-/// One pending request, or the hole one left behind. Stored inline in the list (boxing
-/// the larger approvals would cost an allocation per request).
+/// One pending request, or the hole one left behind.
 #[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
 enum Entry {
-    Approval(Pending),
+    Approval(Approval),
     Question(PendingQuestion),
     Vacant,
 }
@@ -578,6 +565,10 @@ enum IdState {
 #[derive(Debug, Default)]
 struct Entries {
     list: VecDeque<Entry>,
+    /// The approvals' texts, in creation order (see [`PendingRef`]). Ended requests'
+    /// texts are `garbage` until the log is truncated or compacted.
+    text: Vec<u8>,
+    garbage: usize,
     /// `Live(p)`: the entry is at `list[p - base]` (positions survive pops at the front).
     index: IdMap<IdState>,
     base: usize,
@@ -614,11 +605,63 @@ impl Entries {
         }
     }
 
-    fn approval(&self, id: RequestId) -> Option<&Pending> {
+    fn approval(&self, id: RequestId) -> Option<PendingRef<'_>> {
         match self.get(id)? {
-            Entry::Approval(p) => Some(p),
+            Entry::Approval(a) => Some(self.view(a)),
             Entry::Question(_) | Entry::Vacant => None,
         }
+    }
+
+    fn view<'a>(&'a self, a: &'a Approval) -> PendingRef<'a> {
+        PendingRef {
+            id: a.id,
+            tool_call_id: a.tool_call_id.as_deref(),
+            anchor: a.anchor,
+            created_ms: a.created_ms,
+            deadline_ms: a.deadline_ms,
+            tier: a.tier,
+            hard_deny: a.hard_deny,
+            text: self.text.get(a.start..a.start + a.len).unwrap_or_default(),
+            ends: a.ends,
+        }
+    }
+
+    /// Pending approvals, oldest first.
+    fn approvals(&self) -> impl Iterator<Item = PendingRef<'_>> {
+        self.list.iter().filter_map(|e| match e {
+            Entry::Approval(a) => Some(self.view(a)),
+            Entry::Question(_) | Entry::Vacant => None,
+        })
+    }
+
+    /// Adds a pending approval under a fresh id: its text goes to the end of the log.
+    fn push_approval(&mut self, id: RequestId, new: NewRequest, created_ms: u64, deadline_ms: u64) {
+        let text = &mut self.text;
+        let start = text.len();
+        text.extend_from_slice(new.call.tool.as_bytes());
+        let tool_end = text.len() - start;
+        canonical_json_to(&new.call.args, text);
+        let args_end = text.len() - start;
+        write_verdict(&new.verdict, text);
+        let verdict_end = text.len() - start;
+        write_str_array(&new.scopes, text);
+        let len = text.len() - start;
+        let args = text
+            .get(start + tool_end..start + args_end)
+            .unwrap_or_default();
+        let approval = Approval {
+            id,
+            tool_call_id: new.tool_call_id,
+            anchor: Anchor::from_canonical(&new.call.tool, args),
+            created_ms,
+            deadline_ms,
+            tier: new.verdict.tier,
+            hard_deny: new.verdict.is_hard_deny(),
+            start,
+            len,
+            ends: [tool_end, args_end, verdict_end],
+        };
+        self.push(id, Entry::Approval(approval));
     }
 
     fn question(&self, id: RequestId) -> Option<&PendingQuestion> {
@@ -633,7 +676,8 @@ impl Entries {
         self.list.iter().filter(|e| !matches!(e, Entry::Vacant))
     }
 
-    /// Adds a pending entry under a fresh id (see `Registry::fresh_id`).
+    /// Adds a pending entry under a fresh id (see `Registry::fresh_id`); an approval's
+    /// text must already be in the log.
     fn push(&mut self, id: RequestId, entry: Entry) {
         match &entry {
             Entry::Approval(_) => self.approvals += 1,
@@ -646,7 +690,7 @@ impl Entries {
     }
 
     /// Removes `id` if it is a pending approval.
-    fn remove_approval(&mut self, id: RequestId) -> Option<Pending> {
+    fn remove_approval(&mut self, id: RequestId) -> Option<Approval> {
         match self.get(id)? {
             Entry::Approval(_) => {}
             Entry::Question(_) | Entry::Vacant => return None,
@@ -679,7 +723,10 @@ impl Entries {
         let slot = self.list.get_mut(pos - self.base)?;
         let entry = std::mem::replace(slot, Entry::Vacant);
         match &entry {
-            Entry::Approval(_) => self.approvals -= 1,
+            Entry::Approval(a) => {
+                self.approvals -= 1;
+                self.release_text(a.start, a.len);
+            }
             Entry::Question(_) => self.questions -= 1,
             Entry::Vacant => return None,
         }
@@ -697,6 +744,40 @@ impl Entries {
             self.compact();
         }
         Some(entry)
+    }
+
+    /// The text of an ended approval becomes garbage: dropped at once at the end of the
+    /// log, else when garbage outweighs live text (amortised O(1) per byte).
+    fn release_text(&mut self, start: usize, len: usize) {
+        if start + len == self.text.len() {
+            self.text.truncate(start);
+        } else {
+            self.garbage += len;
+        }
+        let live = self.text.len().saturating_sub(self.garbage);
+        if live == 0 {
+            self.garbage = 0;
+            if self.text.capacity() > 64 * 1024 {
+                self.text = Vec::new(); // give a high-water mark back
+            } else {
+                self.text.clear();
+            }
+        } else if self.garbage > live + 16 * 1024 {
+            self.compact_text(live);
+        }
+    }
+
+    /// Copies the live texts to a fresh log, in order.
+    fn compact_text(&mut self, live: usize) {
+        let old = std::mem::replace(&mut self.text, Vec::with_capacity(live));
+        for e in self.list.iter_mut() {
+            if let Entry::Approval(a) = e {
+                let bytes = old.get(a.start..a.start + a.len).unwrap_or_default();
+                a.start = self.text.len();
+                self.text.extend_from_slice(bytes);
+            }
+        }
+        self.garbage = 0;
     }
 
     fn compact(&mut self) {
@@ -739,6 +820,8 @@ impl Entries {
         self.holes = 0;
         self.approvals = 0;
         self.questions = 0;
+        self.text = Vec::new();
+        self.garbage = 0;
         list.into_iter().filter(|e| !matches!(e, Entry::Vacant))
     }
 }
@@ -756,8 +839,6 @@ pub struct Registry {
     deadlines: BinaryHeap<Reverse<(u64, RequestId)>>,
     /// Remembered ended ids (in `entries`' index), oldest first, with when they ended.
     ended_order: VecDeque<(u64, RequestId)>,
-    /// Reused buffer in which a pending request's text block is assembled.
-    scratch: Vec<u8>,
     slots: HashMap<String, Slot>,
     next_sweep_ms: u64,
 }
@@ -788,7 +869,6 @@ impl Registry {
             entries: Entries::default(),
             deadlines: BinaryHeap::new(),
             ended_order: VecDeque::new(),
-            scratch: Vec::new(),
             slots: HashMap::new(),
             next_sweep_ms: 0,
         }
@@ -818,12 +898,9 @@ impl Registry {
         self.slots.len()
     }
     /// Pending approvals, oldest first.
-    pub fn pending(&self) -> Vec<&Pending> {
+    pub fn pending(&self) -> Vec<PendingRef<'_>> {
         let mut v = Vec::with_capacity(self.entries.approvals);
-        v.extend(self.entries.iter().filter_map(|e| match e {
-            Entry::Approval(p) => Some(p),
-            Entry::Question(_) | Entry::Vacant => None,
-        }));
+        v.extend(self.entries.approvals());
         v
     }
     /// Pending questions, oldest first.
@@ -835,7 +912,7 @@ impl Registry {
         }));
         v
     }
-    pub fn get(&self, id: RequestId) -> Option<&Pending> {
+    pub fn get(&self, id: RequestId) -> Option<PendingRef<'_>> {
         self.entries.approval(id)
     }
     pub fn get_question(&self, id: RequestId) -> Option<&PendingQuestion> {
@@ -870,8 +947,7 @@ impl Registry {
         let id = self.fresh_id()?;
         let expired = self.maybe_sweep(now_ms);
         let deadline_ms = self.deadline(timeout_ms, now_ms);
-        let pending = Pending::encode(id, new, now_ms, deadline_ms, &mut self.scratch);
-        self.entries.push(id, Entry::Approval(pending));
+        self.entries.push_approval(id, new, now_ms, deadline_ms);
         self.push_deadline(deadline_ms, id);
         Ok(Requested {
             id,
@@ -1226,11 +1302,7 @@ impl Registry {
         let rules = &self.rules;
         let covered: Vec<RequestId> = self
             .entries
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Approval(p) => Some(p),
-                Entry::Question(_) | Entry::Vacant => None,
-            })
+            .approvals()
             .filter(|p| now_ms < p.deadline_ms)
             .filter(|p| {
                 let v = policy.classify_with(&p.call(), rules);
@@ -1254,6 +1326,15 @@ impl Registry {
         now_ms: u64,
         out: &mut Vec<Settled>,
     ) {
+        // Fail-closed: a hard deny never ends approved, whoever asks (the message is
+        // the verdict's reason, read while the request's text is still there).
+        let outcome = match self.entries.approval(id) {
+            None => return,
+            Some(p) if outcome.allows_run() && p.is_hard_deny() => Outcome::Denied {
+                message: Some(p.verdict().reason),
+            },
+            Some(_) => outcome,
+        };
         if let Some(p) = self.entries.remove_approval(id) {
             self.settle_pending(p, outcome, now_ms, out);
         }
@@ -1262,17 +1343,15 @@ impl Registry {
     /// Settles an approval already taken out of `entries`.
     fn settle_pending(
         &mut self,
-        p: Pending,
+        p: Approval,
         outcome: Outcome,
         now_ms: u64,
         out: &mut Vec<Settled>,
     ) {
         let id = p.id;
-        // Fail-closed: a hard deny never ends approved, whoever asks.
-        let outcome = if outcome.allows_run() && p.is_hard_deny() {
-            Outcome::Denied {
-                message: Some(p.verdict().reason),
-            }
+        // Fail-closed, again: callers pass only outcomes that cannot run for a hard deny.
+        let outcome = if outcome.allows_run() && p.hard_deny {
+            Outcome::Denied { message: None }
         } else {
             outcome
         };
@@ -1447,7 +1526,7 @@ mod tests {
             (p.call(), p.anchor.to_string(), p.created_ms, p.deadline_ms),
             (call, crate::anchor("bash", &same), 1000, 1000 + T)
         );
-        assert_eq!(p.tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(p.tool_call_id, Some("c1"));
         // A huge timeout is clamped to the maximum.
         let big = r
             .request(NewRequest::new(bash("x"), ask()), u64::MAX, 1000)
@@ -2187,20 +2266,23 @@ mod tests {
         ];
         for (name, ends) in patterns {
             let mut r = reg();
-            let mut live: Vec<(RequestId, Option<String>)> = Vec::new();
+            // (id, for approvals: command and anchor)
+            let mut live: Vec<(RequestId, Option<(String, String)>)> = Vec::new();
             for i in 0..400 {
                 if i % 5 == 4 {
                     live.push((r.ask(format!("q{i}"), T, 0).unwrap().id, None));
                 } else {
-                    let (id, anchor) = req(&mut r, &format!("cmd {i}"), 0);
-                    live.push((id, Some(anchor)));
+                    // Long enough that the text log compacts along the way.
+                    let cmd = format!("cmd {i} {}", "x".repeat(i % 7 * 40));
+                    let (id, anchor) = req(&mut r, &cmd, 0);
+                    live.push((id, Some((cmd, anchor))));
                 }
             }
             let all = live.clone();
             for (n, &i) in ends.iter().enumerate() {
                 let (id, anchor) = &all[i];
                 match anchor {
-                    Some(a) => {
+                    Some((_, a)) => {
                         r.respond(*id, Decision::AllowOnce, a, &p, 1).unwrap();
                     }
                     None => {
@@ -2217,12 +2299,21 @@ mod tests {
                         live.iter().filter(|l| l.1.is_none()).map(|l| l.0).collect();
                     assert_eq!((approvals, questions), (want_a, want_q), "{name} after {n}");
                     assert_eq!(r.size(), live.len(), "{name} after {n}");
-                    for (id, anchor) in &live {
-                        let found = match anchor {
-                            Some(_) => r.get(*id).map(|p| p.id),
-                            None => r.get_question(*id).map(|q| q.id),
-                        };
-                        assert_eq!(found, Some(*id), "{name} after {n}");
+                    for (id, approval) in &live {
+                        match approval {
+                            Some((cmd, anchor)) => {
+                                let got = r.get(*id).map(|p| (p.call(), p.anchor.to_string()));
+                                assert_eq!(
+                                    got,
+                                    Some((bash(cmd), anchor.clone())),
+                                    "{name} after {n}"
+                                );
+                            }
+                            None => {
+                                let got = r.get_question(*id).map(|q| q.id);
+                                assert_eq!(got, Some(*id), "{name} after {n}");
+                            }
+                        }
                     }
                 }
             }

@@ -438,7 +438,11 @@ impl Gate {
     /// Pending approvals, oldest first.
     pub fn pending_requests(&self) -> Vec<Pending> {
         let st = self.inner.state.borrow();
-        st.registry.pending().into_iter().cloned().collect()
+        st.registry
+            .pending()
+            .iter()
+            .map(|p| p.to_pending())
+            .collect()
     }
 
     /// Pending questions, oldest first.

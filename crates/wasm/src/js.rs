@@ -4,7 +4,7 @@
 use crate::error::GateError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use toolgate_core::{Anchor, Pending, PendingQuestion, RequestId, Verdict};
+use toolgate_core::{Anchor, PendingQuestion, PendingRef, RequestId, Verdict};
 use wasm_bindgen::prelude::*;
 
 /// Rust → JS: plain objects (not `Map`s), numbers for integers.
@@ -36,11 +36,11 @@ pub(crate) struct PendingJs<'a> {
     deadline_ms: u64,
 }
 
-impl<'a> From<&'a Pending> for PendingJs<'a> {
-    fn from(p: &'a Pending) -> PendingJs<'a> {
+impl<'a> From<PendingRef<'a>> for PendingJs<'a> {
+    fn from(p: PendingRef<'a>) -> PendingJs<'a> {
         PendingJs {
             id: p.id,
-            tool_call_id: p.tool_call_id.as_deref(),
+            tool_call_id: p.tool_call_id,
             tool: p.tool(),
             args: p.args(),
             verdict: p.verdict(),
