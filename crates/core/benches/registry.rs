@@ -53,16 +53,12 @@ fn memory_per_pending() {
     let after = rss_kib();
     if let (Some(b), Some(a)) = (before, after) {
         println!(
-            "memory: {} pending -> RSS +{} KiB = {} bytes per pending request (incl. call args, verdict, anchor, index)",
+            "memory: {} pending -> RSS +{} KiB = {} bytes per pending request (entry, id index, deadline heap, text of tool/args/verdict/scopes)",
             r.size(),
             a.saturating_sub(b),
             a.saturating_sub(b) * 1024 / N as u64
         );
     }
-    println!(
-        "sizes: Pending {} B inline (+ one heap block: tool, canonical args, verdict, scopes)",
-        std::mem::size_of::<toolgate_core::Pending>()
-    );
 }
 
 fn bench(c: &mut Criterion) {
