@@ -1,6 +1,8 @@
 //! The JS boundary of `Gate`, in headless Chromium:
 //! `wasm-pack test --headless --chrome crates/wasm`.
 #![cfg(target_arch = "wasm32")]
+// A test file: panicking on a broken browser is the point (clippy only exempts #[test] fns).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use js_sys::{Array, Function, Promise, Reflect};
 use std::cell::Cell;
