@@ -17,8 +17,10 @@ mod policy;
 mod storage;
 
 pub use error::{into_error, GateError};
-pub use gate::{ChangeSource, RunsChange, RunsSubscription};
-pub use gate::{CheckOutcome, Gate, GateOptions, Subscription};
+pub use gate::{
+    ChangeSource, CheckFuture, CheckOutcome, Gate, GateOptions, RunsChange, RunsSubscription,
+    Subscription, DEFAULT_TIMEOUT_MS,
+};
 pub use ids::CryptoIds;
 pub use policy::Policy;
 pub use storage::{storage_key, LocalStore, KEY_PREFIX};
