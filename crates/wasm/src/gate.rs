@@ -630,7 +630,7 @@ impl Gate {
     pub fn ask(
         &self,
         question: String,
-        #[wasm_bindgen(unchecked_param_type = "AskOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "AskOptions")] options: Option<JsValue>,
     ) -> js_sys::Promise {
         #[derive(serde::Deserialize, Default)]
         #[serde(rename_all = "camelCase")]
