@@ -106,16 +106,25 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         Ok(script) => {
             w.script(&script);
         }
-        Err(e) => w.parts.push(RawPart {
-            span: e.span,
-            finding: Finding::new(
-                Tier::Ask,
-                "builtin.shell.unparseable",
-                format!("cannot parse the command: {}", e.message),
-                e.span,
-            ),
-            norm: None,
-        }),
+        Err(e) => {
+            // A shell runs the lines before a syntax error: classify them too, so an
+            // unparseable tail cannot hide a hard deny before it.
+            if let Some(nl) = cmd.get(..e.span[0]).and_then(|head| head.rfind('\n')) {
+                if let Ok(script) = shell::parse(&cmd[..nl]) {
+                    w.script(&script);
+                }
+            }
+            w.parts.push(RawPart {
+                span: e.span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    format!("cannot parse the command: {}", e.message),
+                    e.span,
+                ),
+                norm: None,
+            })
+        }
     }
     if w.parts.is_empty() {
         w.parts.push(RawPart {
@@ -744,6 +753,27 @@ impl<'a> Walker<'a> {
 
     /// Classifies a command given as words (wrappers unwrapped recursively).
     fn words(&mut self, words: &[&Word], sc: &SimpleCommand) -> (Finding, Traits, Option<String>) {
+        if self.depth >= shell::MAX_DEPTH {
+            let span = words_span(words, sc.span);
+            let f = Finding::new(
+                Tier::Ask,
+                "builtin.shell.unparseable",
+                "too many nested wrappers",
+                span,
+            );
+            return (f, Traits::default(), None);
+        }
+        self.depth += 1;
+        let r = self.words_inner(words, sc);
+        self.depth -= 1;
+        r
+    }
+
+    fn words_inner(
+        &mut self,
+        words: &[&Word],
+        sc: &SimpleCommand,
+    ) -> (Finding, Traits, Option<String>) {
         let none = Traits::default();
         let Some(first) = words.first() else {
             return (

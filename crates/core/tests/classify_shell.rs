@@ -229,6 +229,9 @@ fn dynamic_and_unparseable() {
         ("auto", "empty", ""),
         ("auto", "empty", "   "),
         ("auto", "empty", "# just a comment"),
+        ("deny", "priv-esc", "sudo id\necho \"unterminated"),
+        ("deny", "rm-root", "ls\nrm -rf /\n && ls"),
+        ("ask", "unparseable", "sudo id && # comment\n"),
     ]);
 }
 
