@@ -11,7 +11,9 @@
 //! Compare-and-swap: read, compare, write, all in one synchronous call. That is atomic
 //! against every other user of the same event loop (other `Gate`s in this page or
 //! worker). Across tabs, `Gate::resume` also holds a Web Lock named after the key
-//! (see `locks.rs`), which serialises the read-compare-write between processes.
+//! (see `locks.rs`), which serialises the resumes themselves; `localStorage` still
+//! propagates a write to other renderer processes asynchronously, so that is as strong
+//! as this store gets (a transactional IndexedDB store would be stronger).
 
 use serde::Deserialize;
 use toolgate_core::marker::MAX_MARKER_BYTES;
