@@ -52,6 +52,16 @@ impl Policy {
     pub fn from_toml(_text: &str) -> Result<Policy, Error> {
         Ok(Policy::defaults("/", "/"))
     }
+    /// The same policy with another workspace directory.
+    pub fn with_workspace(mut self, workspace: &str) -> Policy {
+        self.workspace = workspace.to_string();
+        self
+    }
+    /// The same policy with another home directory.
+    pub fn with_home(mut self, home: &str) -> Policy {
+        self.home = home.to_string();
+        self
+    }
     pub fn workspace(&self) -> &str {
         &self.workspace
     }
