@@ -307,6 +307,58 @@ mod tests {
     }
 
     #[test]
+    fn renders_verdict_parts_and_span() {
+        use toolgate_core::{Part, Tier};
+        let command = "git status && sudo rm -rf /tmp/x";
+        let part = |tier, text: &str, rule: &str, reason: &str, span| Part {
+            tier,
+            text: text.to_string(),
+            rule: rule.to_string(),
+            reason: reason.to_string(),
+            span,
+        };
+        let verdict = Verdict {
+            tier: Tier::Deny,
+            rule: "builtin.shell.priv-esc".into(),
+            reason: "privilege escalation: sudo".into(),
+            span: Some([14, 18]),
+            parts: vec![
+                part(
+                    Tier::Auto,
+                    "git status",
+                    "builtin.shell.readonly",
+                    "read-only: git status",
+                    Some([0, 10]),
+                ),
+                part(
+                    Tier::Deny,
+                    "sudo rm -rf /tmp/x",
+                    "builtin.shell.priv-esc",
+                    "privilege escalation: sudo",
+                    Some([14, 32]),
+                ),
+            ],
+        };
+        let want = "\
+verdict: deny
+rule:    builtin.shell.priv-esc
+reason:  privilege escalation: sudo
+
+command:
+  git status && sudo rm -rf /tmp/x
+                ^^^^
+  (deciding span: bytes 14..18)
+
+parts (2, the strictest decides):
+   1. auto  git status
+            builtin.shell.readonly: read-only: git status
+   2. deny  sudo rm -rf /tmp/x
+            builtin.shell.priv-esc: privilege escalation: sudo
+";
+        assert_eq!(render(&verdict, &Shown::Command(command)), want);
+    }
+
+    #[test]
     fn long_commands_are_shown_around_the_span() {
         let mut cmd = "ls\n".repeat(50);
         let at = cmd.len();

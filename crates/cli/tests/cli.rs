@@ -54,10 +54,6 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
     path
 }
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 #[test]
 fn classify_answers_every_line_in_order_and_names_a_malformed_one() {
     let input = concat!(
@@ -303,13 +299,20 @@ fn explain_never_prints_raw_control_characters() {
 
 #[test]
 fn bench_prints_the_rate_last() {
-    let corpus = repo_root().join("tests/corpus/own.jsonl");
+    let calls = temp_file(
+        "calls.jsonl",
+        concat!(
+            r#"{"tool":"bash","args":{"command":"ls"},"expect":"auto","note":"ignored"}"#,
+            "\n\n",
+            r#"{"tool":"read","args":{"path":"src/main.rs"}}"#,
+            "\n",
+            r#"{"args":{"command":"no tool"}}"#,
+            "\n",
+        ),
+    );
+    let file = calls.to_str().unwrap();
     let out = toolgate(
-        &[
-            &["bench", corpus.to_str().unwrap(), "--seconds", "0.2"],
-            &WS[..],
-        ]
-        .concat(),
+        &[&["bench", file, "--seconds", "0.2"], &WS[..]].concat(),
         "",
     );
     let text = stdout(&out);
@@ -321,7 +324,11 @@ fn bench_prints_the_rate_last() {
         .parse()
         .unwrap();
     assert!(rate > 0.0, "{text}");
-    assert!(text.contains("(0 lines skipped)"), "{text}");
+    assert!(text.contains("calls: 2, lines skipped: 1"), "{text}");
+    assert!(
+        text.contains("skipped line 4: no string \"tool\""),
+        "{text}"
+    );
 }
 
 #[test]
