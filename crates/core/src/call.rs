@@ -124,10 +124,14 @@ mod tests {
     #[test]
     fn anchor_ignores_key_order_and_whitespace() {
         let a: Value = serde_json::from_str(r#"{"b":1,"a":{"y":[1,2],"x":"s"}}"#).unwrap();
-        let b: Value = serde_json::from_str(r#"{ "a" : { "x" : "s", "y" : [ 1, 2 ] }, "b" : 1 }"#).unwrap();
+        let b: Value =
+            serde_json::from_str(r#"{ "a" : { "x" : "s", "y" : [ 1, 2 ] }, "b" : 1 }"#).unwrap();
         assert_eq!(anchor("bash", &a), anchor("bash", &b));
         assert_ne!(anchor("bash", &a), anchor("Bash", &a));
-        assert_ne!(anchor("bash", &a), anchor("bash", &json!({"b":2,"a":{"x":"s","y":[1,2]}})));
+        assert_ne!(
+            anchor("bash", &a),
+            anchor("bash", &json!({"b":2,"a":{"x":"s","y":[1,2]}}))
+        );
     }
 
     #[test]

@@ -5,10 +5,26 @@
 
 pub mod call;
 pub mod error;
+pub mod glob;
+pub mod marker;
+pub mod paths;
 pub mod policy;
+pub mod rules;
+pub mod run;
+pub mod runs;
+pub mod shell;
+pub mod store;
+pub mod url;
 pub mod verdict;
 
 pub use call::{anchor, canonical_json, Family, ToolCall};
 pub use error::Error;
-pub use policy::{Policy, SessionRules};
+pub use marker::{
+    refusal_text, CallOutcome, CallResult, Choice, HistoryCheck, Marker, Park, ParkCall,
+    PendingCall, ResumeDecision,
+};
+pub use policy::{Policy, Rule, SessionRules};
+pub use run::{Run, RunStatus, StopReason};
+pub use runs::{Parked, Resumed, Runs};
+pub use store::{MarkerStore, MemoryStore, Stored};
 pub use verdict::{Part, Tier, Verdict};

@@ -1,34 +1,235 @@
-//! Policies: the built-in rules plus the user's allow/ask/deny lists. SKELETON — being written.
+//! Policies: the built-in rules plus the user's allow / ask / deny lists, compiled once.
+//!
+//! Order of evaluation (first decisive step wins): built-in hard deny; user deny; user
+//! ask; user allow (and session "always allow" rules); built-in defaults. For shell
+//! commands every simple command is classified on its own and the strictest part wins.
 
-use crate::call::ToolCall;
+use crate::call::{Family, ToolCall};
 use crate::error::Error;
-use crate::verdict::{Tier, Verdict};
+use crate::glob;
+use crate::paths::{self, resolve};
+use crate::rules::{self, Env, RawPart};
+use crate::url::{classify_url, UrlClass};
+use crate::verdict::{Part, Tier, Verdict};
+use serde::Deserialize;
 use serde_json::Value;
 
+/// A compiled rule (`Bash(npm test:*)`, `Read(**/.env)`, `WebFetch(domain:x)`, `mcp__*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The rule as written.
+    pub source: String,
+    matcher: Matcher,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Matcher {
+    /// `Bash` alone: every shell command.
+    ShellAll,
+    /// `Bash(cmd)`: the exact command.
+    ShellExact(String),
+    /// `Bash(prefix:*)`: the command is `prefix` or starts with `prefix `.
+    ShellPrefix(String),
+    /// `Bash(glob*)`.
+    ShellGlob(String),
+    /// `Read(glob)` / `Edit(glob)`: absolute path glob.
+    Path(Family, String),
+    /// `Read` / `Edit` / `WebFetch` alone: the whole family.
+    Family(Family),
+    /// `WebFetch(domain:host)` (`*.host` for subdomains).
+    Domain(String),
+    /// A tool name glob (`mcp__github__*`, `todo_write`), case-insensitive.
+    Tool(String),
+}
+
+impl Rule {
+    /// Compiles a rule string. Paths are resolved against `workspace` / `home`.
+    pub fn parse(source: &str, workspace: &str, home: &str) -> Result<Rule, Error> {
+        let bad = |message: &str| Error::Rule {
+            rule: source.to_string(),
+            message: message.to_string(),
+        };
+        let s = source.trim();
+        if s.is_empty() {
+            return Err(bad("empty rule"));
+        }
+        let (tool, spec) = match s.find('(') {
+            Some(i) => {
+                let Some(inner) = s[i + 1..].strip_suffix(')') else {
+                    return Err(bad("missing `)` at the end"));
+                };
+                (&s[..i], Some(inner))
+            }
+            None => (s, None),
+        };
+        if tool.is_empty()
+            || !tool
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '*' | '.'))
+        {
+            return Err(bad("expected a tool name like `Bash`, `Read`, `Edit`, `WebFetch` or `mcp__server__tool`"));
+        }
+        let family = match tool.to_ascii_lowercase().as_str() {
+            "bash" | "shell" => Some(Family::Shell),
+            "read" => Some(Family::Read),
+            "edit" | "write" => Some(Family::Edit),
+            "webfetch" | "fetch" => Some(Family::Fetch),
+            _ => None,
+        };
+        let matcher = match (family, spec.map(str::trim)) {
+            (Some(Family::Shell), None | Some("") | Some("*")) => Matcher::ShellAll,
+            (Some(f), None | Some("") | Some("*") | Some("**")) => Matcher::Family(f),
+            (Some(Family::Shell), Some(spec)) => {
+                let spec = spec.trim();
+                if let Some(prefix) = spec.strip_suffix(":*") {
+                    if prefix.trim().is_empty() {
+                        return Err(bad("empty command prefix before `:*`"));
+                    }
+                    Matcher::ShellPrefix(collapse_ws(prefix))
+                } else if spec.contains('*') || spec.contains('?') {
+                    Matcher::ShellGlob(collapse_ws(spec))
+                } else {
+                    Matcher::ShellExact(collapse_ws(spec))
+                }
+            }
+            (Some(Family::Fetch), Some(spec)) => match spec.strip_prefix("domain:") {
+                Some(d) if !d.trim().is_empty() => Matcher::Domain(d.trim().to_ascii_lowercase()),
+                _ => return Err(bad("WebFetch rules take `domain:HOST`")),
+            },
+            (Some(f @ (Family::Read | Family::Edit)), Some(spec)) => {
+                let p = spec.trim();
+                let abs = if p.starts_with("**") || p.starts_with('/') {
+                    p.to_string()
+                } else if p == "~" || p.starts_with("~/") {
+                    format!("{home}{}", &p[1..])
+                } else {
+                    format!(
+                        "{}/{}",
+                        workspace.trim_end_matches('/'),
+                        p.trim_start_matches("./")
+                    )
+                };
+                Matcher::Path(f, abs)
+            }
+            (Some(_), Some(_)) => return Err(bad("unsupported specifier")),
+            (None, Some(_)) => {
+                return Err(bad(
+                    "only Bash, Read, Edit and WebFetch take a `(…)` specifier",
+                ))
+            }
+            (None, None) => Matcher::Tool(tool.to_ascii_lowercase()),
+        };
+        Ok(Rule {
+            source: s.to_string(),
+            matcher,
+        })
+    }
+
+    /// Does this rule match a (normalised) shell command part?
+    fn matches_shell(&self, norm: &str) -> bool {
+        match &self.matcher {
+            Matcher::ShellAll => true,
+            Matcher::ShellExact(c) => norm == c,
+            Matcher::ShellPrefix(p) => {
+                norm == p
+                    || (norm.starts_with(p.as_str()) && norm.as_bytes().get(p.len()) == Some(&b' '))
+            }
+            Matcher::ShellGlob(g) => glob::match_str(g, norm),
+            Matcher::Tool(t) => glob::match_str(t, "bash"),
+            Matcher::Path(..) | Matcher::Family(_) | Matcher::Domain(_) => false,
+        }
+    }
+
+    /// Does this rule match a whole non-shell call (read / edit / fetch / mcp / other)?
+    fn matches_call(&self, call: &ToolCall, family: Family, target: Option<&str>) -> bool {
+        match &self.matcher {
+            Matcher::Family(f) => *f == family,
+            Matcher::Path(f, pat) => {
+                *f == family && target.is_some_and(|p| glob::match_path(pat, p))
+            }
+            Matcher::Domain(d) => {
+                family == Family::Fetch
+                    && target.is_some_and(|h| match d.strip_prefix("*.") {
+                        Some(base) => h.ends_with(&format!(".{base}")),
+                        None => h == d,
+                    })
+            }
+            Matcher::Tool(t) => glob::match_str(t, &call.tool.to_ascii_lowercase()),
+            Matcher::ShellAll
+            | Matcher::ShellExact(_)
+            | Matcher::ShellPrefix(_)
+            | Matcher::ShellGlob(_) => false,
+        }
+    }
+
+    fn is_exact_shell(&self) -> Option<&str> {
+        match &self.matcher {
+            Matcher::ShellExact(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Rules added during a session ("always allow" / "always deny"), checked like the
-/// user's allow / deny lists.
+/// user's allow / deny lists (deny before allow).
 #[derive(Debug, Clone, Default)]
 pub struct SessionRules {
-    allow: Vec<String>,
-    deny: Vec<String>,
+    allow: Vec<Rule>,
+    ask: Vec<Rule>,
+    deny: Vec<Rule>,
 }
 
 impl SessionRules {
     pub fn new() -> SessionRules {
         SessionRules::default()
     }
+
     /// Adds a rule in the policy-file syntax (`Bash(npm test)`, `Bash(git push:*)`);
-    /// `tier` is `Auto` for allow, `Deny` for deny (`Ask` adds an ask rule).
+    /// `Auto` adds an allow rule, `Ask` an ask rule, `Deny` a deny rule. Paths in the rule
+    /// resolve against `/` (session rules come from scopes, which are absolute).
     pub fn add(&mut self, tier: Tier, rule: &str) -> Result<(), Error> {
+        let r = Rule::parse(rule, "/", "/")?;
         match tier {
-            Tier::Auto => self.allow.push(rule.to_string()),
-            Tier::Ask | Tier::Deny => self.deny.push(rule.to_string()),
+            Tier::Auto => self.allow.push(r),
+            Tier::Ask => self.ask.push(r),
+            Tier::Deny => self.deny.push(r),
         }
         Ok(())
     }
+
     pub fn is_empty(&self) -> bool {
-        self.allow.is_empty() && self.deny.is_empty()
+        self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
     }
+
+    pub fn len(&self) -> usize {
+        self.allow.len() + self.ask.len() + self.deny.len()
+    }
+}
+
+/// The TOML shape of a policy file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    workspace: Option<String>,
+    home: Option<String>,
+    default: Option<String>,
+    #[serde(default)]
+    rules: RulesFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    ask: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
 }
 
 /// A compiled policy. Compile once, classify many times.
@@ -37,55 +238,620 @@ pub struct Policy {
     workspace: String,
     home: String,
     default: Tier,
+    allow_src: Vec<String>,
+    ask_src: Vec<String>,
+    deny_src: Vec<String>,
+    allow: Vec<Rule>,
+    ask: Vec<Rule>,
+    deny: Vec<Rule>,
+}
+
+const DEFAULT_WORKSPACE: &str = "/workspace";
+const DEFAULT_HOME: &str = "/root";
+
+fn clean_dir(d: &str) -> String {
+    if d.starts_with('/') {
+        paths::normalize(d)
+    } else {
+        paths::normalize(&format!("/{d}"))
+    }
 }
 
 impl Policy {
     /// The built-in policy with the given workspace and home directories.
     pub fn defaults(workspace: &str, home: &str) -> Policy {
         Policy {
-            workspace: workspace.to_string(),
-            home: home.to_string(),
+            workspace: clean_dir(workspace),
+            home: clean_dir(home),
             default: Tier::Ask,
+            allow_src: Vec::new(),
+            ask_src: Vec::new(),
+            deny_src: Vec::new(),
+            allow: Vec::new(),
+            ask: Vec::new(),
+            deny: Vec::new(),
         }
     }
-    /// Parses a TOML policy file; errors name the line.
-    pub fn from_toml(_text: &str) -> Result<Policy, Error> {
-        Ok(Policy::defaults("/", "/"))
+
+    /// Parses a TOML policy file. Errors name the line and the problem.
+    pub fn from_toml(text: &str) -> Result<Policy, Error> {
+        let file: PolicyFile = basic_toml::from_str(text).map_err(|e| {
+            let line = e.line_col().map_or(1, |(l, _)| l + 1);
+            let msg = e.to_string();
+            let msg = match msg.find(" at line ") {
+                Some(i) => msg[..i].to_string(),
+                None => msg,
+            };
+            Error::Policy { line, message: msg }
+        })?;
+        let line_of = |needle: &str, key: &str| -> usize {
+            let quoted = format!("\"{needle}\"");
+            let single = format!("'{needle}'");
+            text.lines()
+                .position(|l| l.contains(&quoted) || l.contains(&single))
+                .or_else(|| text.lines().position(|l| l.trim_start().starts_with(key)))
+                .map_or(1, |i| i + 1)
+        };
+        let default = match file.default.as_deref() {
+            None => Tier::Ask,
+            Some(d) => Tier::parse(d).ok_or_else(|| Error::Policy {
+                line: line_of(d, "default"),
+                message: format!("`default` must be \"auto\", \"ask\" or \"deny\", not {d:?}"),
+            })?,
+        };
+        for (key, v) in [("workspace", &file.workspace), ("home", &file.home)] {
+            if let Some(v) = v {
+                if !v.starts_with('/') {
+                    return Err(Error::Policy {
+                        line: line_of(v, key),
+                        message: format!("`{key}` must be an absolute path, not {v:?}"),
+                    });
+                }
+            }
+        }
+        let mut p = Policy::defaults(
+            file.workspace.as_deref().unwrap_or(DEFAULT_WORKSPACE),
+            file.home.as_deref().unwrap_or(DEFAULT_HOME),
+        );
+        p.default = default;
+        p.allow_src = file.rules.allow;
+        p.ask_src = file.rules.ask;
+        p.deny_src = file.rules.deny;
+        p.compile().map_err(|(src, e)| match e {
+            Error::Rule { rule, message } => Error::Policy {
+                line: line_of(&src, "["),
+                message: format!("bad rule `{rule}`: {message}"),
+            },
+            other => other,
+        })?;
+        Ok(p)
     }
-    /// The same policy with another workspace directory.
+
+    fn compile(&mut self) -> Result<(), (String, Error)> {
+        let comp = |list: &[String], ws: &str, home: &str| -> Result<Vec<Rule>, (String, Error)> {
+            list.iter()
+                .map(|s| Rule::parse(s, ws, home).map_err(|e| (s.clone(), e)))
+                .collect()
+        };
+        self.allow = comp(&self.allow_src, &self.workspace, &self.home)?;
+        self.ask = comp(&self.ask_src, &self.workspace, &self.home)?;
+        self.deny = comp(&self.deny_src, &self.workspace, &self.home)?;
+        Ok(())
+    }
+
+    /// The same policy with another workspace (rules with relative paths re-resolve).
     pub fn with_workspace(mut self, workspace: &str) -> Policy {
-        self.workspace = workspace.to_string();
+        self.workspace = clean_dir(workspace);
+        if self.compile().is_err() {
+            // Rules compiled once already; re-resolving paths cannot make them invalid.
+        }
         self
     }
+
     /// The same policy with another home directory.
     pub fn with_home(mut self, home: &str) -> Policy {
-        self.home = home.to_string();
+        self.home = clean_dir(home);
+        if self.compile().is_err() {
+            // As above: compilation succeeded before and paths do not change validity.
+        }
         self
     }
+
     pub fn workspace(&self) -> &str {
         &self.workspace
     }
+
     pub fn home(&self) -> &str {
         &self.home
     }
+
     pub fn default_tier(&self) -> Tier {
         self.default
     }
+
     /// Classifies a tool call.
     pub fn classify(&self, call: &ToolCall) -> Verdict {
         self.classify_with(call, &SessionRules::default())
     }
-    /// Classifies a tool call with session rules checked beside the user's rules.
-    pub fn classify_with(&self, _call: &ToolCall, _session: &SessionRules) -> Verdict {
-        Verdict::new(Tier::Ask, "skeleton", "not yet implemented")
-    }
+
     /// Classifies a raw JSON value `{"tool":…, "args":…}`; anything malformed is `ask`.
-    pub fn classify_value(&self, _value: &Value) -> Verdict {
-        Verdict::new(Tier::Ask, "skeleton", "not yet implemented")
+    pub fn classify_value(&self, value: &Value) -> Verdict {
+        let Some(obj) = value.as_object() else {
+            return malformed("a tool call must be a JSON object");
+        };
+        let Some(tool) = obj.get("tool").and_then(Value::as_str) else {
+            return malformed("`tool` must be a string");
+        };
+        let args = obj.get("args").cloned().unwrap_or(Value::Null);
+        self.classify(&ToolCall::new(tool, args))
     }
+
+    /// Classifies a tool call with session rules checked beside the user's rules.
+    pub fn classify_with(&self, call: &ToolCall, session: &SessionRules) -> Verdict {
+        let family = call.family();
+        match family {
+            Family::Shell => match str_arg(call, &["command"]) {
+                Ok(cmd) => self.classify_shell(cmd, session),
+                Err(v) => v,
+            },
+            Family::Read | Family::Edit => match str_arg(call, &["path", "file_path"]) {
+                Ok(path) => self.classify_path(call, family, path, session),
+                Err(v) => v,
+            },
+            Family::Fetch => match str_arg(call, &["url"]) {
+                Ok(url) => self.classify_fetch(call, url, session),
+                Err(v) => v,
+            },
+            Family::Mcp | Family::Other => {
+                if let Some(v) = self.user_rules_call(call, family, None, session) {
+                    return v;
+                }
+                Verdict::new(
+                    self.default,
+                    if family == Family::Mcp {
+                        "builtin.mcp"
+                    } else {
+                        "builtin.other"
+                    },
+                    format!(
+                        "no rule decides tool `{}`: the policy default applies",
+                        call.tool
+                    ),
+                )
+            }
+        }
+    }
+
+    fn user_rules_call(
+        &self,
+        call: &ToolCall,
+        family: Family,
+        target: Option<&str>,
+        session: &SessionRules,
+    ) -> Option<Verdict> {
+        let lists: [(&[Rule], Tier, &str); 6] = [
+            (&self.deny, Tier::Deny, "user.deny"),
+            (&session.deny, Tier::Deny, "session.deny"),
+            (&self.ask, Tier::Ask, "user.ask"),
+            (&session.ask, Tier::Ask, "session.ask"),
+            (&self.allow, Tier::Auto, "user.allow"),
+            (&session.allow, Tier::Auto, "session.allow"),
+        ];
+        for (rules, tier, id) in lists {
+            if let Some((i, r)) = rules
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.matches_call(call, family, target))
+            {
+                return Some(Verdict::new(
+                    tier,
+                    format!("{id}[{i}]"),
+                    format!("matches {} rule `{}`", tier_word(tier), r.source),
+                ));
+            }
+        }
+        None
+    }
+
+    fn classify_path(
+        &self,
+        call: &ToolCall,
+        family: Family,
+        path: &str,
+        session: &SessionRules,
+    ) -> Verdict {
+        if path.is_empty() {
+            return malformed("`path` is empty");
+        }
+        if path.contains('\0') {
+            return malformed("`path` contains a NUL byte");
+        }
+        let abs = resolve(path, &self.workspace, &self.home);
+        if family == Family::Edit && paths::under_any(&abs, paths::EDIT_DENY_DIRS) {
+            return Verdict::new(
+                Tier::Deny,
+                "builtin.edit-system",
+                format!("edits a system file: {abs}"),
+            );
+        }
+        if let Some(v) = self.user_rules_call(call, family, Some(&abs), session) {
+            return v;
+        }
+        let verb = if family == Family::Read {
+            "reads"
+        } else {
+            "edits"
+        };
+        let fam = if family == Family::Read {
+            "read"
+        } else {
+            "edit"
+        };
+        if paths::is_secret(&abs) {
+            return Verdict::new(
+                Tier::Ask,
+                format!("builtin.{fam}-secret"),
+                format!("{verb} a secret file: {abs}"),
+            );
+        }
+        if !paths::is_within(&abs, &self.workspace) {
+            return Verdict::new(
+                Tier::Ask,
+                format!("builtin.{fam}-outside"),
+                format!("{verb} outside the workspace: {abs}"),
+            );
+        }
+        if family == Family::Edit && abs.split('/').any(|s| s == ".git") {
+            return Verdict::new(
+                Tier::Ask,
+                "builtin.edit-git",
+                format!("edits git internals: {abs}"),
+            );
+        }
+        Verdict::new(
+            Tier::Auto,
+            format!("builtin.{fam}-workspace"),
+            format!("{verb} inside the workspace: {abs}"),
+        )
+    }
+
+    fn classify_fetch(&self, call: &ToolCall, url: &str, session: &SessionRules) -> Verdict {
+        let class = classify_url(url);
+        match &class {
+            UrlClass::Scheme { scheme } => {
+                return Verdict::new(
+                    Tier::Deny,
+                    "builtin.fetch-scheme",
+                    format!("fetches a `{scheme}:` URL; only http and https are allowed"),
+                );
+            }
+            UrlClass::Metadata { host } => {
+                return Verdict::new(
+                    Tier::Deny,
+                    "builtin.fetch-metadata",
+                    format!("fetches a cloud metadata endpoint: {host}"),
+                );
+            }
+            UrlClass::Public { .. } | UrlClass::Internal { .. } | UrlClass::Malformed { .. } => {}
+        }
+        let host = match &class {
+            UrlClass::Public { host } | UrlClass::Internal { host, .. } => Some(host.as_str()),
+            _ => None,
+        };
+        if let Some(v) = self.user_rules_call(call, Family::Fetch, host, session) {
+            if v.tier != Tier::Auto || !matches!(class, UrlClass::Malformed { .. }) {
+                return v;
+            }
+        }
+        match class {
+            UrlClass::Public { host } => Verdict::new(
+                Tier::Auto,
+                "builtin.fetch-public",
+                format!("fetches a public http(s) host: {host}"),
+            ),
+            UrlClass::Internal { host, why } => Verdict::new(
+                Tier::Ask,
+                "builtin.fetch-private",
+                format!("fetches {why}: {host}"),
+            ),
+            UrlClass::Malformed { why } => malformed(&format!("bad URL ({why})")),
+            UrlClass::Scheme { .. } | UrlClass::Metadata { .. } => {
+                Verdict::new(Tier::Deny, "builtin.fetch-scheme", "unreachable")
+            }
+        }
+    }
+
+    fn has_shell_rules(&self, session: &SessionRules) -> bool {
+        !(self.allow.is_empty()
+            && self.ask.is_empty()
+            && self.deny.is_empty()
+            && session.is_empty())
+    }
+
+    fn classify_shell(&self, cmd: &str, session: &SessionRules) -> Verdict {
+        let want_norm = self.has_shell_rules(session);
+        let env = Env {
+            workspace: &self.workspace,
+            home: &self.home,
+            default: self.default,
+            want_norm,
+        };
+        let raw = rules::analyze(cmd, &env);
+        // An exact allow rule equal to the whole command covers all its parts: a person
+        // approved exactly this command line.
+        let whole = if want_norm {
+            Some(collapse_ws(cmd))
+        } else {
+            None
+        };
+        let exact_whole = whole.as_deref().and_then(|w| {
+            self.allow
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (format!("user.allow[{i}]"), r))
+                .chain(
+                    session
+                        .allow
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| (format!("session.allow[{i}]"), r)),
+                )
+                .find(|(_, r)| r.is_exact_shell() == Some(w))
+        });
+        let mut parts = Vec::with_capacity(raw.len());
+        for rp in raw {
+            parts.push(self.shell_part(cmd, rp, session, exact_whole.as_ref()));
+        }
+        combine(parts)
+    }
+
+    fn shell_part(
+        &self,
+        cmd: &str,
+        rp: RawPart,
+        session: &SessionRules,
+        exact_whole: Option<&(String, &Rule)>,
+    ) -> (Part, bool) {
+        let text = cmd.get(rp.span[0]..rp.span[1]).unwrap_or("").to_string();
+        let f = rp.finding;
+        let builtin = |f: crate::rules::Finding, text: String| Part {
+            tier: f.tier,
+            text,
+            rule: f.rule.to_string(),
+            reason: f.reason,
+            span: Some(f.span),
+        };
+        if f.is_hard() {
+            return (builtin(f, text), true);
+        }
+        if !self.has_shell_rules(session) {
+            return (builtin(f, text), false);
+        }
+        let raw_text = collapse_ws(&text);
+        let candidates: Vec<&str> = match rp.norm.as_deref() {
+            Some(n) if n != raw_text => vec![n, raw_text.as_str()],
+            Some(n) => vec![n],
+            None => vec![raw_text.as_str()],
+        };
+        let always_ask = matches!(
+            f.rule,
+            "builtin.shell.dynamic" | "builtin.shell.unparseable" | "builtin.shell.too-long"
+        );
+        let lists: [(&[Rule], Tier, &str); 6] = [
+            (&self.deny, Tier::Deny, "user.deny"),
+            (&session.deny, Tier::Deny, "session.deny"),
+            (&self.ask, Tier::Ask, "user.ask"),
+            (&session.ask, Tier::Ask, "session.ask"),
+            (&self.allow, Tier::Auto, "user.allow"),
+            (&session.allow, Tier::Auto, "session.allow"),
+        ];
+        for (rules, tier, id) in lists {
+            if tier == Tier::Auto && (always_ask || rp.norm.is_none()) {
+                continue;
+            }
+            let hit = rules
+                .iter()
+                .enumerate()
+                .find(|(_, r)| candidates.iter().any(|c| r.matches_shell(c)));
+            if let Some((i, r)) = hit {
+                return (
+                    Part {
+                        tier,
+                        text,
+                        rule: format!("{id}[{i}]"),
+                        reason: format!("matches {} rule `{}`", tier_word(tier), r.source),
+                        span: Some(rp.span),
+                    },
+                    false,
+                );
+            }
+        }
+        if let Some((id, r)) = exact_whole {
+            if !always_ask && f.tier != Tier::Deny {
+                return (
+                    Part {
+                        tier: Tier::Auto,
+                        text,
+                        rule: id.clone(),
+                        reason: format!("the whole command matches allow rule `{}`", r.source),
+                        span: Some(rp.span),
+                    },
+                    false,
+                );
+            }
+        }
+        (builtin(f, text), false)
+    }
+
     /// The "always allow" scopes a prompt may offer for this call, narrowest first,
-    /// as rule strings (`Bash(git push origin main)`, `Bash(git push:*)`).
-    pub fn scopes(&self, _call: &ToolCall) -> Vec<String> {
-        Vec::new()
+    /// as rule strings (`Bash(git push origin main)`, `Bash(git push:*)`). Empty when no
+    /// rule may allow it (hard deny, dynamic or unparseable commands, malformed calls).
+    pub fn scopes(&self, call: &ToolCall) -> Vec<String> {
+        let v = self.classify(call);
+        if v.is_hard_deny() || v.rule.starts_with("input.") {
+            return Vec::new();
+        }
+        match call.family() {
+            Family::Shell => {
+                if v.parts.iter().any(|p| {
+                    matches!(
+                        p.rule.as_str(),
+                        "builtin.shell.dynamic"
+                            | "builtin.shell.unparseable"
+                            | "builtin.shell.too-long"
+                    ) || p.tier == Tier::Deny
+                }) {
+                    return Vec::new();
+                }
+                let Ok(cmd) = str_arg(call, &["command"]) else {
+                    return Vec::new();
+                };
+                let cmd = collapse_ws(cmd);
+                if cmd.contains(')') {
+                    // A `)` would end the rule's specifier early: offer nothing rather
+                    // than a rule that means something else.
+                    return Vec::new();
+                }
+                let mut out = vec![format!("Bash({cmd})")];
+                if v.parts.len() == 1 {
+                    let words: Vec<&str> = cmd.split(' ').collect();
+                    let sub_ok = |w: &str| {
+                        !w.is_empty()
+                            && w.chars().all(|c| {
+                                c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.')
+                            })
+                            && !w.starts_with('-')
+                    };
+                    let prefix = match words.as_slice() {
+                        [p, s, _, ..] if sub_ok(s) => Some(format!("{p} {s}")),
+                        [p, _, ..] => Some((*p).to_string()),
+                        _ => None,
+                    };
+                    if let Some(prefix) = prefix {
+                        if !prefix.contains(['*', '?', '(']) {
+                            out.push(format!("Bash({prefix}:*)"));
+                        }
+                    }
+                }
+                out
+            }
+            Family::Read | Family::Edit => {
+                let Ok(path) = str_arg(call, &["path", "file_path"]) else {
+                    return Vec::new();
+                };
+                let abs = resolve(path, &self.workspace, &self.home);
+                if abs.contains(['*', '?', '(', ')']) {
+                    return Vec::new();
+                }
+                let tool = if call.family() == Family::Read {
+                    "Read"
+                } else {
+                    "Edit"
+                };
+                let mut out = vec![format!("{tool}({abs})")];
+                if let Some(i) = abs.rfind('/') {
+                    if i > 0 {
+                        out.push(format!("{tool}({}/**)", &abs[..i]));
+                    }
+                }
+                out
+            }
+            Family::Fetch => match str_arg(call, &["url"]).map(classify_url) {
+                Ok(UrlClass::Public { host }) | Ok(UrlClass::Internal { host, .. }) => {
+                    vec![format!("WebFetch(domain:{host})")]
+                }
+                _ => Vec::new(),
+            },
+            Family::Mcp | Family::Other => {
+                if call
+                    .tool
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                {
+                    vec![call.tool.clone()]
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+}
+
+fn tier_word(t: Tier) -> &'static str {
+    match t {
+        Tier::Auto => "allow",
+        Tier::Ask => "ask",
+        Tier::Deny => "deny",
+    }
+}
+
+fn malformed(why: &str) -> Verdict {
+    Verdict::new(
+        Tier::Ask,
+        "builtin.malformed",
+        format!("malformed tool call: {why}"),
+    )
+}
+
+fn str_arg<'c>(call: &'c ToolCall, keys: &[&str]) -> Result<&'c str, Verdict> {
+    let Some(obj) = call.args.as_object() else {
+        return Err(malformed("`args` must be an object"));
+    };
+    for k in keys {
+        match obj.get(*k) {
+            Some(Value::String(s)) => return Ok(s),
+            Some(other) => {
+                return Err(malformed(&format!(
+                    "`{k}` must be a string, not {}",
+                    json_kind(other)
+                )));
+            }
+            None => {}
+        }
+    }
+    Err(malformed(&format!("missing `{}`", keys[0])))
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The strictest part decides; the first part of that tier gives rule, reason, span.
+/// A hard-deny part outranks a user-rule deny so `rule` names the built-in.
+fn combine(parts: Vec<(Part, bool)>) -> Verdict {
+    let mut best: Option<usize> = None;
+    for (i, (p, hard)) in parts.iter().enumerate() {
+        best = match best {
+            None => Some(i),
+            Some(b) => {
+                let (bp, bhard) = &parts[b];
+                if p.tier > bp.tier || (p.tier == bp.tier && *hard && !bhard) {
+                    Some(i)
+                } else {
+                    Some(b)
+                }
+            }
+        };
+    }
+    let parts: Vec<Part> = parts.into_iter().map(|(p, _)| p).collect();
+    match best.and_then(|b| parts.get(b)) {
+        Some(p) => {
+            let (tier, rule, reason, span) = (p.tier, p.rule.clone(), p.reason.clone(), p.span);
+            Verdict {
+                tier,
+                rule,
+                reason,
+                span,
+                parts,
+            }
+        }
+        None => Verdict::new(Tier::Ask, "builtin.shell.empty", "no command"),
     }
 }

@@ -1,0 +1,100 @@
+//! Small, non-backtracking-explosive glob matchers for rules.
+
+/// Matches `text` against a pattern where `*` matches any run of characters (including
+/// spaces and `/`) and `?` one character. Greedy with single backtrack point: O(n·m).
+pub fn match_str(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// Matches a `/`-separated path against a pattern where `**` is any number of whole
+/// segments, and `*` / `?` match within one segment.
+pub fn match_path(pattern: &str, path: &str) -> bool {
+    let ps: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
+    let ts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < ts.len() {
+        if pi < ps.len() && ps[pi] == "**" {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < ps.len() && segment(ps[pi], ts[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    while pi < ps.len() && ps[pi] == "**" {
+        pi += 1;
+    }
+    pi == ps.len()
+}
+
+fn segment(p: &str, t: &str) -> bool {
+    if !p.contains(['*', '?']) {
+        return p == t;
+    }
+    match_str(p, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings() {
+        for (p, t, want) in [
+            ("git push*", "git push origin main", true),
+            ("git push*", "git pull", false),
+            ("*", "", true),
+            ("a?c", "abc", true),
+            ("npm test", "npm test", true),
+            ("npm test", "npm testx", false),
+        ] {
+            assert_eq!(match_str(p, t), want, "{p} ~ {t}");
+        }
+        let long = "a".repeat(65536);
+        assert!(!match_str("*a*a*a*b", &long));
+    }
+
+    #[test]
+    fn paths() {
+        for (p, t, want) in [
+            ("**/.env", "/home/dev/app/.env", true),
+            ("**/.env", "/home/dev/app/config/.env", true),
+            ("/home/dev/docs/**", "/home/dev/docs/a/b.md", true),
+            ("/home/dev/docs/**", "/home/dev/other/a.md", false),
+            ("/home/*/x", "/home/dev/x", true),
+            ("/home/*/x", "/home/dev/y/x", false),
+            ("src/*.rs", "src/main.rs", true),
+        ] {
+            assert_eq!(match_path(p, t), want, "{p} ~ {t}");
+        }
+    }
+}

@@ -1,0 +1,701 @@
+//! The durable permission marker (DESIGN §3): what a parked run leaves behind so that a
+//! prompt can be rendered, and the run resumed, after a reload, in another tab or in
+//! another process.
+//!
+//! Marker JSON, version 1 (`v: 1`):
+//!
+//! ```json
+//! {"v":1,"run_id":"r-1","session_id":"s-1","owner":"alice","status":"awaiting_permission",
+//!  "revision":1,"created_at":1000,"expires_at":86401000,
+//!  "request":{"tool_call_ids":["call_1","call_2"],"tool":"bash","args":{"command":"rm -rf build"},
+//!             "anchor":"…","tier":"ask","rule":"…","reason":"…"},
+//!  "calls":[{"tool_call_id":"call_1","tool":"bash","args":{"command":"rm -rf build"},
+//!            "anchor":"…","tier":"ask","rule":"…","reason":"…"},
+//!           {"tool_call_id":"call_2","tool":"write","args":{"path":"/etc/hosts"},
+//!            "anchor":"…","tier":"ask","rule":"…","reason":"…"}],
+//!  "history":"<opaque resume state of the host>"}
+//! ```
+//!
+//! **Extension of DESIGN §3:** `request` describes the *first* pending call and lists
+//! every pending id in `tool_call_ids`; `calls` carries *every* pending call (with its
+//! own tool, args, anchor, tier, rule, reason and optional `span`). A marker written
+//! without `calls` (the bare DESIGN shape) is read when it has at most one id.
+//! A park with no pending call writes the fallback marker: `tool_call_ids: []`,
+//! `tool: "unknown"`, `args: {}`, `calls: []`.
+//!
+//! Decoding ([`Marker::decode`]) is a checking constructor: any byte string yields a
+//! marker or an [`Error::BadMarker`] saying what was wrong — never a panic.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::call::{anchor, ToolCall};
+use crate::error::Error;
+use crate::run::RunStatus;
+use crate::verdict::{Tier, Verdict};
+
+/// The marker format this build writes and reads.
+pub const MARKER_VERSION: u64 = 1;
+/// Upper bound of an encoded marker (UTF-8 bytes). Larger markers are refused when
+/// parking and rejected as corrupt when decoding (decided before parsing).
+pub const MAX_MARKER_BYTES: usize = 1024 * 1024;
+/// Upper bound of the host's opaque `history` (UTF-8 bytes), leaving room in
+/// [`MAX_MARKER_BYTES`] for the calls and for JSON escaping.
+pub const MAX_HISTORY_BYTES: usize = 512 * 1024;
+/// Time to live of a marker when the park request names none: 24 hours.
+pub const DEFAULT_MARKER_TTL_MS: u64 = 24 * 60 * 60 * 1000;
+/// Longest allowed time to live of a marker: 7 days (no unbounded wait).
+pub const MAX_MARKER_TTL_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+/// Longest run, session, owner or tool call id (bytes).
+pub const MAX_ID_BYTES: usize = 256;
+/// The tool name of the fallback marker written by a park with no pending call.
+pub const FALLBACK_TOOL: &str = "unknown";
+/// The rule id of the fallback marker.
+pub const FALLBACK_RULE: &str = "toolgate.park.no-pending-call";
+
+/// One pending tool call as the marker's `calls` entry holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingCall {
+    pub tool_call_id: String,
+    pub tool: String,
+    pub args: Value,
+    /// `anchor(tool, args)`: a decision must carry it.
+    pub anchor: String,
+    pub tier: Tier,
+    pub rule: String,
+    pub reason: String,
+    /// Byte range in the shell command that decided the verdict, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<[usize; 2]>,
+}
+
+/// The marker's `request` object (DESIGN §3): the first pending call, all pending ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarkerRequest {
+    pub tool_call_ids: Vec<String>,
+    pub tool: String,
+    pub args: Value,
+    pub anchor: String,
+    pub tier: Tier,
+    pub rule: String,
+    pub reason: String,
+}
+
+/// One call a host asks to park: its id, the call itself and the classifier's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParkCall {
+    pub tool_call_id: String,
+    #[serde(flatten)]
+    pub call: ToolCall,
+    pub verdict: Verdict,
+}
+
+/// A request to park a run: `park(run_id, session_id, owner, calls, history)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Park {
+    pub run_id: String,
+    pub session_id: String,
+    pub owner: String,
+    #[serde(default)]
+    pub calls: Vec<ParkCall>,
+    /// The host's opaque resume state (e.g. the model message history).
+    pub history: String,
+    /// Time to live; [`DEFAULT_MARKER_TTL_MS`] when absent, at most [`MAX_MARKER_TTL_MS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+}
+
+/// A checked, decoded permission marker. Its `status` is always `awaiting_permission`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    pub run_id: String,
+    pub session_id: String,
+    pub owner: String,
+    pub revision: u64,
+    pub created_at: u64,
+    pub expires_at: u64,
+    /// Every pending call, in the order they were parked (may be empty: fallback).
+    pub calls: Vec<PendingCall>,
+    pub history: String,
+}
+
+/// The host's check of its own `history` string, run when parking and when decoding
+/// (e.g. "parses as my message list"). A refusal makes the marker corrupt.
+pub trait HistoryCheck {
+    /// `Err(reason)` when the history is not usable.
+    fn check(&self, history: &str) -> Result<(), String>;
+}
+
+impl<F: Fn(&str) -> Result<(), String>> HistoryCheck for F {
+    fn check(&self, history: &str) -> Result<(), String> {
+        self(history)
+    }
+}
+
+/// Accepts every history (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnyHistory;
+
+impl HistoryCheck for AnyHistory {
+    fn check(&self, _history: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Accepts a history that is well-formed JSON (hosts that store a message list).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonHistory;
+
+impl HistoryCheck for JsonHistory {
+    fn check(&self, history: &str) -> Result<(), String> {
+        serde_json::from_str::<serde::de::IgnoredAny>(history)
+            .map(|_| ())
+            .map_err(|e| format!("history is not JSON: {e}"))
+    }
+}
+
+/// A person's decision for one pending call, as `resume` takes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResumeDecision {
+    pub tool_call_id: String,
+    /// The pending call's anchor, as the prompt showed it.
+    pub anchor: String,
+    #[serde(flatten)]
+    pub choice: Choice,
+}
+
+/// `{"decision":"allow","scope":…}` or `{"decision":"deny","message":…}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Choice {
+    /// Run the call. `scope` is carried to the host untouched (an "always allow" scope
+    /// is the registry's business, not the marker's).
+    Allow {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<String>,
+    },
+    /// Do not run it; the model gets `User refused permission: <message>`.
+    Deny {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+}
+
+impl ResumeDecision {
+    /// Allow once.
+    pub fn allow(tool_call_id: impl Into<String>, anchor: impl Into<String>) -> ResumeDecision {
+        ResumeDecision {
+            tool_call_id: tool_call_id.into(),
+            anchor: anchor.into(),
+            choice: Choice::Allow { scope: None },
+        }
+    }
+
+    /// Deny, with the person's message (may be empty).
+    pub fn deny(
+        tool_call_id: impl Into<String>,
+        anchor: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ResumeDecision {
+        ResumeDecision {
+            tool_call_id: tool_call_id.into(),
+            anchor: anchor.into(),
+            choice: Choice::Deny {
+                message: Some(message.into()),
+            },
+        }
+    }
+}
+
+/// What happened to one pending call at resume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// Run the call (with exactly the args the marker holds).
+    Approved {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<String>,
+    },
+    /// A person said no. Not a failed run: the model receives [`refusal_text`].
+    Denied { message: String },
+}
+
+impl CallOutcome {
+    /// True only for `Approved`: the only outcome that lets the tool run.
+    pub fn is_approved(&self) -> bool {
+        match self {
+            CallOutcome::Approved { .. } => true,
+            CallOutcome::Denied { .. } => false,
+        }
+    }
+
+    /// The tool result text the model receives instead of running the tool, if any.
+    pub fn tool_result_text(&self) -> Option<String> {
+        match self {
+            CallOutcome::Approved { .. } => None,
+            CallOutcome::Denied { message } => Some(refusal_text(message)),
+        }
+    }
+}
+
+/// The tool result a denial becomes for the model: `User refused permission: <message>`,
+/// or `User refused permission.` when the message is empty or blank.
+pub fn refusal_text(message: &str) -> String {
+    let message = message.trim();
+    if message.is_empty() {
+        "User refused permission.".to_string()
+    } else {
+        format!("User refused permission: {message}")
+    }
+}
+
+/// The outcome for one pending call, with the exact call the marker held.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallResult {
+    pub tool_call_id: String,
+    pub tool: String,
+    pub args: Value,
+    #[serde(flatten)]
+    pub outcome: CallOutcome,
+}
+
+impl Marker {
+    /// Builds the marker of a park request at `now` with the given store `revision`.
+    /// Several calls go into one marker; no call gives the fallback marker.
+    pub fn park(
+        park: &Park,
+        check: &dyn HistoryCheck,
+        revision: u64,
+        now: u64,
+    ) -> Result<Marker, Error> {
+        let bad = |reason: String| Error::BadPark {
+            run_id: park.run_id.clone(),
+            reason,
+        };
+        if park.history.len() > MAX_HISTORY_BYTES {
+            return Err(Error::HistoryTooLarge {
+                bytes: park.history.len(),
+                limit: MAX_HISTORY_BYTES,
+            });
+        }
+        let ttl = park.ttl_ms.unwrap_or(DEFAULT_MARKER_TTL_MS);
+        if ttl == 0 || ttl > MAX_MARKER_TTL_MS {
+            return Err(bad(format!(
+                "ttl_ms {ttl} is out of range (1..={MAX_MARKER_TTL_MS})"
+            )));
+        }
+        check
+            .check(&park.history)
+            .map_err(|reason| Error::HistoryRejected { reason })?;
+        let calls = park
+            .calls
+            .iter()
+            .map(|c| PendingCall {
+                tool_call_id: c.tool_call_id.clone(),
+                tool: c.call.tool.clone(),
+                args: c.call.args.clone(),
+                anchor: c.call.anchor(),
+                tier: c.verdict.tier,
+                rule: c.verdict.rule.clone(),
+                reason: c.verdict.reason.clone(),
+                span: c.verdict.span,
+            })
+            .collect();
+        let marker = Marker {
+            run_id: park.run_id.clone(),
+            session_id: park.session_id.clone(),
+            owner: park.owner.clone(),
+            revision,
+            created_at: now,
+            expires_at: now.saturating_add(ttl),
+            calls,
+            history: park.history.clone(),
+        };
+        marker.check().map_err(bad)?;
+        Ok(marker)
+    }
+
+    /// The DESIGN §3 `request` object: the first pending call (or the fallback) and
+    /// every pending id.
+    pub fn request(&self) -> MarkerRequest {
+        let tool_call_ids = self.calls.iter().map(|c| c.tool_call_id.clone()).collect();
+        match self.calls.first() {
+            Some(first) => MarkerRequest {
+                tool_call_ids,
+                tool: first.tool.clone(),
+                args: first.args.clone(),
+                anchor: first.anchor.clone(),
+                tier: first.tier,
+                rule: first.rule.clone(),
+                reason: first.reason.clone(),
+            },
+            None => fallback_request(),
+        }
+    }
+
+    /// True once `now` reaches `expires_at`: the marker resumes nothing.
+    pub fn is_expired(&self, now: u64) -> bool {
+        now >= self.expires_at
+    }
+
+    /// The marker JSON, refused when over [`MAX_MARKER_BYTES`].
+    pub fn encode(&self) -> Result<String, Error> {
+        bounded(serde_json::to_string(self))
+    }
+
+    /// Decodes and checks a marker, accepting any history.
+    pub fn decode(text: &str) -> Result<Marker, Error> {
+        Marker::decode_with(text, &AnyHistory)
+    }
+
+    /// Decodes and checks a marker; `check` is the host's history check.
+    pub fn decode_with(text: &str, check: &dyn HistoryCheck) -> Result<Marker, Error> {
+        let bad = |reason: String| Error::BadMarker { reason };
+        let object = parse_object(text).map_err(bad)?;
+        let status = status_of(&object).map_err(bad)?;
+        match status {
+            RunStatus::AwaitingPermission => {
+                Marker::from_object(object, check).map_err(|reason| Error::BadMarker { reason })
+            }
+            RunStatus::Running
+            | RunStatus::Completed
+            | RunStatus::Failed
+            | RunStatus::Cancelled => Err(Error::BadMarker {
+                reason: format!("status is `{status}`; a marker is `awaiting_permission`"),
+            }),
+        }
+    }
+
+    /// Decodes the fields of a version-checked object whose status is awaiting.
+    pub(crate) fn from_object(
+        object: Map<String, Value>,
+        check: &dyn HistoryCheck,
+    ) -> Result<Marker, String> {
+        let raw: MarkerIn =
+            serde_json::from_value(Value::Object(object)).map_err(|e| format!("{e}"))?;
+        let calls = match raw.calls {
+            Some(calls) => calls,
+            None => match raw.request.tool_call_ids.as_slice() {
+                [] => Vec::new(),
+                [id] => vec![PendingCall {
+                    tool_call_id: id.clone(),
+                    tool: raw.request.tool.clone(),
+                    args: raw.request.args.clone(),
+                    anchor: raw.request.anchor.clone(),
+                    tier: raw.request.tier,
+                    rule: raw.request.rule.clone(),
+                    reason: raw.request.reason.clone(),
+                    span: None,
+                }],
+                ids => {
+                    return Err(format!(
+                        "request lists {} tool_call_ids but the marker has no `calls`",
+                        ids.len()
+                    ))
+                }
+            },
+        };
+        if raw.request.anchor != anchor(&raw.request.tool, &raw.request.args) {
+            return Err(format!(
+                "tampered: request anchor {} does not match its tool `{}` and args",
+                raw.request.anchor, raw.request.tool
+            ));
+        }
+        let marker = Marker {
+            run_id: raw.run_id,
+            session_id: raw.session_id,
+            owner: raw.owner,
+            revision: raw.revision,
+            created_at: raw.created_at,
+            expires_at: raw.expires_at,
+            calls,
+            history: raw.history,
+        };
+        marker.check()?;
+        let request = marker.request();
+        // `request` is derived from `calls`; anything else is an edited marker. The
+        // fallback request is compared by ids only (its text is informational).
+        let consistent = if marker.calls.is_empty() {
+            raw.request.tool_call_ids.is_empty()
+        } else {
+            raw.request == request
+        };
+        if !consistent {
+            return Err(format!(
+                "tampered: request (ids {:?}, tool `{}`, anchor {}) does not describe the pending calls (ids {:?}, first tool `{}`, anchor {})",
+                raw.request.tool_call_ids,
+                raw.request.tool,
+                raw.request.anchor,
+                request.tool_call_ids,
+                request.tool,
+                request.anchor
+            ));
+        }
+        check
+            .check(&marker.history)
+            .map_err(|reason| format!("history refused by the host's check: {reason}"))?;
+        Ok(marker)
+    }
+
+    /// The invariants of a marker, shared by park and decode; `Err` says which failed.
+    fn check(&self) -> Result<(), String> {
+        check_id("run_id", &self.run_id)?;
+        check_id("session_id", &self.session_id)?;
+        check_id("owner", &self.owner)?;
+        if self.revision == 0 {
+            return Err("revision is 0; revisions start at 1".to_string());
+        }
+        if self.expires_at < self.created_at {
+            return Err(format!(
+                "expires_at {} is before created_at {}",
+                self.expires_at, self.created_at
+            ));
+        }
+        if self.history.len() > MAX_HISTORY_BYTES {
+            return Err(format!(
+                "history of {} bytes is over the limit of {MAX_HISTORY_BYTES} bytes",
+                self.history.len()
+            ));
+        }
+        for (i, call) in self.calls.iter().enumerate() {
+            check_id("tool_call_id", &call.tool_call_id)?;
+            if self.calls[..i]
+                .iter()
+                .any(|c| c.tool_call_id == call.tool_call_id)
+            {
+                return Err(format!(
+                    "tool call id `{}` appears twice",
+                    call.tool_call_id
+                ));
+            }
+            match call.tier {
+                Tier::Auto | Tier::Ask => {}
+                Tier::Deny => {
+                    return Err(format!(
+                    "tool call `{}` is denied by rule `{}`; a denied call is refused, never asked",
+                    call.tool_call_id, call.rule
+                ))
+                }
+            }
+            if call.anchor != anchor(&call.tool, &call.args) {
+                return Err(format!(
+                    "tampered: anchor of tool call `{}` does not match its tool `{}` and args",
+                    call.tool_call_id, call.tool
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the decisions against the pending calls: each anchor matches, every
+    /// pending id is decided exactly once, no unknown id. Returns one result per
+    /// pending call, in marker order.
+    pub fn resolve(&self, decisions: &[ResumeDecision]) -> Result<Vec<CallResult>, Error> {
+        let mut chosen: Vec<Option<&Choice>> = vec![None; self.calls.len()];
+        for d in decisions {
+            let Some(i) = self
+                .calls
+                .iter()
+                .position(|c| c.tool_call_id == d.tool_call_id)
+            else {
+                return Err(Error::UnknownToolCall {
+                    run_id: self.run_id.clone(),
+                    tool_call_id: d.tool_call_id.clone(),
+                });
+            };
+            let call = &self.calls[i];
+            if chosen[i].is_some() {
+                return Err(Error::DuplicateDecision {
+                    run_id: self.run_id.clone(),
+                    tool_call_id: d.tool_call_id.clone(),
+                });
+            }
+            if d.anchor != call.anchor {
+                return Err(Error::AnchorMismatch {
+                    run_id: self.run_id.clone(),
+                    tool_call_id: d.tool_call_id.clone(),
+                    expected: call.anchor.clone(),
+                    got: d.anchor.clone(),
+                });
+            }
+            chosen[i] = Some(&d.choice);
+        }
+        let missing: Vec<String> = self
+            .calls
+            .iter()
+            .zip(&chosen)
+            .filter(|(_, c)| c.is_none())
+            .map(|(call, _)| call.tool_call_id.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::MissingDecision {
+                run_id: self.run_id.clone(),
+                tool_call_ids: missing,
+            });
+        }
+        Ok(self
+            .calls
+            .iter()
+            .zip(chosen)
+            .filter_map(|(call, choice)| {
+                let outcome = match choice? {
+                    Choice::Allow { scope } => CallOutcome::Approved {
+                        scope: scope.clone(),
+                    },
+                    Choice::Deny { message } => CallOutcome::Denied {
+                        message: message.clone().unwrap_or_default(),
+                    },
+                };
+                Some(CallResult {
+                    tool_call_id: call.tool_call_id.clone(),
+                    tool: call.tool.clone(),
+                    args: call.args.clone(),
+                    outcome,
+                })
+            })
+            .collect())
+    }
+}
+
+impl Serialize for Marker {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        MarkerOut {
+            v: MARKER_VERSION,
+            run_id: &self.run_id,
+            session_id: &self.session_id,
+            owner: &self.owner,
+            status: RunStatus::AwaitingPermission,
+            revision: self.revision,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+            request: self.request(),
+            calls: &self.calls,
+            history: &self.history,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// The request of the fallback marker (a park with no pending call).
+fn fallback_request() -> MarkerRequest {
+    let args = Value::Object(Map::new());
+    MarkerRequest {
+        tool_call_ids: Vec::new(),
+        tool: FALLBACK_TOOL.to_string(),
+        anchor: anchor(FALLBACK_TOOL, &args),
+        args,
+        tier: Tier::Ask,
+        rule: FALLBACK_RULE.to_string(),
+        reason: "the run was parked with no pending tool call".to_string(),
+    }
+}
+
+fn check_id(field: &str, id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err(format!("{field} is empty"));
+    }
+    if id.len() > MAX_ID_BYTES {
+        return Err(format!(
+            "{field} is {} bytes, over the limit of {MAX_ID_BYTES}",
+            id.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Serialises with the size bound of [`MAX_MARKER_BYTES`].
+pub(crate) fn bounded(json: Result<String, serde_json::Error>) -> Result<String, Error> {
+    let text = json.map_err(|e| Error::BadMarker {
+        reason: format!("cannot encode: {e}"),
+    })?;
+    if text.len() > MAX_MARKER_BYTES {
+        return Err(Error::MarkerTooLarge {
+            bytes: text.len(),
+            limit: MAX_MARKER_BYTES,
+        });
+    }
+    Ok(text)
+}
+
+/// Parses a stored document into a JSON object of a known version. Bounded in size
+/// before parsing; truncation is named as such.
+pub(crate) fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
+    if text.len() > MAX_MARKER_BYTES {
+        return Err(format!(
+            "{} bytes, over the limit of {MAX_MARKER_BYTES} bytes",
+            text.len()
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Eof => format!("truncated: {e}"),
+        serde_json::error::Category::Syntax
+        | serde_json::error::Category::Data
+        | serde_json::error::Category::Io => format!("not JSON: {e}"),
+    })?;
+    let Value::Object(object) = value else {
+        return Err(format!("expected a JSON object, found {}", kind(&value)));
+    };
+    match object.get("v") {
+        None => Err("missing field `v` (the marker version)".to_string()),
+        Some(Value::Number(n)) if n.as_u64() == Some(MARKER_VERSION) => Ok(object),
+        Some(other) => Err(format!(
+            "unknown version v={other} (this build reads v={MARKER_VERSION})"
+        )),
+    }
+}
+
+/// The `status` of a version-checked object.
+pub(crate) fn status_of(object: &Map<String, Value>) -> Result<RunStatus, String> {
+    match object.get("status") {
+        None => Err("missing field `status`".to_string()),
+        Some(Value::String(s)) => {
+            RunStatus::parse(s).ok_or_else(|| format!("unknown status `{s}`"))
+        }
+        Some(other) => Err(format!(
+            "field `status`: expected a string, found {}",
+            kind(other)
+        )),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The stored shape, read side (version and status already checked).
+#[derive(Deserialize)]
+struct MarkerIn {
+    run_id: String,
+    session_id: String,
+    owner: String,
+    revision: u64,
+    created_at: u64,
+    expires_at: u64,
+    request: MarkerRequest,
+    #[serde(default)]
+    calls: Option<Vec<PendingCall>>,
+    history: String,
+}
+
+/// The stored shape, write side (borrowed: no copy of the history).
+#[derive(Serialize)]
+struct MarkerOut<'a> {
+    v: u64,
+    run_id: &'a str,
+    session_id: &'a str,
+    owner: &'a str,
+    status: RunStatus,
+    revision: u64,
+    created_at: u64,
+    expires_at: u64,
+    request: MarkerRequest,
+    calls: &'a [PendingCall],
+    history: &'a str,
+}

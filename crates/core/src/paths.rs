@@ -1,0 +1,154 @@
+//! Lexical path handling: resolution against the workspace, secret files, system dirs.
+//! No file system access: `..` is folded textually, `~` is the policy's home.
+
+/// Top-level system directories (DESIGN §1, `rm-root`).
+pub const SYSTEM_DIRS: &[&str] = &[
+    "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin",
+    "/srv", "/sys", "/usr", "/var",
+];
+
+/// Directories an edit may never write into (DESIGN §1, edit `deny`).
+pub const EDIT_DENY_DIRS: &[&str] = &[
+    "/etc", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/dev", "/proc", "/sys",
+];
+
+/// Resolves `path` lexically against `cwd` (absolute) and `home`: `~` and `~/x` expand,
+/// relative paths join `cwd`, `.` and `..` fold, repeated `/` collapse. The result is
+/// absolute and has no trailing `/` (except `/` itself).
+pub fn resolve(path: &str, cwd: &str, home: &str) -> String {
+    let joined: String = if path == "~" {
+        home.to_string()
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        format!("{home}/{rest}")
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{cwd}/{path}")
+    };
+    normalize(&joined)
+}
+
+/// Folds `.`, `..` and repeated separators of an absolute path.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    if parts.is_empty() {
+        return "/".to_string();
+    }
+    let mut out = String::with_capacity(path.len());
+    for p in parts {
+        out.push('/');
+        out.push_str(p);
+    }
+    out
+}
+
+/// True when `path` (absolute, normalized) is `dir` or inside it.
+pub fn is_within(path: &str, dir: &str) -> bool {
+    if dir == "/" {
+        return true;
+    }
+    path == dir
+        || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
+}
+
+/// True when `path` lies under one of `dirs` (or is one of them). `/lib*` counts for
+/// any directory named `lib…` at the top (`/lib32`, `/libx32`).
+pub fn under_any(path: &str, dirs: &[&str]) -> bool {
+    dirs.iter().any(|d| is_within(path, d))
+}
+
+/// A secret file by name or location (DESIGN §1): `.env*`, `*.pem`, `*.key`, `id_rsa*`,
+/// `id_ed25519*`, anything under `.ssh/`, `.aws/credentials`, `.netrc`, `.git-credentials`.
+pub fn is_secret(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let mut segs = lower.split('/').filter(|s| !s.is_empty()).peekable();
+    let mut prev = "";
+    while let Some(seg) = segs.next() {
+        let last = segs.peek().is_none();
+        if seg == ".ssh" || seg == ".gnupg" {
+            return true;
+        }
+        if last
+            && (seg.starts_with(".env")
+                || seg.ends_with(".pem")
+                || seg.ends_with(".key")
+                || seg.starts_with("id_rsa")
+                || seg.starts_with("id_ed25519")
+                || seg.starts_with("id_ecdsa")
+                || seg.starts_with("id_dsa")
+                || seg == ".netrc"
+                || seg == "_netrc"
+                || seg == ".git-credentials"
+                || seg == ".pgpass"
+                || (seg == "credentials" && prev == ".aws"))
+        {
+            return true;
+        }
+        prev = seg;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves() {
+        let cases = [
+            ("src/main.rs", "/home/dev/app/src/main.rs"),
+            ("../other/x", "/home/dev/other/x"),
+            ("../../../../..", "/"),
+            ("~", "/home/dev"),
+            ("~/.ssh/id_rsa", "/home/dev/.ssh/id_rsa"),
+            ("/usr/../etc//passwd", "/etc/passwd"),
+            (".", "/home/dev/app"),
+            ("/", "/"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(resolve(p, "/home/dev/app", "/home/dev"), want, "{p}");
+        }
+    }
+
+    #[test]
+    fn secrets() {
+        for p in [
+            ".env",
+            "config/.env.local",
+            "a/server.pem",
+            "x.key",
+            "keys/id_rsa.pub",
+            "/home/u/.ssh/config",
+            "/h/.aws/credentials",
+            ".netrc",
+            ".git-credentials",
+        ] {
+            assert!(is_secret(p), "{p}");
+        }
+        for p in [
+            "src/env.rs",
+            "README.md",
+            "keyboard.rs",
+            "credentials",
+            "docs/.environment-notes",
+        ] {
+            assert_eq!(is_secret(p), p.contains(".env"), "{p}");
+        }
+    }
+
+    #[test]
+    fn within() {
+        assert!(is_within("/home/dev/app/x", "/home/dev/app"));
+        assert!(is_within("/home/dev/app", "/home/dev/app"));
+        assert!(!is_within("/home/dev/apple", "/home/dev/app"));
+    }
+}

@@ -1,0 +1,2217 @@
+//! The built-in shell rules: hard deny, the read-only allowlist, wrappers and nested
+//! shells. Walks a parsed [`Script`] and yields one [`RawPart`] per simple command.
+
+use crate::paths::{self, resolve};
+use crate::shell::{self, Command, RedirOp, Script, SimpleCommand, Span, Word};
+use crate::verdict::Tier;
+
+/// Longest shell command classified; longer input is `ask` without being scanned.
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+
+/// What the built-in rules found for one part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub tier: Tier,
+    /// Stable id, e.g. `builtin.shell.priv-esc`.
+    pub rule: &'static str,
+    pub reason: String,
+    pub span: Span,
+}
+
+impl Finding {
+    fn new(tier: Tier, rule: &'static str, reason: impl Into<String>, span: Span) -> Finding {
+        Finding {
+            tier,
+            rule,
+            reason: reason.into(),
+            span,
+        }
+    }
+
+    /// A built-in hard deny: nothing overrides it.
+    pub fn is_hard(&self) -> bool {
+        self.tier == Tier::Deny
+    }
+}
+
+/// One simple command, classified by the built-in rules only.
+#[derive(Debug, Clone)]
+pub struct RawPart {
+    pub span: Span,
+    pub finding: Finding,
+    /// The normalised command (program basename + arguments, wrappers unwrapped), for
+    /// user rules; `None` when the command is not static (user allow rules never apply).
+    pub norm: Option<String>,
+}
+
+/// Inputs of the shell walk.
+pub struct Env<'a> {
+    pub workspace: &'a str,
+    pub home: &'a str,
+    /// The policy's default tier for commands no rule decides.
+    pub default: Tier,
+    /// Compute `norm` for user rules.
+    pub want_norm: bool,
+}
+
+/// Traits of a command that matter across a pipeline.
+#[derive(Debug, Clone, Copy, Default)]
+struct Traits {
+    downloader: bool,
+    decoder: bool,
+    /// Executes code it reads from stdin (`sh`, `python3 -`, …).
+    stdin_exec: bool,
+    /// Static text it writes to stdout (`echo …`, `printf …`), for `echo … | sh`.
+    echo: bool,
+}
+
+impl Traits {
+    fn or(self, o: Traits) -> Traits {
+        Traits {
+            downloader: self.downloader || o.downloader,
+            decoder: self.decoder || o.decoder,
+            stdin_exec: self.stdin_exec || o.stdin_exec,
+            echo: false,
+        }
+    }
+}
+
+/// Classifies a shell command string with the built-in rules.
+pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
+    if cmd.len() > MAX_COMMAND_BYTES {
+        return vec![RawPart {
+            span: [0, 0],
+            finding: Finding::new(
+                Tier::Ask,
+                "builtin.shell.too-long",
+                format!(
+                    "command too long to classify ({} bytes, limit {MAX_COMMAND_BYTES})",
+                    cmd.len()
+                ),
+                [0, 0],
+            ),
+            norm: None,
+        }];
+    }
+    let mut w = Walker {
+        env,
+        src: cmd,
+        parts: Vec::new(),
+        cwd: Some(env.workspace.to_string()),
+        depth: 0,
+    };
+    match shell::parse(cmd) {
+        Ok(script) => {
+            w.script(&script);
+        }
+        Err(e) => w.parts.push(RawPart {
+            span: e.span,
+            finding: Finding::new(
+                Tier::Ask,
+                "builtin.shell.unparseable",
+                format!("cannot parse the command: {}", e.message),
+                e.span,
+            ),
+            norm: None,
+        }),
+    }
+    if w.parts.is_empty() {
+        w.parts.push(RawPart {
+            span: [0, cmd.len()],
+            finding: Finding::new(
+                Tier::Auto,
+                "builtin.shell.empty",
+                "no command",
+                [0, cmd.len()],
+            ),
+            norm: Some(String::new()),
+        });
+    }
+    w.parts
+}
+
+struct Walker<'a> {
+    env: &'a Env<'a>,
+    src: &'a str,
+    parts: Vec<RawPart>,
+    /// Current directory as far as `cd` with static arguments tells; `None` if unknown.
+    cwd: Option<String>,
+    depth: usize,
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "ash", "csh", "tcsh", "yash", "busybox",
+];
+const INTERPRETERS: &[&str] = &[
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "deno",
+    "bun",
+    "lua",
+    "tclsh",
+    "pwsh",
+    "osascript",
+];
+const DOWNLOADERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "http",
+    "https",
+    "aria2c",
+    "lwp-request",
+    "GET",
+];
+const PRIV_ESC: &[&str] = &["sudo", "doas", "pkexec", "su", "run0", "sudoedit", "ksu"];
+const POWER: &[&str] = &["shutdown", "reboot", "halt", "poweroff"];
+const DISK_DEVICES: &[&str] = &[
+    "/dev/sd",
+    "/dev/nvme",
+    "/dev/hd",
+    "/dev/vd",
+    "/dev/mmcblk",
+    "/dev/disk",
+    "/dev/xvd",
+    "/dev/dm-",
+    "/dev/mapper/",
+    "/dev/md",
+    "/dev/loop",
+    "/dev/root",
+];
+const SYSTEM_WRITE_DIRS: &[&str] = &[
+    "/etc", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
+];
+/// Environment variables that cannot change what a command runs or reads.
+const SAFE_ENV: &[&str] = &[
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "NO_COLOR",
+    "TERM",
+    "COLUMNS",
+    "LINES",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "FORCE_COLOR",
+    "GREP_COLOR",
+    "GREP_COLORS",
+    "TIME_STYLE",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+];
+
+fn basename(s: &str) -> &str {
+    let t = s.trim_end_matches('/');
+    match t.rfind('/') {
+        Some(i) => &t[i + 1..],
+        None => t,
+    }
+}
+
+fn is_interpreter(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || INTERPRETERS.contains(&name)
+        || name.starts_with("python")
+        || name.starts_with("pypy")
+        || (name.starts_with("perl") && name[4..].bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        || (name.starts_with("ruby") && name[4..].bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        || (name.starts_with("php") && name[3..].bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+}
+
+fn join_span(a: Span, b: Span) -> Span {
+    [a[0].min(b[0]), a[1].max(b[1])]
+}
+
+fn words_span(ws: &[&Word], fallback: Span) -> Span {
+    match (ws.first(), ws.last()) {
+        (Some(f), Some(l)) => join_span(f.span, l.span),
+        _ => fallback,
+    }
+}
+
+/// A parsed option list of one command.
+struct Opts<'w> {
+    /// Short option letters with the word they came from.
+    shorts: Vec<(char, &'w Word)>,
+    /// Long options (`--name` or `--name=value`), name without dashes.
+    longs: Vec<(&'w str, &'w Word)>,
+    operands: Vec<&'w Word>,
+}
+
+impl<'w> Opts<'w> {
+    /// Splits `args`. Short letters in `takes` consume the rest of their cluster or the
+    /// next argument as a value; long names in `long_takes` consume the next argument
+    /// when written without `=`. `--` ends options.
+    fn parse(args: &[&'w Word], takes: &str, long_takes: &[&str]) -> Opts<'w> {
+        let mut o = Opts {
+            shorts: Vec::new(),
+            longs: Vec::new(),
+            operands: Vec::new(),
+        };
+        let mut i = 0;
+        let mut ended = false;
+        while i < args.len() {
+            let w = args[i];
+            let t = w.text.as_str();
+            i += 1;
+            if ended || w.dynamic || !t.starts_with('-') || t == "-" {
+                o.operands.push(w);
+                continue;
+            }
+            if t == "--" {
+                ended = true;
+                continue;
+            }
+            if let Some(long) = t.strip_prefix("--") {
+                let name = long.split('=').next().unwrap_or(long);
+                o.longs.push((name, w));
+                if !long.contains('=') && long_takes.contains(&name) {
+                    i += 1;
+                }
+                continue;
+            }
+            for (ci, c) in t[1..].char_indices() {
+                o.shorts.push((c, w));
+                if takes.contains(c) {
+                    if ci + c.len_utf8() == t.len() - 1 {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        o
+    }
+
+    fn has_short(&self, c: char) -> Option<&'w Word> {
+        self.shorts.iter().find(|(s, _)| *s == c).map(|(_, w)| *w)
+    }
+
+    /// A long option given in full or as an unambiguous-looking prefix (getopt
+    /// accepts `--recur` for `--recursive`); `min` is the shortest prefix honoured.
+    fn has_long(&self, full: &str, min: usize) -> Option<&'w Word> {
+        self.longs
+            .iter()
+            .find(|(n, _)| *n == full || (n.len() >= min && full.starts_with(n)))
+            .map(|(_, w)| *w)
+    }
+}
+
+impl<'a> Walker<'a> {
+    fn text(&self, span: Span) -> &'a str {
+        self.src.get(span[0]..span[1]).unwrap_or("")
+    }
+
+    fn default_tier(&self) -> Tier {
+        self.env.default
+    }
+
+    fn script(&mut self, s: &Script) -> Traits {
+        let mut all = Traits::default();
+        for pl in &s.pipelines {
+            let mut stage_traits: Vec<(Traits, Option<usize>, Span)> = Vec::new();
+            for cmd in &pl.stages {
+                let before = self.parts.len();
+                let t = self.command(cmd);
+                let span = command_span(cmd);
+                let main = (self.parts.len() > before).then(|| {
+                    // The stage's own part: the last part with the stage's span, or the last.
+                    (before..self.parts.len())
+                        .rev()
+                        .find(|&i| self.parts[i].span == span)
+                        .unwrap_or(self.parts.len() - 1)
+                });
+                stage_traits.push((t, main, span));
+                all = all.or(t);
+            }
+            self.pipe_checks(&stage_traits, pl);
+            if let Some(Command::Function { .. }) = pl.stages.first() {
+                // checked in `command`
+            }
+        }
+        all
+    }
+
+    /// `curl … | sh`, `base64 -d | bash`, `echo 'rm -rf /' | sh`.
+    fn pipe_checks(&mut self, stages: &[(Traits, Option<usize>, Span)], pl: &shell::Pipeline) {
+        for (j, (tj, main_j, span_j)) in stages.iter().enumerate() {
+            if !tj.stdin_exec || j == 0 {
+                continue;
+            }
+            let down = stages[..j].iter().position(|s| s.0.downloader);
+            let dec = stages[..j].iter().position(|s| s.0.decoder);
+            let (rule, what, from) = match (down, dec) {
+                (Some(i), _) => (
+                    "builtin.shell.pipe-to-shell",
+                    "remote content piped into an interpreter",
+                    i,
+                ),
+                (None, Some(i)) => (
+                    "builtin.shell.encoded-exec",
+                    "decoded content piped into an interpreter",
+                    i,
+                ),
+                (None, None) => {
+                    // `echo STATIC | sh`: classify what is echoed as a script.
+                    if stages[j - 1].0.echo {
+                        if let Some(Command::Simple(sc)) = pl.stages.get(j - 1) {
+                            self.echoed_script(sc);
+                        }
+                    }
+                    continue;
+                }
+            };
+            let span = join_span(stages[from].2, *span_j);
+            let f = Finding::new(
+                Tier::Deny,
+                rule,
+                format!("{what}: {}", self.text(span)),
+                span,
+            );
+            match main_j {
+                Some(i) => self.parts[*i].finding = f,
+                None => self.parts.push(RawPart {
+                    span,
+                    finding: f,
+                    norm: None,
+                }),
+            }
+        }
+    }
+
+    fn echoed_script(&mut self, sc: &SimpleCommand) {
+        let Some(first) = sc.words.first() else {
+            return;
+        };
+        let prog = basename(&first.text);
+        let args: Vec<&Word> = sc.words[1..].iter().collect();
+        let text = if prog == "printf" {
+            args.first().map(|w| decode_escapes(&w.text))
+        } else {
+            let escapes = args.first().is_some_and(|w| w.text == "-e");
+            let rest: Vec<&str> = args
+                .iter()
+                .map(|w| w.text.as_str())
+                .skip_while(|t| t.starts_with('-') && t.len() > 1)
+                .collect();
+            let joined = rest.join(" ");
+            Some(if escapes {
+                decode_escapes(&joined)
+            } else {
+                joined
+            })
+        };
+        if let Some(text) = text {
+            let span = words_span(&args, sc.span);
+            self.nested_text(&text, None, span);
+        }
+    }
+
+    fn command(&mut self, cmd: &Command) -> Traits {
+        match cmd {
+            Command::Simple(sc) => self.simple(sc),
+            Command::Compound {
+                body,
+                words,
+                redirects,
+                span,
+            } => {
+                for w in words {
+                    self.word_subs(w);
+                }
+                let mut t = self.script(body);
+                let sc = SimpleCommand {
+                    redirects: redirects.clone(),
+                    span: *span,
+                    ..SimpleCommand::default()
+                };
+                for r in &sc.redirects {
+                    self.word_subs(&r.target);
+                }
+                if let Some(f) = self.redirect_finding(&sc) {
+                    self.parts.push(RawPart {
+                        span: *span,
+                        finding: f,
+                        norm: None,
+                    });
+                }
+                t.echo = false;
+                t
+            }
+            Command::Function { name, body, span } => {
+                if calls_itself_in_background_or_pipe(name, body) {
+                    self.parts.push(RawPart {
+                        span: *span,
+                        finding: Finding::new(
+                            Tier::Deny,
+                            "builtin.shell.fork-bomb",
+                            format!("fork bomb: function `{name}` calls itself in a pipe or in the background"),
+                            *span,
+                        ),
+                        norm: None,
+                    });
+                }
+                self.command(body)
+            }
+            Command::Arith { words, span } => {
+                for w in words {
+                    self.word_subs(w);
+                }
+                self.parts.push(RawPart {
+                    span: *span,
+                    finding: Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.dynamic",
+                        "arithmetic evaluation can run substitutions",
+                        *span,
+                    ),
+                    norm: None,
+                });
+                Traits::default()
+            }
+        }
+    }
+
+    /// Classifies the substitutions inside a word as parts of their own.
+    fn word_subs(&mut self, w: &Word) {
+        for s in &w.subs {
+            self.sub_script(s);
+        }
+    }
+
+    fn sub_script(&mut self, s: &Script) {
+        let cwd = self.cwd.clone();
+        self.depth += 1;
+        self.script(s);
+        self.depth -= 1;
+        self.cwd = cwd;
+    }
+
+    /// Parses and classifies a nested script given as text (`bash -c '…'`, `eval …`).
+    /// `base` is its offset in the source when it maps exactly; otherwise every span is
+    /// `span`.
+    fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) {
+        if self.depth >= shell::MAX_DEPTH {
+            self.parts.push(RawPart {
+                span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    "nesting too deep",
+                    span,
+                ),
+                norm: None,
+            });
+            return;
+        }
+        let parsed = match base {
+            Some(b) => shell::parse_nested(text, b, None, self.depth + 1),
+            None => shell::parse_nested(text, 0, Some(span), self.depth + 1),
+        };
+        match parsed {
+            Ok(s) => self.sub_script(&s),
+            Err(e) => self.parts.push(RawPart {
+                span: e.span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    format!("cannot parse the nested script: {}", e.message),
+                    e.span,
+                ),
+                norm: None,
+            }),
+        }
+    }
+
+    fn simple(&mut self, sc: &SimpleCommand) -> Traits {
+        for w in sc.assigns.iter().chain(sc.words.iter()) {
+            self.word_subs(w);
+        }
+        for r in &sc.redirects {
+            self.word_subs(&r.target);
+            if let Some(doc) = &r.heredoc {
+                for s in &doc.subs {
+                    self.sub_script(s);
+                }
+            }
+        }
+        let mut findings: Vec<Finding> = Vec::new();
+        if let Some(f) = self.redirect_finding(sc) {
+            findings.push(f);
+        }
+        for a in &sc.assigns {
+            if let Some(f) = self.assign_finding(a) {
+                findings.push(f);
+            }
+        }
+        let traits;
+        let norm;
+        if sc.words.is_empty() {
+            traits = Traits::default();
+            findings.push(Finding::new(
+                Tier::Auto,
+                "builtin.shell.empty",
+                if sc.assigns.is_empty() {
+                    "no command"
+                } else {
+                    "variable assignment"
+                },
+                sc.span,
+            ));
+            norm = Some(String::new());
+        } else {
+            let expanded: Vec<Word>;
+            let words: Vec<&Word> = if sc.words.iter().any(|w| w.braces.is_some()) {
+                expanded = expand_words(&sc.words);
+                expanded.iter().collect()
+            } else {
+                sc.words.iter().collect()
+            };
+            let (f, t, n) = self.words(&words, sc);
+            findings.insert(0, f);
+            traits = t;
+            norm = n;
+        }
+        // The command's finding first: on equal tiers it explains best.
+        let mut best = 0;
+        for (i, f) in findings.iter().enumerate() {
+            if f.tier > findings[best].tier {
+                best = i;
+            }
+        }
+        let finding = findings.swap_remove(best);
+        self.parts.push(RawPart {
+            span: sc.span,
+            finding,
+            norm: if self.env.want_norm { norm } else { None },
+        });
+        traits
+    }
+
+    fn assign_finding(&self, a: &Word) -> Option<Finding> {
+        let name = a.text.split(['=', '+']).next().unwrap_or("");
+        if SAFE_ENV.contains(&name) || name.starts_with("LC_") {
+            return None;
+        }
+        Some(Finding::new(
+            self.default_tier(),
+            "builtin.shell.env",
+            format!("sets {name}, which can change what the command runs or reads"),
+            a.span,
+        ))
+    }
+
+    fn redirect_finding(&self, sc: &SimpleCommand) -> Option<Finding> {
+        let mut out: Option<Finding> = None;
+        for r in &sc.redirects {
+            if !r.op.writes() {
+                continue;
+            }
+            let f = if r.target.value().is_none() {
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.dynamic",
+                    format!(
+                        "writes to a path only known at run time: {}",
+                        self.text(r.span)
+                    ),
+                    r.span,
+                )
+            } else {
+                let t = r.target.text.as_str();
+                let abs = self.resolve_word(&r.target);
+                match abs.as_deref() {
+                    Some("/dev/null") | Some("/dev/stdout") | Some("/dev/stderr") => continue,
+                    Some(p) if DISK_DEVICES.iter().any(|d| p.starts_with(d)) => Finding::new(
+                        Tier::Deny,
+                        "builtin.shell.disk",
+                        format!("writes straight to a disk device: {}", self.text(r.span)),
+                        r.span,
+                    ),
+                    Some(p) if paths::under_any(p, SYSTEM_WRITE_DIRS) || is_lib_dir(p) => {
+                        Finding::new(
+                            Tier::Deny,
+                            "builtin.shell.system-write",
+                            format!("writes into a system directory: {}", self.text(r.span)),
+                            r.span,
+                        )
+                    }
+                    _ => Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.redirect",
+                        format!("writes to a file: {t}"),
+                        r.span,
+                    ),
+                }
+            };
+            if out.as_ref().is_none_or(|o| f.tier > o.tier) {
+                out = Some(f);
+            }
+        }
+        out
+    }
+
+    /// Resolves a static path word against the current directory.
+    fn resolve_word(&self, w: &Word) -> Option<String> {
+        let t = w.text.as_str();
+        if t.starts_with('/') || (w.tilde && (t == "~" || t.starts_with("~/"))) {
+            return Some(resolve(t, "/", self.env.home));
+        }
+        self.cwd.as_deref().map(|c| resolve(t, c, self.env.home))
+    }
+
+    /// True when a path argument names `/`, the home directory or a top-level system
+    /// directory (also `/*`, `~/`, `$HOME`, `..`-escapes, and globs at the top level).
+    fn is_root_like(&self, w: &Word) -> bool {
+        let t = w.text.as_str();
+        if w.dynamic {
+            let rest = t
+                .strip_prefix("$HOME")
+                .or_else(|| t.strip_prefix("${HOME}"))
+                .or_else(|| t.strip_prefix("${HOME:?}"));
+            return matches!(rest, Some("" | "/" | "/*" | "/." | "/./"));
+        }
+        if w.tilde && !t.starts_with("~/") && t != "~" {
+            // `~user`: another user's home directory.
+            return !t[1..].contains('/') || t.ends_with('/');
+        }
+        let mut t = t.to_string();
+        if w.glob {
+            // `X/*`, `X/.*`: the directory X itself is being emptied.
+            for suffix in ["/*", "/.*", "*"] {
+                if let Some(stripped) = t.strip_suffix(suffix) {
+                    t = if stripped.is_empty() && suffix == "/*" {
+                        "/".to_string()
+                    } else if stripped.is_empty() {
+                        ".".to_string()
+                    } else {
+                        stripped.to_string()
+                    };
+                    break;
+                }
+            }
+            if t.contains(['*', '?', '[']) {
+                // A glob in the first component of an absolute path may match /etc.
+                let first = t.trim_start_matches('/').split('/').next().unwrap_or("");
+                return t.starts_with('/') && first.contains(['*', '?', '[']);
+            }
+        }
+        let probe = Word {
+            text: t,
+            tilde: w.tilde,
+            ..Word::default()
+        };
+        match self.resolve_word(&probe) {
+            Some(p) => p == "/" || p == self.env.home || paths::SYSTEM_DIRS.contains(&p.as_str()),
+            None => false,
+        }
+    }
+
+    /// Classifies a command given as words (wrappers unwrapped recursively).
+    fn words(&mut self, words: &[&Word], sc: &SimpleCommand) -> (Finding, Traits, Option<String>) {
+        let none = Traits::default();
+        let Some(first) = words.first() else {
+            return (
+                Finding::new(Tier::Auto, "builtin.shell.empty", "no command", sc.span),
+                none,
+                Some(String::new()),
+            );
+        };
+        let Some(value) = first.value() else {
+            let f = Finding::new(
+                Tier::Ask,
+                "builtin.shell.dynamic",
+                format!("the program is only known at run time: {}", first.text),
+                first.span,
+            );
+            return (f, none, None);
+        };
+        let name = basename(value);
+        let args = &words[1..];
+        let norm = || -> Option<String> {
+            let mut s = String::from(name);
+            for a in args {
+                s.push(' ');
+                s.push_str(&a.text);
+            }
+            Some(s)
+        };
+        let all = words_span(words, sc.span);
+        let deny = |rule: &'static str, why: String, span: Span| {
+            (
+                Finding::new(Tier::Deny, rule, why, span),
+                Traits::default(),
+                norm(),
+            )
+        };
+        let ask_default = |why: String| {
+            (
+                Finding::new(self.default_tier(), "builtin.default", why, first.span),
+                Traits::default(),
+                norm(),
+            )
+        };
+
+        if PRIV_ESC.contains(&name) {
+            return deny(
+                "builtin.shell.priv-esc",
+                format!("privilege escalation: {name}"),
+                first.span,
+            );
+        }
+        if POWER.contains(&name) {
+            return deny("builtin.shell.power", format!("power control: {name}"), all);
+        }
+        match name {
+            "init" | "telinit" if args.iter().any(|a| matches!(a.text.as_str(), "0" | "6")) => {
+                return deny(
+                    "builtin.shell.power",
+                    format!("power control: {name} 0/6"),
+                    all,
+                );
+            }
+            "systemctl" | "loginctl"
+                if args.iter().any(|a| {
+                    let t = a.text.trim_end_matches(".target");
+                    matches!(t, "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot")
+                }) =>
+            {
+                return deny(
+                    "builtin.shell.power",
+                    format!("power control: {}", self.text(all)),
+                    all,
+                );
+            }
+            _ => {}
+        }
+
+        // --- wrappers -------------------------------------------------------------
+        match name {
+            "env" => return self.env_wrapper(words, sc),
+            "command" => {
+                let o = Opts::parse(args, "", &[]);
+                if o.has_short('v').is_some() || o.has_short('V').is_some() {
+                    return (
+                        Finding::new(
+                            Tier::Auto,
+                            "builtin.shell.readonly",
+                            "looks a command name up: command -v",
+                            all,
+                        ),
+                        none,
+                        norm(),
+                    );
+                }
+                let skip = args.iter().take_while(|a| a.text.starts_with('-')).count();
+                return self.wrapped(&words[1 + skip..], sc, name);
+            }
+            "builtin" | "nohup" => return self.wrapped(&words[1..], sc, name),
+            "exec" => {
+                let k = skip_opts(args, "a", &[]);
+                return self.wrapped(&words[1 + k..], sc, name);
+            }
+            "nice" => {
+                let k = skip_opts(args, "n", &[]);
+                return self.wrapped(&words[1 + k..], sc, name);
+            }
+            "time" => {
+                let o = Opts::parse(args, "fo", &["format", "output"]);
+                let k = skip_opts(args, "fo", &["format", "output"]);
+                if o.has_short('o').is_some() || o.has_long("output", 3).is_some() {
+                    return ask_default("time -o writes a file".to_string());
+                }
+                return self.wrapped(&words[1 + k..], sc, name);
+            }
+            "timeout" => {
+                let k = skip_opts(args, "sk", &["signal", "kill-after"]);
+                // then DURATION, then the command
+                return self.wrapped(words.get(2 + k..).unwrap_or(&[]), sc, name);
+            }
+            "stdbuf" => {
+                let k = skip_opts(args, "ioe", &["input", "output", "error"]);
+                return self.wrapped(&words[1 + k..], sc, name);
+            }
+            "ionice" => {
+                let o = Opts::parse(args, "cnp", &["class", "classdata", "pid", "pgid", "uid"]);
+                if o.has_short('p').is_some()
+                    || o.has_short('P').is_some()
+                    || o.has_short('u').is_some()
+                {
+                    return ask_default("ionice changes another process".to_string());
+                }
+                let k = skip_opts(args, "cnpPu", &["class", "classdata", "pid", "pgid", "uid"]);
+                return self.wrapped(&words[1 + k..], sc, name);
+            }
+            "setsid" | "chronic" | "unbuffer" | "caffeinate" => {
+                // Not transparent (not on the list), but what they run is still checked.
+                let k = skip_opts(args, "", &[]);
+                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
+                if f.tier >= self.default_tier() {
+                    return (f, t, n);
+                }
+                return (
+                    Finding::new(
+                        self.default_tier(),
+                        "builtin.default",
+                        format!("not on the read-only allowlist: {name}"),
+                        first.span,
+                    ),
+                    t,
+                    n,
+                );
+            }
+            "xargs" => {
+                let k = skip_opts(
+                    args,
+                    "adEILnPs",
+                    &[
+                        "arg-file",
+                        "delimiter",
+                        "eof",
+                        "replace",
+                        "max-lines",
+                        "max-args",
+                        "max-procs",
+                        "max-chars",
+                        "process-slot-var",
+                    ],
+                );
+                let rest = &words[1 + k..];
+                if rest.is_empty() {
+                    return (
+                        Finding::new(
+                            Tier::Auto,
+                            "builtin.shell.readonly",
+                            "xargs with no command echoes its input",
+                            all,
+                        ),
+                        none,
+                        norm(),
+                    );
+                }
+                return self.wrapped(rest, sc, name);
+            }
+            "watch" => {
+                let o = Opts::parse(args, "nd", &["interval"]);
+                let k = skip_opts(args, "n", &["interval"]);
+                let rest = &words[1 + k..];
+                if rest.is_empty() {
+                    return ask_default("watch with no command".to_string());
+                }
+                if o.has_short('x').is_some() || o.has_long("exec", 3).is_some() {
+                    return self.wrapped(rest, sc, name);
+                }
+                return self.joined_script(rest, all, "watch");
+            }
+            "eval" => {
+                if args.is_empty() {
+                    return (
+                        Finding::new(
+                            Tier::Auto,
+                            "builtin.shell.empty",
+                            "eval with nothing to run",
+                            all,
+                        ),
+                        none,
+                        norm(),
+                    );
+                }
+                if let Some(f) = self.sink_check(args, sc, "eval") {
+                    return (f, none, None);
+                }
+                return self.joined_script(args, all, "eval");
+            }
+            _ => {}
+        }
+
+        if SHELLS.contains(&name) {
+            return self.shell_invocation(name, words, sc);
+        }
+        if is_interpreter(name) || name == "source" || name == "." {
+            if let Some(f) = self.sink_check(args, sc, name) {
+                return (f, none, None);
+            }
+            let reads_stdin = interpreter_reads_stdin(name, args);
+            return (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.default",
+                    format!("runs a program: {name}"),
+                    first.span,
+                ),
+                Traits {
+                    stdin_exec: reads_stdin,
+                    ..Traits::default()
+                },
+                norm(),
+            );
+        }
+
+        // --- hard deny on specific programs ------------------------------------------
+        match name {
+            "rm" => {
+                let o = Opts::parse(args, "", &[]);
+                if let Some(w) = o.has_long("no-preserve-root", 4) {
+                    return deny(
+                        "builtin.shell.rm-root",
+                        "recursive delete with --no-preserve-root".to_string(),
+                        w.span,
+                    );
+                }
+                let recursive = o.has_short('r').is_some()
+                    || o.has_short('R').is_some()
+                    || o.has_long("recursive", 3).is_some();
+                if recursive {
+                    if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
+                        return deny(
+                            "builtin.shell.rm-root",
+                            format!("recursive delete of {}: {}", w.text, self.text(all)),
+                            w.span,
+                        );
+                    }
+                }
+                return ask_default(format!("deletes files: {}", self.text(all)));
+            }
+            "chmod" | "chown" | "chgrp" => {
+                let o = Opts::parse(args, "", &["reference"]);
+                let recursive = o.has_short('R').is_some() || o.has_long("recursive", 3).is_some();
+                if recursive {
+                    if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
+                        return deny(
+                            "builtin.shell.chmod-root",
+                            format!("recursive {name} of {}", w.text),
+                            w.span,
+                        );
+                    }
+                }
+                return ask_default(format!("changes file permissions or owners: {name}"));
+            }
+            "find" => return self.find(words, sc),
+            "dd" => {
+                for a in args {
+                    if let Some(path) = a.text.strip_prefix("of=") {
+                        let p = Word {
+                            text: path.to_string(),
+                            ..(*a).clone()
+                        };
+                        let abs = self.resolve_word(&p);
+                        if let Some(abs) = abs.as_deref() {
+                            if abs.starts_with("/dev/")
+                                && !matches!(abs, "/dev/null" | "/dev/stdout" | "/dev/stderr")
+                            {
+                                return deny(
+                                    "builtin.shell.disk",
+                                    format!("dd writes to a device: {}", a.text),
+                                    a.span,
+                                );
+                            }
+                            if paths::under_any(abs, SYSTEM_WRITE_DIRS) {
+                                return deny(
+                                    "builtin.shell.system-write",
+                                    format!("dd writes into a system directory: {}", a.text),
+                                    a.span,
+                                );
+                            }
+                        }
+                    }
+                }
+                return ask_default("dd copies raw data".to_string());
+            }
+            "shred" => {
+                if let Some(a) = args
+                    .iter()
+                    .find(|a| a.text.starts_with("/dev/") && a.text != "/dev/null")
+                {
+                    return deny(
+                        "builtin.shell.disk",
+                        format!("shred of a device: {}", a.text),
+                        a.span,
+                    );
+                }
+                return ask_default("shred destroys files".to_string());
+            }
+            "wipefs" | "blkdiscard" | "mkswap" | "mke2fs" => {
+                return deny("builtin.shell.disk", format!("disk tool: {name}"), all);
+            }
+            n if n.starts_with("mkfs") => {
+                return deny(
+                    "builtin.shell.disk",
+                    format!("makes a file system: {name}"),
+                    all,
+                );
+            }
+            "fdisk" | "sfdisk" | "cfdisk" | "gdisk" | "sgdisk" | "parted" => {
+                let listing = args
+                    .iter()
+                    .any(|a| matches!(a.text.as_str(), "-l" | "--list"))
+                    || (name == "parted"
+                        && args.iter().any(|a| a.text == "print")
+                        && args.iter().all(|a| {
+                            a.text == "print"
+                                || a.text.starts_with("/dev/")
+                                || a.text.starts_with('-')
+                        }));
+                if !listing {
+                    return deny(
+                        "builtin.shell.disk",
+                        format!("partitions a disk: {}", self.text(all)),
+                        all,
+                    );
+                }
+                return ask_default(format!("disk tool: {name}"));
+            }
+            "tee" => {
+                let o = Opts::parse(args, "", &[]);
+                for w in &o.operands {
+                    if let Some(abs) = self.resolve_word(w) {
+                        if DISK_DEVICES.iter().any(|d| abs.starts_with(d)) {
+                            return deny(
+                                "builtin.shell.disk",
+                                format!("tee writes to a disk device: {}", w.text),
+                                w.span,
+                            );
+                        }
+                        if paths::under_any(&abs, SYSTEM_WRITE_DIRS) || is_lib_dir(&abs) {
+                            return deny(
+                                "builtin.shell.system-write",
+                                format!("tee writes into a system directory: {}", w.text),
+                                w.span,
+                            );
+                        }
+                    }
+                }
+                if o.operands.iter().all(|w| w.text == "/dev/null") {
+                    return (
+                        Finding::new(
+                            Tier::Auto,
+                            "builtin.shell.readonly",
+                            "tee to /dev/null",
+                            all,
+                        ),
+                        none,
+                        norm(),
+                    );
+                }
+                return ask_default("tee writes files".to_string());
+            }
+            "cd" | "pushd" => {
+                self.cwd = match args
+                    .iter()
+                    .find(|a| !a.text.starts_with('-') || a.text == "-")
+                {
+                    None => Some(self.env.home.to_string()),
+                    Some(a) if a.value().is_some() && a.text != "-" => {
+                        let a = (*a).clone();
+                        self.resolve_word(&a)
+                    }
+                    Some(_) => None,
+                };
+            }
+            _ => {}
+        }
+
+        let mut traits = Traits::default();
+        if DOWNLOADERS.contains(&name) {
+            traits.downloader = true;
+        }
+        match name {
+            "base64" | "base32" | "basenc" => {
+                traits.decoder = args.iter().any(|a| {
+                    a.text == "--decode"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && (a.text.contains('d') || a.text.contains('D')))
+                })
+            }
+            "xxd" => {
+                traits.decoder = args.iter().any(|a| {
+                    a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('r')
+                        || a.text == "--revert"
+                })
+            }
+            "openssl" => {
+                traits.decoder = args.iter().any(|a| {
+                    a.text == "-d"
+                        || a.text == "-decrypt"
+                        || a.text == "-base64" && args.iter().any(|b| b.text == "-d")
+                })
+            }
+            "uudecode" | "gpg" => traits.decoder = true,
+            "echo" | "printf" => traits.echo = args.iter().all(|a| a.value().is_some()),
+            _ => {}
+        }
+
+        match readonly(name, args, self) {
+            ReadOnly::Yes => (
+                Finding::new(
+                    Tier::Auto,
+                    "builtin.shell.readonly",
+                    format!("read-only command: {name}"),
+                    first.span,
+                ),
+                traits,
+                norm(),
+            ),
+            ReadOnly::Flag(rule, why, span) => (
+                Finding::new(self.default_tier(), rule, why, span),
+                traits,
+                norm(),
+            ),
+            ReadOnly::Secret(w) => (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.secret-file",
+                    format!("reads a secret file: {}", w.text),
+                    w.span,
+                ),
+                traits,
+                norm(),
+            ),
+            ReadOnly::No => (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.default",
+                    format!("not on the read-only allowlist: {name}"),
+                    first.span,
+                ),
+                traits,
+                norm(),
+            ),
+        }
+    }
+
+    /// A transparent wrapper: the wrapped command decides.
+    fn wrapped(
+        &mut self,
+        rest: &[&Word],
+        sc: &SimpleCommand,
+        wrapper: &str,
+    ) -> (Finding, Traits, Option<String>) {
+        if rest.is_empty() {
+            let f = Finding::new(
+                Tier::Auto,
+                "builtin.shell.readonly",
+                format!("{wrapper} with no command"),
+                sc.span,
+            );
+            return (f, Traits::default(), Some(wrapper.to_string()));
+        }
+        self.words(rest, sc)
+    }
+
+    fn env_wrapper(
+        &mut self,
+        words: &[&Word],
+        sc: &SimpleCommand,
+    ) -> (Finding, Traits, Option<String>) {
+        let mut i = 1;
+        let mut split: Option<&Word> = None;
+        let mut split_inline: Option<String> = None;
+        let mut findings = Vec::new();
+        while i < words.len() {
+            let w = words[i];
+            let t = w.text.as_str();
+            if t == "--" {
+                i += 1;
+                break;
+            }
+            if w.assign {
+                if let Some(f) = self.assign_finding(w) {
+                    findings.push(f);
+                }
+                i += 1;
+                continue;
+            }
+            if t == "-"
+                || t == "-i"
+                || t == "--ignore-environment"
+                || t == "-0"
+                || t == "--null"
+                || t == "-v"
+                || t == "--debug"
+            {
+                i += 1;
+                continue;
+            }
+            if t == "-u" || t == "-C" || t == "--unset" || t == "--chdir" {
+                i += 2;
+                continue;
+            }
+            if t == "-S" || t == "--split-string" {
+                split = words.get(i + 1).copied();
+                i += 2;
+                break;
+            }
+            if let Some(s) = t
+                .strip_prefix("--split-string=")
+                .or_else(|| t.strip_prefix("-S"))
+            {
+                split_inline = Some(s.to_string());
+                split = Some(w);
+                i += 1;
+                break;
+            }
+            if t.starts_with('-') && !w.dynamic {
+                i += 1;
+                continue;
+            }
+            if t.contains('=') && !w.dynamic && !t.starts_with('=') {
+                // NAME=value given to env (quoted or not)
+                if let Some(f) = self.assign_finding(w) {
+                    findings.push(f);
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let rest: Vec<&Word> = words.get(i..).unwrap_or(&[]).to_vec();
+        let result = if let Some(sw) = split {
+            let text = split_inline.unwrap_or_else(|| sw.text.clone());
+            if sw.value().is_none() {
+                (
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.dynamic",
+                        "env -S with a string known only at run time",
+                        sw.span,
+                    ),
+                    Traits::default(),
+                    None,
+                )
+            } else {
+                match shell::parse_nested(&text, 0, Some(sw.span), self.depth + 1) {
+                    Ok(script) => {
+                        let cmds = shell::simple_commands(&script);
+                        if cmds.len() == 1 && script.pipelines.len() == 1 {
+                            let mut ws: Vec<&Word> = cmds[0].words.iter().collect();
+                            ws.extend(rest.iter().copied());
+                            let inner = SimpleCommand {
+                                span: sc.span,
+                                ..SimpleCommand::default()
+                            };
+                            self.words(&ws, &inner)
+                        } else {
+                            self.sub_script(&script);
+                            (
+                                Finding::new(
+                                    self.default_tier(),
+                                    "builtin.default",
+                                    "env -S with several commands",
+                                    sw.span,
+                                ),
+                                Traits::default(),
+                                None,
+                            )
+                        }
+                    }
+                    Err(e) => (
+                        Finding::new(
+                            Tier::Ask,
+                            "builtin.shell.unparseable",
+                            format!("cannot parse env -S string: {}", e.message),
+                            sw.span,
+                        ),
+                        Traits::default(),
+                        None,
+                    ),
+                }
+            }
+        } else if rest.is_empty() {
+            (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.default",
+                    "env prints the environment, which may hold secrets",
+                    sc.span,
+                ),
+                Traits::default(),
+                Some("env".to_string()),
+            )
+        } else {
+            self.words(&rest, sc)
+        };
+        let (mut f, t, n) = result;
+        for g in findings {
+            if g.tier > f.tier {
+                f = g;
+            }
+        }
+        (f, t, n)
+    }
+
+    /// `bash -c '…'`, `sh <<EOF`, `sh <<< '…'`, `bash script.sh`.
+    fn shell_invocation(
+        &mut self,
+        name: &str,
+        words: &[&Word],
+        sc: &SimpleCommand,
+    ) -> (Finding, Traits, Option<String>) {
+        let args = &words[1..];
+        let all = words_span(words, sc.span);
+        if let Some(f) = self.sink_check(args, sc, name) {
+            return (f, Traits::default(), None);
+        }
+        // Find -c and its string; skip other options (and values of -o/-O/+o/+O).
+        let mut i = 0;
+        let mut cmd_string: Option<&Word> = None;
+        let mut script_file: Option<&Word> = None;
+        let mut stdin_flag = false;
+        let mut want_c = false;
+        while i < args.len() {
+            let a = args[i];
+            let t = a.text.as_str();
+            i += 1;
+            if a.dynamic {
+                if want_c {
+                    cmd_string = Some(a);
+                } else {
+                    script_file = Some(a);
+                }
+                break;
+            }
+            if t == "--" {
+                if want_c {
+                    cmd_string = args.get(i).copied();
+                } else {
+                    script_file = args.get(i).copied();
+                }
+                break;
+            }
+            if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+                i += 1;
+                continue;
+            }
+            if t.starts_with("--") {
+                continue;
+            }
+            if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
+                if t[1..].contains('c') {
+                    want_c = true;
+                }
+                if t[1..].contains('s') {
+                    stdin_flag = true;
+                }
+                continue;
+            }
+            if want_c {
+                cmd_string = Some(a);
+            } else {
+                script_file = Some(a);
+            }
+            break;
+        }
+        let norm = {
+            let mut s = String::from(name);
+            for a in args {
+                s.push(' ');
+                s.push_str(&a.text);
+            }
+            Some(s)
+        };
+        if want_c {
+            let Some(cs) = cmd_string else {
+                return (
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.unparseable",
+                        format!("{name} -c without a command string"),
+                        all,
+                    ),
+                    Traits::default(),
+                    norm,
+                );
+            };
+            if cs.value().is_none() {
+                return (
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.dynamic",
+                        format!("{name} -c with a script only known at run time"),
+                        cs.span,
+                    ),
+                    Traits::default(),
+                    None,
+                );
+            }
+            self.nested_text(&cs.text, cs.content_start, cs.span);
+            return (
+                Finding::new(
+                    Tier::Auto,
+                    "builtin.shell.nested",
+                    format!("{name} -c: the nested script's commands are classified on their own"),
+                    all,
+                ),
+                Traits::default(),
+                norm,
+            );
+        }
+        if let Some(f) = script_file {
+            if f.text != "-" && f.text != "/dev/stdin" {
+                return (
+                    Finding::new(
+                        self.default_tier(),
+                        "builtin.default",
+                        format!("runs a shell script: {}", f.text),
+                        all,
+                    ),
+                    Traits::default(),
+                    norm,
+                );
+            }
+        }
+        // Reads its script from stdin: a here-doc, a here-string, a file, or a pipe.
+        let mut fed = false;
+        for r in &sc.redirects {
+            match r.op {
+                RedirOp::HereDoc => {
+                    if let Some(doc) = &r.heredoc {
+                        let body = doc.body.clone();
+                        self.nested_text(&body, Some(doc.start), r.span);
+                        fed = true;
+                    }
+                }
+                RedirOp::HereString => {
+                    if r.target.value().is_some() {
+                        self.nested_text(&r.target.text, r.target.content_start, r.target.span);
+                        fed = true;
+                    } else {
+                        return (
+                            Finding::new(
+                                Tier::Ask,
+                                "builtin.shell.dynamic",
+                                format!("{name} runs a script only known at run time"),
+                                r.span,
+                            ),
+                            Traits::default(),
+                            None,
+                        );
+                    }
+                }
+                RedirOp::In => {
+                    return (
+                        Finding::new(
+                            self.default_tier(),
+                            "builtin.default",
+                            format!("runs a shell script: {}", r.target.text),
+                            all,
+                        ),
+                        Traits::default(),
+                        norm,
+                    );
+                }
+                _ => {}
+            }
+        }
+        if fed {
+            return (
+                Finding::new(Tier::Auto, "builtin.shell.nested", format!("{name} reads a script given inline; its commands are classified on their own"), all),
+                Traits::default(),
+                norm,
+            );
+        }
+        let _ = stdin_flag;
+        (
+            Finding::new(
+                self.default_tier(),
+                "builtin.default",
+                format!("runs a shell reading commands from its input: {name}"),
+                all,
+            ),
+            Traits {
+                stdin_exec: true,
+                ..Traits::default()
+            },
+            norm,
+        )
+    }
+
+    /// An interpreter, `eval` or `source` given a substitution that downloads or decodes:
+    /// `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(echo … | base64 -d)"`.
+    fn sink_check(&self, args: &[&Word], sc: &SimpleCommand, name: &str) -> Option<Finding> {
+        let mut words: Vec<&Word> = args.to_vec();
+        for r in &sc.redirects {
+            if matches!(r.op, RedirOp::In | RedirOp::HereString) {
+                words.push(&r.target);
+            }
+        }
+        for w in words {
+            for s in &w.subs {
+                if script_runs(s, &|n| DOWNLOADERS.contains(&n), &[]) {
+                    return Some(Finding::new(
+                        Tier::Deny,
+                        "builtin.shell.pipe-to-shell",
+                        format!("remote content executed by {name}: {}", self.text(w.span)),
+                        w.span,
+                    ));
+                }
+                if script_runs(
+                    s,
+                    &|_| false,
+                    &["base64", "base32", "xxd", "openssl", "uudecode", "basenc"],
+                ) {
+                    return Some(Finding::new(
+                        Tier::Deny,
+                        "builtin.shell.encoded-exec",
+                        format!("decoded content executed by {name}: {}", self.text(w.span)),
+                        w.span,
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// `eval a b c`, `watch 'cmd'`: the arguments joined by spaces are a script.
+    fn joined_script(
+        &mut self,
+        rest: &[&Word],
+        all: Span,
+        what: &str,
+    ) -> (Finding, Traits, Option<String>) {
+        if rest.iter().any(|w| w.value().is_none()) {
+            return (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.dynamic",
+                    format!("{what} runs a script only known at run time"),
+                    words_span(rest, all),
+                ),
+                Traits::default(),
+                None,
+            );
+        }
+        let joined: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
+        let text = joined.join(" ");
+        let base = if rest.len() == 1 {
+            rest[0]
+                .content_start
+                .or_else(|| (!rest[0].quoted).then_some(rest[0].span[0]))
+        } else {
+            None
+        };
+        let span = words_span(rest, all);
+        self.nested_text(&text, base, span);
+        (
+            Finding::new(
+                Tier::Auto,
+                "builtin.shell.nested",
+                format!("{what}: the nested script's commands are classified on their own"),
+                all,
+            ),
+            Traits::default(),
+            Some(format!("{what} {text}")),
+        )
+    }
+
+    fn find(&mut self, words: &[&Word], sc: &SimpleCommand) -> (Finding, Traits, Option<String>) {
+        let args = &words[1..];
+        let all = words_span(words, sc.span);
+        let mut i = 0;
+        // Leading options -H -L -P -D x -Olevel
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if matches!(t, "-H" | "-L" | "-P") || t.starts_with("-O") {
+                i += 1;
+            } else if t == "-D" {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        let mut roots: Vec<&Word> = Vec::new();
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if (t.starts_with('-') && t.len() > 1) || t == "(" || t == "!" || t == "," {
+                break;
+            }
+            roots.push(args[i]);
+            i += 1;
+        }
+        let root_like = roots.iter().any(|w| self.is_root_like(w));
+        let mut unsafe_action: Option<&Word> = None;
+        let mut deletes = false;
+        while i < args.len() {
+            let w = args[i];
+            let t = w.text.as_str();
+            i += 1;
+            match t {
+                "-delete" => {
+                    deletes = true;
+                    unsafe_action.get_or_insert(w);
+                }
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    unsafe_action.get_or_insert(w);
+                    let start = i;
+                    while i < args.len() && args[i].text != ";" && args[i].text != "+" {
+                        i += 1;
+                    }
+                    let inner = &args[start..i.min(args.len())];
+                    i += 1;
+                    if let Some(p) = inner.first() {
+                        if matches!(basename(&p.text), "rm" | "rmdir" | "shred" | "unlink") {
+                            deletes = true;
+                        }
+                        let span = words_span(inner, all);
+                        let isc = SimpleCommand {
+                            span,
+                            ..SimpleCommand::default()
+                        };
+                        let (f, _t, n) = self.words(inner, &isc);
+                        self.parts.push(RawPart {
+                            span,
+                            finding: f,
+                            norm: if self.env.want_norm { n } else { None },
+                        });
+                    }
+                }
+                "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+                    unsafe_action.get_or_insert(w);
+                }
+                _ => {}
+            }
+        }
+        let norm = {
+            let mut s = String::from("find");
+            for a in args {
+                s.push(' ');
+                s.push_str(&a.text);
+            }
+            Some(s)
+        };
+        if root_like && deletes {
+            return (
+                Finding::new(
+                    Tier::Deny,
+                    "builtin.shell.find-delete-root",
+                    format!("find deleting from a system location: {}", self.text(all)),
+                    all,
+                ),
+                Traits::default(),
+                norm,
+            );
+        }
+        if let Some(w) = unsafe_action {
+            return (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.find-action",
+                    format!("find {} runs commands, deletes or writes files", w.text),
+                    w.span,
+                ),
+                Traits::default(),
+                norm,
+            );
+        }
+        if let Some(w) = roots
+            .iter()
+            .find(|w| w.value().is_some_and(paths::is_secret))
+        {
+            return (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.secret-file",
+                    format!("lists a secret location: {}", w.text),
+                    w.span,
+                ),
+                Traits::default(),
+                norm,
+            );
+        }
+        (
+            Finding::new(
+                Tier::Auto,
+                "builtin.shell.readonly",
+                "read-only command: find",
+                words[0].span,
+            ),
+            Traits::default(),
+            norm,
+        )
+    }
+}
+
+fn is_lib_dir(p: &str) -> bool {
+    let first = p.trim_start_matches('/').split('/').next().unwrap_or("");
+    p.starts_with('/') && first.starts_with("lib") && p.len() > first.len() + 1
+}
+
+/// Number of leading option words of a wrapper (short letters in `takes` and long
+/// names in `long_takes` consume a value; `-N` numbers count as options).
+fn skip_opts(args: &[&Word], takes: &str, long_takes: &[&str]) -> usize {
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if args[i].dynamic || !t.starts_with('-') || t == "-" {
+            return i;
+        }
+        if t == "--" {
+            return i + 1;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            i += if !long.contains('=') && long_takes.contains(&name) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let body = &t[1..];
+        let mut consumed = 1;
+        for (ci, c) in body.char_indices() {
+            if takes.contains(c) {
+                if ci + c.len_utf8() == body.len() {
+                    consumed = 2;
+                }
+                break;
+            }
+        }
+        i += consumed;
+    }
+    i.min(args.len())
+}
+
+fn command_span(c: &Command) -> Span {
+    match c {
+        Command::Simple(sc) => sc.span,
+        Command::Compound { span, .. }
+        | Command::Function { span, .. }
+        | Command::Arith { span, .. } => *span,
+    }
+}
+
+/// Does any command of `s` (recursively, through substitutions) run a program matching
+/// `pred` or named in `names`? Looks past wrappers and sudo.
+fn script_runs(s: &Script, pred: &dyn Fn(&str) -> bool, names: &[&str]) -> bool {
+    shell::simple_commands(s).iter().any(|sc| {
+        let prog = sc
+            .words
+            .iter()
+            .map(|w| basename(&w.text))
+            .find(|n| {
+                !n.starts_with('-')
+                    && !n
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'.' || b == b's' || b == b'm')
+                    && !matches!(
+                        *n,
+                        "env"
+                            | "command"
+                            | "builtin"
+                            | "exec"
+                            | "nice"
+                            | "nohup"
+                            | "time"
+                            | "timeout"
+                            | "stdbuf"
+                            | "sudo"
+                            | "doas"
+                            | "xargs"
+                    )
+            })
+            .unwrap_or("");
+        pred(prog)
+            || names.contains(&prog)
+            || sc
+                .words
+                .iter()
+                .chain(sc.redirects.iter().map(|r| &r.target))
+                .any(|w| w.subs.iter().any(|sub| script_runs(sub, pred, names)))
+    })
+}
+
+fn calls_itself_in_background_or_pipe(name: &str, body: &Command) -> bool {
+    fn visit(name: &str, c: &Command) -> bool {
+        match c {
+            Command::Simple(_) => false,
+            Command::Compound { body, .. } => body.pipelines.iter().any(|pl| {
+                let calls = pl.stages.iter().any(|st| match st {
+                    Command::Simple(sc) => sc.words.first().is_some_and(|w| w.text == name),
+                    other => visit(name, other),
+                });
+                (calls && (pl.stages.len() > 1 || pl.background))
+                    || pl.stages.iter().any(|st| visit(name, st))
+            }),
+            Command::Function { body, .. } => visit(name, body),
+            Command::Arith { .. } => false,
+        }
+    }
+    visit(name, body)
+}
+
+/// Does an interpreter invocation run code from stdin (no inline code, no script file)?
+fn interpreter_reads_stdin(name: &str, args: &[&Word]) -> bool {
+    let inline: &[&str] = if name.starts_with("python") || name.starts_with("pypy") {
+        &["-c", "-m"]
+    } else if name.starts_with("perl") || name.starts_with("ruby") {
+        &["-e", "-E"]
+    } else if name.starts_with("node") || name == "deno" || name == "bun" {
+        &["-e", "--eval", "-p", "--print", "run", "eval"]
+    } else if name.starts_with("php") {
+        &["-r", "-f"]
+    } else {
+        &["-e", "-c"]
+    };
+    let takes_value: &[&str] = &["-W", "-X", "-I", "-r", "--require", "-M"];
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if inline
+            .iter()
+            .any(|f| t == *f || (f.len() == 2 && t.starts_with(f) && !t.starts_with("--")))
+        {
+            return false;
+        }
+        if t == "-" || t == "/dev/stdin" {
+            return true;
+        }
+        if takes_value.contains(&t) {
+            i += 2;
+            continue;
+        }
+        if !t.starts_with('-') {
+            // A script file.
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Expands brace alternatives into separate words, as the shell does.
+fn expand_words(words: &[Word]) -> Vec<Word> {
+    let mut out = Vec::with_capacity(words.len());
+    for w in words {
+        match &w.braces {
+            Some(alts) => {
+                for a in alts {
+                    out.push(Word {
+                        text: a.clone(),
+                        braces: None,
+                        glob: w.glob || a.contains(['*', '?']),
+                        ..w.clone()
+                    });
+                }
+            }
+            None => out.push(w.clone()),
+        }
+    }
+    out
+}
+
+/// `printf`/`echo -e` escapes: `\n`, `\t`, `\\`, `\NNN` octal, `\xHH`.
+fn decode_escapes(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = b[i + 1];
+        i += 2;
+        match c {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'\\' => out.push(b'\\'),
+            b'x' => {
+                let mut v = 0u8;
+                let mut n = 0;
+                while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
+                    v = v
+                        .wrapping_mul(16)
+                        .wrapping_add(char::from(b[i]).to_digit(16).map_or(0, |d| d as u8));
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v);
+            }
+            b'0'..=b'7' => {
+                let mut v = u32::from(c - b'0');
+                let mut n = 0;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + u32::from(b[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                out.push((v & 0xff) as u8);
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other);
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+enum ReadOnly<'w> {
+    Yes,
+    /// On the list, but with an option that writes, runs programs or never ends.
+    Flag(&'static str, String, Span),
+    /// On the list, but reading a secret file.
+    Secret(&'w Word),
+    No,
+}
+
+/// Commands that read files whose operands are checked against the secret-file list.
+const READS_FILES: &[&str] = &[
+    "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "nl", "diff", "cmp", "comm",
+    "cut", "sort", "uniq", "jq", "file",
+];
+
+fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let result = match name {
+        "ls" | "cat" | "head" | "wc" | "grep" | "egrep" | "fgrep" | "echo" | "printf" | "pwd"
+        | "whoami" | "id" | "uname" | "which" | "type" | "file" | "stat" | "du" | "df" | "cut"
+        | "tr" | "nl" | "diff" | "cmp" | "comm" | "basename" | "dirname" | "realpath"
+        | "readlink" | "true" | "false" | "test" | "[" | "[[" | "seq" | "jq" | "cd" | ":" => {
+            ReadOnly::Yes
+        }
+        "tail" => {
+            let o = Opts::parse(
+                args,
+                "ncs",
+                &[
+                    "lines",
+                    "bytes",
+                    "sleep-interval",
+                    "pid",
+                    "max-unchanged-stats",
+                ],
+            );
+            match o
+                .has_short('f')
+                .or_else(|| o.has_short('F'))
+                .or_else(|| o.has_long("follow", 3))
+                .or_else(|| o.has_long("retry", 3))
+            {
+                Some(x) => flag(
+                    "builtin.shell.tail-follow",
+                    "tail -f follows the file forever",
+                    x.span,
+                ),
+                None => ReadOnly::Yes,
+            }
+        }
+        "rg" => {
+            let o = Opts::parse(
+                args,
+                "ABCEefgjMmrTtd",
+                &[
+                    "regexp",
+                    "file",
+                    "glob",
+                    "iglob",
+                    "type",
+                    "type-not",
+                    "max-count",
+                    "context",
+                    "before-context",
+                    "after-context",
+                    "replace",
+                    "max-depth",
+                    "encoding",
+                    "pre-glob",
+                    "threads",
+                    "sort",
+                    "sortr",
+                ],
+            );
+            match o
+                .has_long("pre", 5)
+                .or_else(|| o.has_long("hostname-bin", 5))
+                .or_else(|| o.has_long("search-zip", 5))
+                .or_else(|| o.has_short('z'))
+            {
+                Some(x) => flag(
+                    "builtin.shell.rg-pre",
+                    "rg --pre / --hostname-bin / -z run other programs",
+                    x.span,
+                ),
+                None => ReadOnly::Yes,
+            }
+        }
+        "date" => {
+            let o = Opts::parse(args, "dfrsI", &["date", "file", "reference"]);
+            match o.has_short('s').or_else(|| o.has_long("set", 3)) {
+                Some(x) => flag(
+                    "builtin.shell.date-set",
+                    "date -s sets the system clock",
+                    x.span,
+                ),
+                None => ReadOnly::Yes,
+            }
+        }
+        "hostname" => match args.first() {
+            Some(a) => flag(
+                "builtin.shell.hostname-args",
+                "hostname with arguments can rename the host",
+                a.span,
+            ),
+            None => ReadOnly::Yes,
+        },
+        "tree" => {
+            let o = Opts::parse(args, "LPIoHT", &["filelimit", "timefmt", "charset", "sort"]);
+            match o.has_short('o') {
+                Some(x) => flag("builtin.shell.tree-o", "tree -o writes a file", x.span),
+                None => ReadOnly::Yes,
+            }
+        }
+        "sort" => {
+            let o = Opts::parse(
+                args,
+                "ktSTo",
+                &[
+                    "key",
+                    "field-separator",
+                    "buffer-size",
+                    "temporary-directory",
+                    "output",
+                    "compress-program",
+                    "files0-from",
+                    "parallel",
+                    "batch-size",
+                ],
+            );
+            match o
+                .has_short('o')
+                .or_else(|| o.has_long("output", 3))
+                .or_else(|| o.has_long("compress-program", 3))
+            {
+                Some(x) => flag(
+                    "builtin.shell.sort-o",
+                    "sort -o / --compress-program write files or run programs",
+                    x.span,
+                ),
+                None => ReadOnly::Yes,
+            }
+        }
+        "uniq" => {
+            let o = Opts::parse(args, "fsw", &["skip-fields", "skip-chars", "check-chars"]);
+            if o.operands.len() > 1 {
+                flag(
+                    "builtin.shell.uniq-2",
+                    "uniq with two file arguments writes the second",
+                    o.operands[1].span,
+                )
+            } else {
+                ReadOnly::Yes
+            }
+        }
+        "git" => git_readonly(args),
+        _ => ReadOnly::No,
+    };
+    if let ReadOnly::Yes = result {
+        if READS_FILES.contains(&name) {
+            for a in args {
+                if !a.dynamic && !a.text.starts_with('-') && paths::is_secret(&a.text) {
+                    return ReadOnly::Secret(a);
+                }
+                if a.tilde || a.text.starts_with('/') {
+                    let p = w.resolve_word(a).unwrap_or_default();
+                    if paths::is_secret(&p) {
+                        return ReadOnly::Secret(a);
+                    }
+                }
+            }
+        }
+    }
+    result
+}
+
+fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if args[i].dynamic {
+            return flag(
+                "builtin.shell.git-dynamic",
+                "git with an argument known only at run time",
+                args[i].span,
+            );
+        }
+        if t == "-C" {
+            i += 2;
+        } else if t == "--no-pager" || t.starts_with("--git-dir=") || t.starts_with("--work-tree=")
+        {
+            i += 1;
+        } else if t == "--git-dir" || t == "--work-tree" {
+            i += 2;
+        } else if t == "-c" || t.starts_with("-c") || t.starts_with("--config-env") {
+            return flag(
+                "builtin.shell.git-config",
+                "git -c sets configuration, which can run programs",
+                args[i].span,
+            );
+        } else if t.starts_with('-') {
+            return flag(
+                "builtin.shell.git-option",
+                "git global option not on the read-only list",
+                args[i].span,
+            );
+        } else {
+            break;
+        }
+    }
+    let Some(sub) = args.get(i) else {
+        return ReadOnly::No;
+    };
+    let rest = &args[i + 1..];
+    for a in rest {
+        let t = a.text.as_str();
+        if t == "--output"
+            || t.starts_with("--output=")
+            || t == "--ext-diff"
+            || t == "-O"
+            || t.starts_with("-O") && !t.starts_with("--")
+            || t.starts_with("--open-files-in-pager")
+        {
+            return flag(
+                "builtin.shell.git-ext-diff",
+                "git --output / --ext-diff / -O write files or run programs",
+                a.span,
+            );
+        }
+    }
+    match sub.text.as_str() {
+        "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" | "grep" => {
+            ReadOnly::Yes
+        }
+        "branch" => {
+            for a in rest {
+                let t = a.text.as_str();
+                let ok = matches!(
+                    t,
+                    "--list" | "--show-current" | "--all" | "--remotes" | "--verbose"
+                ) || (t.starts_with('-')
+                    && !t.starts_with("--")
+                    && t.len() > 1
+                    && t[1..].chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l')));
+                if !ok {
+                    return flag(
+                        "builtin.shell.git-branch",
+                        "git branch that creates, renames or deletes a branch",
+                        a.span,
+                    );
+                }
+            }
+            ReadOnly::Yes
+        }
+        _ => ReadOnly::No,
+    }
+}

@@ -1,0 +1,366 @@
+//! Run states and the run record a [`crate::store::MarkerStore`] holds (one per run).
+//!
+//! The stored document of a run (a string value under the run id):
+//! - while `awaiting_permission`: exactly the permission marker (see [`crate::marker`]),
+//!   so the UI can render the prompt from the stored value alone;
+//! - otherwise a small record with no request and no history:
+//!   `{"v":1,"run_id":"r-1","session_id":"s-1","owner":"alice","status":"failed",
+//!   "revision":2,"updated_at":5000,"last_error":"…"}` with optional `last_error`
+//!   (why a run failed or was cancelled), `resumed_at` (set by the resume that cleared
+//!   the marker) and `expired_at` (set when an expired marker cancelled the run).
+//!
+//! The document's `revision` always equals the revision the store keeps beside it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::marker::{self, HistoryCheck, Marker, MARKER_VERSION};
+
+/// Where a run is (DESIGN §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The agent loop is working (or was resumed and continues).
+    Running,
+    /// Parked: a permission marker waits for a human decision.
+    AwaitingPermission,
+    /// Finished normally. Terminal.
+    Completed,
+    /// Ended by an error (e.g. a corrupt marker); see `last_error`. Terminal.
+    Failed,
+    /// Ended by the session/user, or by an expired permission request. Terminal.
+    Cancelled,
+}
+
+impl RunStatus {
+    /// Every status, for tables.
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Running,
+        RunStatus::AwaitingPermission,
+        RunStatus::Completed,
+        RunStatus::Failed,
+        RunStatus::Cancelled,
+    ];
+
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::AwaitingPermission => "awaiting_permission",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses a snake_case name.
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        RunStatus::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// `completed`, `failed` and `cancelled` never change again.
+    pub fn is_terminal(self) -> bool {
+        match self {
+            RunStatus::Running | RunStatus::AwaitingPermission => false,
+            RunStatus::Completed | RunStatus::Failed | RunStatus::Cancelled => true,
+        }
+    }
+
+    /// The legal transitions:
+    /// `running -> awaiting_permission | completed | failed | cancelled` and
+    /// `awaiting_permission -> running (resume) | failed | cancelled`. Nothing leaves a
+    /// terminal state, and no state becomes itself.
+    pub fn can_become(self, to: RunStatus) -> bool {
+        match (self, to) {
+            (RunStatus::Running, RunStatus::AwaitingPermission)
+            | (RunStatus::Running, RunStatus::Completed)
+            | (RunStatus::Running, RunStatus::Failed)
+            | (RunStatus::Running, RunStatus::Cancelled)
+            | (RunStatus::AwaitingPermission, RunStatus::Running)
+            | (RunStatus::AwaitingPermission, RunStatus::Failed)
+            | (RunStatus::AwaitingPermission, RunStatus::Cancelled) => true,
+            // Everything else, spelled out so that a new status forces a look here.
+            (
+                RunStatus::Running
+                | RunStatus::AwaitingPermission
+                | RunStatus::Completed
+                | RunStatus::Failed
+                | RunStatus::Cancelled,
+                RunStatus::Running
+                | RunStatus::AwaitingPermission
+                | RunStatus::Completed
+                | RunStatus::Failed
+                | RunStatus::Cancelled,
+            ) => false,
+        }
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a turn ended without finishing the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The run was parked; it continues after `resume`.
+    Paused,
+}
+
+/// A run as stored and as shown (`gate.run(runId)`): its status, and its marker while
+/// it awaits permission. `marker` is `Some` exactly when `status` is
+/// `awaiting_permission`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Run {
+    pub run_id: String,
+    pub session_id: String,
+    pub owner: String,
+    pub status: RunStatus,
+    /// The store revision of this record (compare-and-swap token).
+    pub revision: u64,
+    /// When the status last changed (ms). For a parked run, the marker's `created_at`.
+    pub updated_at: u64,
+    /// Why the run failed or was cancelled, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// When the last resume cleared the marker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_at: Option<u64>,
+    /// The `expires_at` of a marker that expired, cancelling the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired_at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker: Option<Marker>,
+}
+
+impl Run {
+    /// A parked run: the marker is the record.
+    pub fn parked(marker: Marker) -> Run {
+        Run {
+            run_id: marker.run_id.clone(),
+            session_id: marker.session_id.clone(),
+            owner: marker.owner.clone(),
+            status: RunStatus::AwaitingPermission,
+            revision: marker.revision,
+            updated_at: marker.created_at,
+            last_error: None,
+            resumed_at: None,
+            expired_at: None,
+            marker: Some(marker),
+        }
+    }
+
+    /// A fresh running run at revision 1.
+    pub fn started(run_id: &str, session_id: &str, owner: &str, now: u64) -> Run {
+        Run {
+            run_id: run_id.to_string(),
+            session_id: session_id.to_string(),
+            owner: owner.to_string(),
+            status: RunStatus::Running,
+            revision: 1,
+            updated_at: now,
+            last_error: None,
+            resumed_at: None,
+            expired_at: None,
+            marker: None,
+        }
+    }
+
+    /// This run moved to `to` (not `awaiting_permission`: that is a park) at `now`,
+    /// with the next revision and no marker; `Err` for an illegal transition.
+    pub fn settle(
+        &self,
+        to: RunStatus,
+        now: u64,
+        last_error: Option<String>,
+    ) -> Result<Run, Error> {
+        if !self.status.can_become(to) || to == RunStatus::AwaitingPermission {
+            return Err(Error::IllegalTransition {
+                run_id: self.run_id.clone(),
+                from: self.status,
+                to,
+            });
+        }
+        Ok(Run {
+            run_id: self.run_id.clone(),
+            session_id: self.session_id.clone(),
+            owner: self.owner.clone(),
+            status: to,
+            revision: self.revision.saturating_add(1),
+            updated_at: now,
+            last_error,
+            resumed_at: None,
+            expired_at: None,
+            marker: None,
+        })
+    }
+
+    /// The stored document (the marker itself while parked), bounded in size.
+    pub fn encode(&self) -> Result<String, Error> {
+        match (&self.marker, self.status) {
+            (Some(marker), RunStatus::AwaitingPermission) => marker.encode(),
+            (None, RunStatus::AwaitingPermission) => Err(Error::BadMarker {
+                reason: format!("run `{}` awaits permission but has no marker", self.run_id),
+            }),
+            (Some(_), status) => Err(Error::BadMarker {
+                reason: format!("run `{}` is {status} but still has a marker", self.run_id),
+            }),
+            (
+                None,
+                RunStatus::Running
+                | RunStatus::Completed
+                | RunStatus::Failed
+                | RunStatus::Cancelled,
+            ) => marker::bounded(serde_json::to_string(&RecordOut {
+                v: MARKER_VERSION,
+                run_id: &self.run_id,
+                session_id: &self.session_id,
+                owner: &self.owner,
+                status: self.status,
+                revision: self.revision,
+                updated_at: self.updated_at,
+                last_error: self.last_error.as_deref(),
+                resumed_at: self.resumed_at,
+                expired_at: self.expired_at,
+            })),
+        }
+    }
+
+    /// Decodes and checks a stored run document (a marker or a settled record).
+    pub fn decode(text: &str, check: &dyn HistoryCheck) -> Result<Run, Error> {
+        Run::decode_inner(text, check).map_err(|reason| Error::BadMarker { reason })
+    }
+
+    fn decode_inner(text: &str, check: &dyn HistoryCheck) -> Result<Run, String> {
+        let object = marker::parse_object(text)?;
+        let status = marker::status_of(&object)?;
+        match status {
+            RunStatus::AwaitingPermission => Marker::from_object(object, check).map(Run::parked),
+            RunStatus::Running
+            | RunStatus::Completed
+            | RunStatus::Failed
+            | RunStatus::Cancelled => settled(object, status),
+        }
+    }
+}
+
+fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String> {
+    if object.contains_key("request") || object.contains_key("history") {
+        return Err(format!(
+            "a {status} run carries a permission request; only awaiting_permission does"
+        ));
+    }
+    let raw: RecordIn =
+        serde_json::from_value(Value::Object(object)).map_err(|e| format!("{e}"))?;
+    // An empty owner is legal here: a run failed from a corrupt record whose owner
+    // could not be read.
+    if raw.run_id.is_empty() {
+        return Err("run_id is empty".to_string());
+    }
+    if raw.revision == 0 {
+        return Err("revision is 0; revisions start at 1".to_string());
+    }
+    Ok(Run {
+        run_id: raw.run_id,
+        session_id: raw.session_id,
+        owner: raw.owner,
+        status,
+        revision: raw.revision,
+        updated_at: raw.updated_at,
+        last_error: raw.last_error,
+        resumed_at: raw.resumed_at,
+        expired_at: raw.expired_at,
+        marker: None,
+    })
+}
+
+#[derive(Deserialize)]
+struct RecordIn {
+    run_id: String,
+    session_id: String,
+    owner: String,
+    revision: u64,
+    updated_at: u64,
+    #[serde(default)]
+    last_error: Option<String>,
+    #[serde(default)]
+    resumed_at: Option<u64>,
+    #[serde(default)]
+    expired_at: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct RecordOut<'a> {
+    v: u64,
+    run_id: &'a str,
+    session_id: &'a str,
+    owner: &'a str,
+    status: RunStatus,
+    revision: u64,
+    updated_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expired_at: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use RunStatus::{AwaitingPermission as Awaiting, Cancelled, Completed, Failed, Running};
+
+    /// Every (from, to) pair, legal or not.
+    #[test]
+    fn transition_table() {
+        let table: [(RunStatus, [bool; 5]); 5] = [
+            //               Running Awaiting Completed Failed Cancelled
+            (Running, [false, true, true, true, true]),
+            (Awaiting, [true, false, false, true, true]),
+            (Completed, [false, false, false, false, false]),
+            (Failed, [false, false, false, false, false]),
+            (Cancelled, [false, false, false, false, false]),
+        ];
+        for (from, row) in table {
+            for (to, legal) in RunStatus::ALL.into_iter().zip(row) {
+                assert_eq!(from.can_become(to), legal, "{from} -> {to}");
+                let mut run = Run::started("r-1", "s-1", "o", 0);
+                run.status = from;
+                let want = if legal && to != Awaiting {
+                    Ok(to)
+                } else {
+                    Err(Error::IllegalTransition {
+                        run_id: "r-1".to_string(),
+                        from,
+                        to,
+                    })
+                };
+                // `settle` never parks: awaiting_permission needs a marker (Runs::park).
+                assert_eq!(
+                    run.settle(to, 1, None).map(|r| r.status),
+                    want,
+                    "{from} -> {to}"
+                );
+            }
+            assert_eq!(from.is_terminal(), row.iter().all(|l| !l), "{from}");
+        }
+    }
+
+    #[test]
+    fn status_names_round_trip() {
+        for status in RunStatus::ALL {
+            assert_eq!(RunStatus::parse(status.as_str()), Some(status));
+            assert_eq!(
+                serde_json::to_value(status).ok(),
+                Some(Value::String(status.as_str().to_string()))
+            );
+        }
+        assert_eq!(RunStatus::parse("paused"), None);
+    }
+}

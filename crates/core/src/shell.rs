@@ -1,0 +1,1726 @@
+//! A shell parser that finds every simple command in a command string.
+//!
+//! It understands quoting (`'…'`, `"…"`, `$'…'`, `\`), substitutions (`$(…)`, backticks,
+//! `${…}`, `$((…))`, `<(…)`, `>(…)`), operators (`;` `&&` `||` `|` `|&` `&` newlines),
+//! subshells and groups, redirections, here-docs and here-strings, leading assignments,
+//! comments, function definitions and `if/for/while/until/case` bodies. It never touches a
+//! file system and never runs anything. Every byte is looked at a bounded number of times
+//! (nesting is limited to [`MAX_DEPTH`]), so the cost is linear in the input.
+
+/// Deepest nesting of substitutions, subshells and nested shell strings.
+pub const MAX_DEPTH: usize = 48;
+
+/// Byte range `[start, end)` in the original command string.
+pub type Span = [usize; 2];
+
+/// Why a command string could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: &'static str,
+    /// Where (in the original string) the problem was found.
+    pub span: Span,
+}
+
+/// A parsed command list: pipelines joined by `;`, `&`, `&&`, `||` or newlines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Script {
+    pub pipelines: Vec<Pipeline>,
+}
+
+/// Commands joined by `|` or `|&`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pipeline {
+    pub stages: Vec<Command>,
+    /// Ended by `&`.
+    pub background: bool,
+}
+
+/// One stage of a pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Simple(SimpleCommand),
+    /// `( … )`, `{ …; }`, or a control structure's body: its commands, plus redirects
+    /// and words (e.g. `for` lists, `case` subjects) that may hold substitutions.
+    Compound {
+        body: Script,
+        words: Vec<Word>,
+        redirects: Vec<Redirect>,
+        span: Span,
+    },
+    /// `name() { body }` / `function name { body }`.
+    Function {
+        name: String,
+        body: Box<Command>,
+        span: Span,
+    },
+    /// `(( … ))`: arithmetic, which can evaluate substitutions and array subscripts.
+    Arith {
+        words: Vec<Word>,
+        span: Span,
+    },
+}
+
+/// A simple command: assignments, words and redirects.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SimpleCommand {
+    pub assigns: Vec<Word>,
+    pub words: Vec<Word>,
+    pub redirects: Vec<Redirect>,
+    pub span: Span,
+}
+
+/// A redirection operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirOp {
+    /// `<`
+    In,
+    /// `>`, `>|`
+    Out,
+    /// `>>`
+    Append,
+    /// `<>`
+    ReadWrite,
+    /// `&>`, `>&` with a file name
+    OutErr,
+    /// `&>>`
+    AppendErr,
+    /// `>&N`, `<&N`, `>&-`: duplicates a descriptor.
+    Dup,
+    /// `<<`, `<<-`
+    HereDoc,
+    /// `<<<`
+    HereString,
+}
+
+impl RedirOp {
+    /// True when the redirect writes to its target.
+    pub fn writes(self) -> bool {
+        match self {
+            RedirOp::Out
+            | RedirOp::Append
+            | RedirOp::ReadWrite
+            | RedirOp::OutErr
+            | RedirOp::AppendErr => true,
+            RedirOp::In | RedirOp::Dup | RedirOp::HereDoc | RedirOp::HereString => false,
+        }
+    }
+}
+
+/// A redirection with its target word (the delimiter for here-docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Redirect {
+    pub op: RedirOp,
+    pub target: Word,
+    /// Here-doc body (after the delimiter line), with the offset of its first byte.
+    pub heredoc: Option<HereDoc>,
+    pub span: Span,
+}
+
+/// The body of a here-document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HereDoc {
+    pub body: String,
+    /// Offset of the body in the original string.
+    pub start: usize,
+    /// The delimiter was quoted: the body is literal (no substitutions).
+    pub quoted: bool,
+    /// Substitutions found in an unquoted body.
+    pub subs: Vec<Script>,
+}
+
+/// A shell word after quote removal.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Word {
+    pub span: Span,
+    /// The text after quote removal; expansions (`$HOME`, `$(…)`) are kept as source text.
+    pub text: String,
+    /// Contains a parameter expansion, substitution or arithmetic.
+    pub dynamic: bool,
+    /// Contains an unquoted glob character (`*`, `?`, `[`).
+    pub glob: bool,
+    /// Any part of it was quoted or escaped.
+    pub quoted: bool,
+    /// Starts with an unquoted `~`.
+    pub tilde: bool,
+    /// Unquoted brace expansion (`{a,b}`, `{1..3}`): its alternatives, when few enough.
+    pub braces: Option<Vec<String>>,
+    /// Command and process substitutions inside the word.
+    pub subs: Vec<Script>,
+    /// `NAME=` or `NAME+=` prefix (unquoted): an assignment when before the command.
+    pub assign: bool,
+    /// When the whole word is one quoted chunk with no escapes, the offset of its content
+    /// in the original string (so spans of a nested parse of `text` map back exactly).
+    pub content_start: Option<usize>,
+}
+
+impl Word {
+    /// The static value, when the word has no expansion of any kind.
+    pub fn value(&self) -> Option<&str> {
+        if self.dynamic || self.glob || self.braces.is_some() {
+            None
+        } else {
+            Some(&self.text)
+        }
+    }
+}
+
+/// Parses a whole command string.
+pub fn parse(src: &str) -> Result<Script, ParseError> {
+    parse_nested(src, 0, None, 0)
+}
+
+/// Parses `src`, which sits at `base` in the original string, or whose spans are all
+/// `fixed` when it is a decoded string (backticks, `bash -c "…"` with escapes).
+pub fn parse_nested(
+    src: &str,
+    base: usize,
+    fixed: Option<Span>,
+    depth: usize,
+) -> Result<Script, ParseError> {
+    let mut p = Parser {
+        s: src.as_bytes(),
+        src,
+        pos: 0,
+        base,
+        fixed,
+        depth,
+        pending: Vec::new(),
+        bodies: Vec::new(),
+    };
+    if depth > MAX_DEPTH {
+        return Err(p.err("nesting too deep", 0));
+    }
+    let script = p.list(Stop::Eof)?;
+    if p.pos < p.s.len() {
+        return Err(p.err("unexpected token", p.pos));
+    }
+    if !p.pending.is_empty() {
+        // Here-docs whose body never started (no newline after them): empty bodies.
+        p.read_heredocs();
+    }
+    let mut script = script;
+    p.attach_heredocs(&mut script);
+    Ok(script)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Eof,
+    /// `)` ends the list (subshell, `$(…)`, `<(…)`).
+    Paren,
+    /// `}` as a word ends the list.
+    Brace,
+    /// One of these reserved words at command position ends the list.
+    Words(&'static [&'static str]),
+    /// `;;`, `;&`, `;;&` or `esac` ends the list (a `case` arm).
+    CaseArm,
+}
+
+struct PendingDoc {
+    delim: String,
+    strip_tabs: bool,
+    quoted: bool,
+    id: usize,
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    src: &'a str,
+    pos: usize,
+    base: usize,
+    fixed: Option<Span>,
+    depth: usize,
+    pending: Vec<PendingDoc>,
+    /// Here-doc bodies by id, filled when the line that declared them ends.
+    bodies: Vec<Option<HereDoc>>,
+}
+
+fn is_meta(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
+    )
+}
+
+fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_name(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+const RESERVED_PREFIX: &[&str] = &["if", "then", "elif", "else", "do", "while", "until", "!"];
+const RESERVED_END: &[&str] = &["fi", "done", "esac"];
+
+impl<'a> Parser<'a> {
+    fn span(&self, a: usize, b: usize) -> Span {
+        match self.fixed {
+            Some(f) => f,
+            None => [self.base + a, self.base + b],
+        }
+    }
+
+    fn err(&self, message: &'static str, at: usize) -> ParseError {
+        let end = (at + 1).min(self.s.len()).max(at);
+        ParseError {
+            message,
+            span: self.span(at, end),
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, off: usize) -> Option<u8> {
+        self.s.get(self.pos + off).copied()
+    }
+
+    fn starts(&self, lit: &str) -> bool {
+        self.s[self.pos..].starts_with(lit.as_bytes())
+    }
+
+    /// Skips blanks, line continuations and comments (not newlines).
+    fn skip_blanks(&mut self) {
+        while let Some(b) = self.peek() {
+            match b {
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'\\' if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                b'#' => {
+                    while let Some(c) = self.peek() {
+                        if c == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// Consumes a newline and reads the bodies of the here-docs declared on its line.
+    fn newline(&mut self) {
+        self.pos += 1;
+        if !self.pending.is_empty() {
+            self.read_heredocs();
+        }
+    }
+
+    fn read_heredocs(&mut self) {
+        let docs = std::mem::take(&mut self.pending);
+        for doc in docs {
+            let start = self.pos;
+            let mut body_end = self.s.len();
+            let mut next = self.s.len();
+            let mut line_start = self.pos;
+            while line_start < self.s.len() {
+                let line_end = self.s[line_start..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(self.s.len(), |i| line_start + i);
+                let mut line = &self.src[line_start..line_end];
+                if doc.strip_tabs {
+                    line = line.trim_start_matches('\t');
+                }
+                if line.trim_end_matches('\r') == doc.delim {
+                    body_end = line_start;
+                    next = (line_end + 1).min(self.s.len());
+                    break;
+                }
+                line_start = line_end + 1;
+            }
+            let body = self.src[start..body_end].to_string();
+            let mut subs = Vec::new();
+            if !doc.quoted {
+                // An unquoted body undergoes substitutions: find them.
+                let mut sub = Parser {
+                    s: self.s,
+                    src: self.src,
+                    pos: start,
+                    base: self.base,
+                    fixed: self.fixed,
+                    depth: self.depth,
+                    pending: Vec::new(),
+                    bodies: Vec::new(),
+                };
+                let mut w = Word::default();
+                while sub.pos < body_end {
+                    match sub.peek() {
+                        Some(b'\\') => sub.pos += 2,
+                        Some(b'$') => {
+                            // Errors in a here-doc body's substitutions are ignored by
+                            // bash only at run time; be strict.
+                            if sub.dollar(&mut w, true).is_err() {
+                                w.dynamic = true;
+                            }
+                        }
+                        Some(b'`') => {
+                            if sub.backtick(&mut w).is_err() {
+                                w.dynamic = true;
+                            }
+                        }
+                        _ => sub.pos += 1,
+                    }
+                }
+                subs = w.subs;
+            }
+            if doc.id < self.bodies.len() {
+                self.bodies[doc.id] = Some(HereDoc {
+                    body,
+                    start: self.base + start,
+                    quoted: doc.quoted,
+                    subs,
+                });
+            }
+            self.pos = next;
+        }
+    }
+
+    fn attach_heredocs(&mut self, script: &mut Script) {
+        for pl in &mut script.pipelines {
+            for cmd in &mut pl.stages {
+                self.attach_cmd(cmd);
+            }
+        }
+    }
+
+    fn attach_cmd(&mut self, cmd: &mut Command) {
+        match cmd {
+            Command::Simple(sc) => self.attach_redirects(&mut sc.redirects),
+            Command::Compound {
+                body, redirects, ..
+            } => {
+                self.attach_heredocs(body);
+                self.attach_redirects(redirects);
+            }
+            Command::Function { body, .. } => self.attach_cmd(body),
+            Command::Arith { .. } => {}
+        }
+    }
+
+    fn attach_redirects(&mut self, redirects: &mut [Redirect]) {
+        for r in redirects {
+            if r.op == RedirOp::HereDoc {
+                if let Some(id) = r.heredoc.as_ref().map(|h| h.start) {
+                    // `start` temporarily holds the id (see `redirect`).
+                    r.heredoc = self.bodies.get_mut(id).and_then(Option::take);
+                }
+            }
+        }
+    }
+
+    /// Parses a command list until `stop`.
+    fn list(&mut self, stop: Stop) -> Result<Script, ParseError> {
+        let mut script = Script::default();
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                None => {
+                    return match stop {
+                        Stop::Eof => Ok(script),
+                        Stop::Paren => Err(self.err("unterminated `(`", self.pos)),
+                        Stop::Brace => Err(self.err("unterminated `{`", self.pos)),
+                        Stop::Words(_) | Stop::CaseArm => {
+                            Err(self.err("unterminated compound command", self.pos))
+                        }
+                    }
+                }
+                Some(b'\n') => {
+                    self.newline();
+                    continue;
+                }
+                Some(b';') => {
+                    if self.peek_at(1) == Some(b';') || self.peek_at(1) == Some(b'&') {
+                        return match stop {
+                            Stop::CaseArm => Ok(script),
+                            _ => Err(self.err("unexpected `;;`", self.pos)),
+                        };
+                    }
+                    self.pos += 1;
+                    continue;
+                }
+                Some(b')') => {
+                    return match stop {
+                        Stop::Paren => Ok(script),
+                        _ => Err(self.err("unexpected `)`", self.pos)),
+                    }
+                }
+                _ => {}
+            }
+            if let Some(w) = self.reserved_here() {
+                match stop {
+                    Stop::Brace if w == "}" => return Ok(script),
+                    Stop::Words(ws) if ws.contains(&w) => return Ok(script),
+                    Stop::CaseArm if w == "esac" => return Ok(script),
+                    _ => {}
+                }
+            }
+            let pl = self.pipeline(stop)?;
+            script.pipelines.push(pl);
+            self.skip_blanks();
+            match self.peek() {
+                Some(b'&') if self.peek_at(1) == Some(b'&') => self.pos += 2,
+                Some(b'|') if self.peek_at(1) == Some(b'|') => self.pos += 2,
+                Some(b'&') => {
+                    self.pos += 1;
+                    if let Some(last) = script.pipelines.last_mut() {
+                        last.background = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The reserved word (or `}`) at the current position, if one stands alone here.
+    fn reserved_here(&self) -> Option<&'static str> {
+        const ALL: &[&str] = &[
+            "}", "fi", "done", "esac", "then", "else", "elif", "do", "in",
+        ];
+        for w in ALL {
+            if self.starts(w) {
+                let after = self.s.get(self.pos + w.len()).copied();
+                if after.is_none_or(is_meta) {
+                    return Some(w);
+                }
+            }
+        }
+        None
+    }
+
+    fn pipeline(&mut self, stop: Stop) -> Result<Pipeline, ParseError> {
+        let mut pl = Pipeline::default();
+        loop {
+            let cmd = self.command(stop)?;
+            pl.stages.push(cmd);
+            self.skip_blanks();
+            if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
+                self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
+                loop {
+                    self.skip_blanks();
+                    if self.peek() == Some(b'\n') {
+                        self.newline();
+                    } else {
+                        break;
+                    }
+                }
+                continue;
+            }
+            return Ok(pl);
+        }
+    }
+
+    fn nested(&mut self, stop: Stop) -> Result<Script, ParseError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err("nesting too deep", self.pos));
+        }
+        self.depth += 1;
+        let r = self.list(stop);
+        self.depth -= 1;
+        r
+    }
+
+    fn command(&mut self, stop: Stop) -> Result<Command, ParseError> {
+        self.skip_blanks();
+        let start = self.pos;
+        // Prefix reserved words: skip them and parse what follows.
+        loop {
+            let mut skipped = false;
+            for w in RESERVED_PREFIX {
+                if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
+                    self.pos += w.len();
+                    self.skip_blanks();
+                    skipped = true;
+                    break;
+                }
+            }
+            if !skipped {
+                break;
+            }
+            if matches!(self.peek(), Some(b'\n') | Some(b';') | None) {
+                // `while` alone on a line, `else;`: an empty command.
+                return Ok(Command::Simple(SimpleCommand {
+                    span: self.span(start, self.pos),
+                    ..SimpleCommand::default()
+                }));
+            }
+        }
+        for w in RESERVED_END {
+            if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
+                self.pos += w.len();
+                let mut sc = SimpleCommand::default();
+                self.redirects_only(&mut sc)?;
+                sc.span = self.span(start, self.pos);
+                return Ok(Command::Simple(sc));
+            }
+        }
+        if self.starts("((") {
+            return self.arith_command(start);
+        }
+        if self.peek() == Some(b'(') {
+            self.pos += 1;
+            let body = self.nested(Stop::Paren)?;
+            if self.peek() != Some(b')') {
+                return Err(self.err("unterminated `(`", start));
+            }
+            self.pos += 1;
+            return self.compound_tail(body, Vec::new(), start);
+        }
+        if self.starts("{") && self.peek_at(1).is_none_or(is_meta) {
+            self.pos += 1;
+            let body = self.nested(Stop::Brace)?;
+            if !self.starts("}") {
+                return Err(self.err("unterminated `{`", start));
+            }
+            self.pos += 1;
+            return self.compound_tail(body, Vec::new(), start);
+        }
+        if self.word_is("for") || self.word_is("select") {
+            return self.for_command(start);
+        }
+        if self.word_is("case") {
+            return self.case_command(start);
+        }
+        if self.word_is("function") {
+            self.pos += "function".len();
+            self.skip_blanks();
+            let name = self.word()?;
+            self.skip_blanks();
+            if self.starts("()") {
+                self.pos += 2;
+            }
+            return self.function_body(name.text, start, stop);
+        }
+        if self.word_is("[[") {
+            return self.cond_command(start);
+        }
+        self.simple(start, stop)
+    }
+
+    fn word_is(&self, w: &str) -> bool {
+        self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta)
+    }
+
+    fn compound_tail(
+        &mut self,
+        body: Script,
+        words: Vec<Word>,
+        start: usize,
+    ) -> Result<Command, ParseError> {
+        let mut sc = SimpleCommand::default();
+        self.redirects_only(&mut sc)?;
+        Ok(Command::Compound {
+            body,
+            words,
+            redirects: sc.redirects,
+            span: self.span(start, self.pos),
+        })
+    }
+
+    /// Redirects after a compound command (`{ …; } > out`), or after `fi`/`done`.
+    fn redirects_only(&mut self, sc: &mut SimpleCommand) -> Result<(), ParseError> {
+        loop {
+            self.skip_blanks();
+            if !self.redirect_here() {
+                return Ok(());
+            }
+            self.redirect(sc)?;
+        }
+    }
+
+    fn function_body(
+        &mut self,
+        name: String,
+        start: usize,
+        stop: Stop,
+    ) -> Result<Command, ParseError> {
+        loop {
+            self.skip_blanks();
+            if self.peek() == Some(b'\n') {
+                self.newline();
+            } else {
+                break;
+            }
+        }
+        let body = self.command(stop)?;
+        Ok(Command::Function {
+            name,
+            body: Box::new(body),
+            span: self.span(start, self.pos),
+        })
+    }
+
+    fn arith_command(&mut self, start: usize) -> Result<Command, ParseError> {
+        self.pos += 2;
+        let mut w = Word::default();
+        self.arith_body(&mut w, start)?;
+        w.span = self.span(start, self.pos);
+        Ok(Command::Arith {
+            words: vec![w],
+            span: self.span(start, self.pos),
+        })
+    }
+
+    /// Reads arithmetic up to the closing `))`, collecting substitutions.
+    fn arith_body(&mut self, w: &mut Word, start: usize) -> Result<(), ParseError> {
+        w.dynamic = true;
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                None => return Err(self.err("unterminated `((`", start)),
+                Some(b'(') => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                Some(b')') => {
+                    if depth == 0 {
+                        if self.peek_at(1) == Some(b')') {
+                            self.pos += 2;
+                            return Ok(());
+                        }
+                        return Err(self.err("unterminated `((`", start));
+                    }
+                    depth -= 1;
+                    self.pos += 1;
+                }
+                Some(b'$') => self.dollar(w, false)?,
+                Some(b'`') => self.backtick(w)?,
+                Some(b'\'') => {
+                    self.pos += 1;
+                    self.single_quoted(w)?;
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    self.double_quoted(w)?;
+                }
+                Some(b'\\') => self.pos += 2.min(self.s.len() - self.pos),
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    fn for_command(&mut self, start: usize) -> Result<Command, ParseError> {
+        // for NAME [in WORDS…] ; do BODY done   |   for (( … )) ; do BODY done
+        self.pos += if self.word_is("for") { 3 } else { 6 };
+        self.skip_blanks();
+        let mut words = Vec::new();
+        if self.starts("((") {
+            self.pos += 2;
+            let mut w = Word::default();
+            self.arith_body(&mut w, start)?;
+            words.push(w);
+        } else {
+            let _name = self.word()?;
+            loop {
+                self.skip_blanks();
+                match self.peek() {
+                    None => return Err(self.err("unterminated `for`", start)),
+                    Some(b';') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    Some(b'\n') => {
+                        self.newline();
+                        break;
+                    }
+                    _ => {}
+                }
+                if self.word_is("do") {
+                    break;
+                }
+                let w = self.word()?;
+                if w.span == self.span(self.pos, self.pos) && w.text.is_empty() {
+                    return Err(self.err("unexpected token in `for`", self.pos));
+                }
+                words.push(w);
+            }
+        }
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                Some(b'\n') => self.newline(),
+                Some(b';') => self.pos += 1,
+                _ => break,
+            }
+        }
+        if !self.word_is("do") && !self.starts("{") {
+            return Err(self.err("`for` without `do`", start));
+        }
+        let brace = !self.word_is("do");
+        self.pos += if brace { 1 } else { 2 };
+        let body = self.nested(if brace {
+            Stop::Brace
+        } else {
+            Stop::Words(&["done"])
+        })?;
+        if brace {
+            if !self.starts("}") {
+                return Err(self.err("unterminated `for`", start));
+            }
+            self.pos += 1;
+        } else {
+            if !self.word_is("done") {
+                return Err(self.err("unterminated `for`", start));
+            }
+            self.pos += 4;
+        }
+        self.compound_tail(body, words, start)
+    }
+
+    fn case_command(&mut self, start: usize) -> Result<Command, ParseError> {
+        self.pos += 4;
+        self.skip_blanks();
+        let subject = self.word()?;
+        let mut words = vec![subject];
+        let mut body = Script::default();
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                Some(b'\n') => self.newline(),
+                _ => break,
+            }
+        }
+        if !self.word_is("in") {
+            return Err(self.err("`case` without `in`", start));
+        }
+        self.pos += 2;
+        loop {
+            // Skip blank lines.
+            loop {
+                self.skip_blanks();
+                match self.peek() {
+                    Some(b'\n') => self.newline(),
+                    _ => break,
+                }
+            }
+            match self.peek() {
+                None => return Err(self.err("unterminated `case`", start)),
+                _ if self.word_is("esac") => {
+                    self.pos += 4;
+                    break;
+                }
+                _ => {}
+            }
+            // Pattern list: [(] pat [| pat]… )
+            if self.peek() == Some(b'(') {
+                self.pos += 1;
+            }
+            loop {
+                self.skip_blanks();
+                match self.peek() {
+                    Some(b')') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    Some(b'|') => self.pos += 1,
+                    None | Some(b'\n') | Some(b';') => {
+                        return Err(self.err("bad `case` pattern", self.pos))
+                    }
+                    _ => {
+                        let before = self.pos;
+                        let w = self.word()?;
+                        if self.pos == before {
+                            return Err(self.err("bad `case` pattern", self.pos));
+                        }
+                        words.push(w);
+                    }
+                }
+            }
+            let arm = self.nested(Stop::CaseArm)?;
+            body.pipelines.extend(arm.pipelines);
+            self.skip_blanks();
+            if self.starts(";;&") {
+                self.pos += 3;
+            } else if self.starts(";;") || self.starts(";&") {
+                self.pos += 2;
+            }
+        }
+        self.compound_tail(body, words, start)
+    }
+
+    /// `[[ … ]]`: operators inside are plain words.
+    fn cond_command(&mut self, start: usize) -> Result<Command, ParseError> {
+        let first = self.word()?;
+        let mut sc = SimpleCommand {
+            words: vec![first],
+            ..SimpleCommand::default()
+        };
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                None => return Err(self.err("unterminated `[[`", start)),
+                Some(b'\n') => self.newline(),
+                _ if self.starts("]]") && self.s.get(self.pos + 2).copied().is_none_or(is_meta) => {
+                    let s = self.pos;
+                    self.pos += 2;
+                    sc.words.push(Word {
+                        span: self.span(s, self.pos),
+                        text: "]]".to_string(),
+                        ..Word::default()
+                    });
+                    break;
+                }
+                Some(b) if matches!(b, b'<' | b'>' | b'(' | b')' | b'&' | b'|' | b';') => {
+                    let s = self.pos;
+                    self.pos += 1;
+                    if matches!(self.peek(), Some(b'&') | Some(b'|')) && (b == b'&' || b == b'|') {
+                        self.pos += 1;
+                    }
+                    sc.words.push(Word {
+                        span: self.span(s, self.pos),
+                        text: self.src[s..self.pos].to_string(),
+                        ..Word::default()
+                    });
+                }
+                Some(_) => {
+                    let w = self.word()?;
+                    sc.words.push(w);
+                }
+            }
+        }
+        self.redirects_only(&mut sc)?;
+        sc.span = self.span(start, self.pos);
+        Ok(Command::Simple(sc))
+    }
+
+    fn redirect_here(&self) -> bool {
+        let mut i = self.pos;
+        while i < self.s.len() && self.s[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i < self.s.len() && self.s[i] == b'{' && i == self.pos {
+            // {var}> form
+            let mut j = i + 1;
+            while j < self.s.len() && is_name(self.s[j]) {
+                j += 1;
+            }
+            if j < self.s.len() && self.s[j] == b'}' && j > i + 1 {
+                i = j + 1;
+            }
+        }
+        match self.s.get(i) {
+            Some(b'<') | Some(b'>') => {
+                // `<(` / `>(` at a word start is process substitution, not a redirect.
+                !(i == self.pos && self.s.get(i + 1) == Some(&b'('))
+            }
+            Some(b'&') => i == self.pos && self.s.get(i + 1) == Some(&b'>'),
+            _ => false,
+        }
+    }
+
+    fn redirect(&mut self, sc: &mut SimpleCommand) -> Result<(), ParseError> {
+        let start = self.pos;
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        if self.peek() == Some(b'{') {
+            while self.peek().is_some_and(|b| b != b'}') {
+                self.pos += 1;
+            }
+            self.pos += 1;
+        }
+        let op = if self.starts("&>>") {
+            self.pos += 3;
+            RedirOp::AppendErr
+        } else if self.starts("&>") {
+            self.pos += 2;
+            RedirOp::OutErr
+        } else if self.starts("<<<") {
+            self.pos += 3;
+            RedirOp::HereString
+        } else if self.starts("<<") {
+            self.pos += 2;
+            RedirOp::HereDoc
+        } else if self.starts("<>") {
+            self.pos += 2;
+            RedirOp::ReadWrite
+        } else if self.starts("<&") || self.starts(">&") {
+            self.pos += 2;
+            RedirOp::Dup
+        } else if self.starts(">>") {
+            self.pos += 2;
+            RedirOp::Append
+        } else if self.starts(">|") {
+            self.pos += 2;
+            RedirOp::Out
+        } else if self.starts(">") {
+            self.pos += 1;
+            RedirOp::Out
+        } else {
+            self.pos += 1;
+            RedirOp::In
+        };
+        let strip_tabs = op == RedirOp::HereDoc && self.peek() == Some(b'-');
+        if strip_tabs {
+            self.pos += 1;
+        }
+        self.skip_blanks();
+        let target = self.word()?;
+        if target.text.is_empty() && !target.quoted && target.subs.is_empty() {
+            return Err(self.err("redirection without a target", start));
+        }
+        let mut op = op;
+        if op == RedirOp::Dup {
+            let t = target.text.as_str();
+            let is_fd = !t.is_empty()
+                && (t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit()));
+            if !is_fd || target.dynamic {
+                // `>& file` writes stdout and stderr to a file.
+                op = if self.s[start..].contains(&b'<') && !self.s[start..].starts_with(b">") {
+                    RedirOp::In
+                } else {
+                    RedirOp::OutErr
+                };
+            }
+        }
+        let mut heredoc = None;
+        if op == RedirOp::HereDoc {
+            let id = self.bodies.len();
+            self.bodies.push(None);
+            self.pending.push(PendingDoc {
+                delim: target.text.clone(),
+                strip_tabs,
+                quoted: target.quoted,
+                id,
+            });
+            heredoc = Some(HereDoc {
+                body: String::new(),
+                start: id,
+                quoted: target.quoted,
+                subs: Vec::new(),
+            });
+        }
+        sc.redirects.push(Redirect {
+            op,
+            target,
+            heredoc,
+            span: self.span(start, self.pos),
+        });
+        Ok(())
+    }
+
+    fn simple(&mut self, start: usize, stop: Stop) -> Result<Command, ParseError> {
+        let mut sc = SimpleCommand::default();
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                None | Some(b'\n') | Some(b';') | Some(b'|') => break,
+                Some(b'&') if self.peek_at(1) != Some(b'>') => break,
+                Some(b')') => break,
+                Some(b'(') => {
+                    // `name ( )` is a function definition.
+                    if sc.words.len() == 1 && sc.assigns.is_empty() && sc.redirects.is_empty() {
+                        let save = self.pos;
+                        self.pos += 1;
+                        self.skip_blanks();
+                        if self.peek() == Some(b')') {
+                            self.pos += 1;
+                            let name = sc.words.remove(0).text;
+                            return self.function_body(name, start, stop);
+                        }
+                        self.pos = save;
+                    }
+                    return Err(self.err("unexpected `(`", self.pos));
+                }
+                _ => {}
+            }
+            if self.redirect_here() {
+                self.redirect(&mut sc)?;
+                continue;
+            }
+            if matches!(stop, Stop::Brace) && sc.words.is_empty() && self.word_is("}") {
+                break;
+            }
+            let w = self.word()?;
+            if w.assign && sc.words.is_empty() {
+                sc.assigns.push(w);
+            } else {
+                sc.words.push(w);
+            }
+        }
+        sc.span = self.span(start, self.pos);
+        Ok(Command::Simple(sc))
+    }
+
+    /// Reads one word at the current position (possibly empty if at a metacharacter).
+    fn word(&mut self) -> Result<Word, ParseError> {
+        let start = self.pos;
+        let mut w = Word::default();
+        // Process substitution as a whole word.
+        if (self.starts("<(") || self.starts(">(")) && self.depth < MAX_DEPTH {
+            self.pos += 2;
+            let script = self.nested(Stop::Paren)?;
+            if self.peek() != Some(b')') {
+                return Err(self.err("unterminated process substitution", start));
+            }
+            self.pos += 1;
+            w.subs.push(script);
+            w.dynamic = true;
+            w.text = self.src[start..self.pos].to_string();
+            w.span = self.span(start, self.pos);
+            return Ok(w);
+        }
+        let mut brace_marked: Option<String> = None;
+        let mut bracket_at: Option<usize> = None;
+        let mut chunks = 0usize;
+        let mut plain_chunk = true;
+        while let Some(b) = self.peek() {
+            if is_meta(b) {
+                break;
+            }
+            chunks += 1;
+            match b {
+                b'\'' => {
+                    let content = self.pos + 1;
+                    self.pos += 1;
+                    self.single_quoted(&mut w)?;
+                    if chunks == 1 {
+                        w.content_start = Some(content);
+                    }
+                }
+                b'"' => {
+                    let content = self.pos + 1;
+                    self.pos += 1;
+                    let clean = self.double_quoted(&mut w)?;
+                    if chunks == 1 && clean {
+                        w.content_start = Some(content);
+                    } else {
+                        plain_chunk = false;
+                    }
+                }
+                b'\\' => {
+                    w.quoted = true;
+                    plain_chunk = false;
+                    self.pos += 1;
+                    match self.peek() {
+                        None => w.text.push('\\'),
+                        Some(b'\n') => self.pos += 1,
+                        Some(_) => self.push_char(&mut w),
+                    }
+                }
+                b'$' if self.peek_at(1) == Some(b'\'') => {
+                    self.pos += 2;
+                    w.quoted = true;
+                    plain_chunk = false;
+                    self.ansi_c(&mut w)?;
+                }
+                b'$' if self.peek_at(1) == Some(b'"') => {
+                    self.pos += 2;
+                    plain_chunk = false;
+                    self.double_quoted(&mut w)?;
+                }
+                b'$' => {
+                    plain_chunk = false;
+                    self.dollar(&mut w, false)?;
+                }
+                b'`' => {
+                    plain_chunk = false;
+                    self.backtick(&mut w)?;
+                }
+                b'*' | b'?' => {
+                    w.glob = true;
+                    plain_chunk = false;
+                    self.push_char(&mut w);
+                }
+                b'[' => {
+                    // A bracket expression only when a `]` follows in the word.
+                    bracket_at.get_or_insert(w.text.len());
+                    plain_chunk = false;
+                    self.push_char(&mut w);
+                }
+                b'~' if self.pos == start => {
+                    w.tilde = true;
+                    plain_chunk = false;
+                    self.push_char(&mut w);
+                }
+                b'{' | b',' | b'}' => {
+                    plain_chunk = false;
+                    // Keep a marked copy in step with the text, then mark this byte.
+                    let m = brace_marked.get_or_insert_with(String::new);
+                    let mark = match b {
+                        b'{' => BRACE_OPEN,
+                        b',' => BRACE_COMMA,
+                        _ => BRACE_CLOSE,
+                    };
+                    sync_marked(m, &w.text);
+                    m.push(mark);
+                    self.push_char(&mut w);
+                }
+                b'=' if !w.assign
+                    && !w.quoted
+                    && !w.dynamic
+                    && w.text.len() == self.pos - start
+                    && !w.text.is_empty()
+                    && is_name_start(w.text.as_bytes()[0])
+                    && w.text.bytes().all(|c| is_name(c) || c == b'+')
+                    && !w.text[..w.text.len() - 1].contains('+') =>
+                {
+                    w.assign = true;
+                    self.push_char(&mut w);
+                }
+                _ => self.push_char(&mut w),
+            }
+        }
+        if chunks != 1 || (!plain_chunk && w.content_start.is_none()) {
+            w.content_start = None;
+        }
+        if let Some(at) = bracket_at {
+            if w.text.get(at + 1..).is_some_and(|rest| rest.contains(']')) {
+                w.glob = true;
+            }
+        }
+        if let Some(m) = brace_marked {
+            let mut m = m;
+            sync_marked(&mut m, &w.text);
+            w.braces = expand_braces(&m);
+            if w.braces.is_none() && has_brace_expansion(&m) {
+                // Too many alternatives: treat as dynamic.
+                w.dynamic = true;
+            }
+        }
+        w.span = self.span(start, self.pos);
+        Ok(w)
+    }
+
+    fn push_char(&mut self, w: &mut Word) {
+        let len = utf8_len(self.s[self.pos]);
+        let end = (self.pos + len).min(self.s.len());
+        w.text
+            .push_str(self.src.get(self.pos..end).unwrap_or("\u{FFFD}"));
+        self.pos = end;
+    }
+
+    fn single_quoted(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        let start = self.pos - 1;
+        w.quoted = true;
+        match self.s[self.pos..].iter().position(|&b| b == b'\'') {
+            Some(i) => {
+                w.text.push_str(&self.src[self.pos..self.pos + i]);
+                self.pos += i + 1;
+                Ok(())
+            }
+            None => Err(self.err("unterminated single quote", start)),
+        }
+    }
+
+    /// Reads a double-quoted string (after the opening quote). Returns true when it had
+    /// no escapes or expansions (its text is a verbatim slice of the source).
+    fn double_quoted(&mut self, w: &mut Word) -> Result<bool, ParseError> {
+        let start = self.pos - 1;
+        w.quoted = true;
+        let mut clean = true;
+        loop {
+            match self.peek() {
+                None => return Err(self.err("unterminated double quote", start)),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(clean);
+                }
+                Some(b'\\') => {
+                    clean = false;
+                    match self.peek_at(1) {
+                        Some(b'\n') => self.pos += 2,
+                        Some(c @ (b'$' | b'`' | b'"' | b'\\')) => {
+                            w.text.push(char::from(c));
+                            self.pos += 2;
+                        }
+                        _ => {
+                            w.text.push('\\');
+                            self.pos += 1;
+                        }
+                    }
+                }
+                Some(b'$') => {
+                    clean = false;
+                    self.dollar(w, true)?;
+                }
+                Some(b'`') => {
+                    clean = false;
+                    self.backtick(w)?;
+                }
+                Some(_) => self.push_char(w),
+            }
+        }
+    }
+
+    /// `$'…'` with ANSI-C escapes.
+    fn ansi_c(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        let start = self.pos - 2;
+        loop {
+            match self.peek() {
+                None => return Err(self.err("unterminated $'…'", start)),
+                Some(b'\'') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let Some(c) = self.peek() else {
+                        return Err(self.err("unterminated $'…'", start));
+                    };
+                    self.pos += 1;
+                    match c {
+                        b'n' => w.text.push('\n'),
+                        b't' => w.text.push('\t'),
+                        b'r' => w.text.push('\r'),
+                        b'a' => w.text.push('\x07'),
+                        b'b' => w.text.push('\x08'),
+                        b'e' | b'E' => w.text.push('\x1b'),
+                        b'f' => w.text.push('\x0c'),
+                        b'v' => w.text.push('\x0b'),
+                        b'x' => {
+                            let v = self.hex_digits(2);
+                            push_code(w, v);
+                        }
+                        b'u' => {
+                            let v = self.hex_digits(4);
+                            push_code(w, v);
+                        }
+                        b'U' => {
+                            let v = self.hex_digits(8);
+                            push_code(w, v);
+                        }
+                        b'0'..=b'7' => {
+                            let mut v = u32::from(c - b'0');
+                            for _ in 0..2 {
+                                match self.peek() {
+                                    Some(d @ b'0'..=b'7') => {
+                                        v = v * 8 + u32::from(d - b'0');
+                                        self.pos += 1;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            push_code(w, Some(v & 0xff));
+                        }
+                        b'c' => {
+                            if let Some(d) = self.peek() {
+                                self.pos += 1;
+                                w.text.push(char::from(d & 0x1f));
+                            }
+                        }
+                        b'\\' | b'\'' | b'"' | b'?' => w.text.push(char::from(c)),
+                        _ => {
+                            w.text.push('\\');
+                            self.pos -= 1;
+                            self.push_char(w);
+                        }
+                    }
+                }
+                Some(_) => self.push_char(w),
+            }
+        }
+    }
+
+    fn hex_digits(&mut self, max: usize) -> Option<u32> {
+        let mut v = 0u32;
+        let mut n = 0;
+        while n < max {
+            match self.peek().and_then(|b| char::from(b).to_digit(16)) {
+                Some(d) => {
+                    v = v * 16 + d;
+                    self.pos += 1;
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        (n > 0).then_some(v)
+    }
+
+    /// `$…` at the current position: `$(…)`, `$((…))`, `${…}`, `$NAME`, `$1`, `$@`, or a
+    /// literal `$`.
+    fn dollar(&mut self, w: &mut Word, in_dq: bool) -> Result<(), ParseError> {
+        let start = self.pos;
+        match self.peek_at(1) {
+            Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                self.pos += 3;
+                let save = self.pos;
+                let mut tmp = Word::default();
+                if self.arith_body(&mut tmp, start).is_ok() {
+                    w.subs.append(&mut tmp.subs);
+                } else {
+                    // `$( (cmd) )` written without a space: a command substitution.
+                    self.pos = save - 1;
+                    let script = self.nested(Stop::Paren)?;
+                    if self.peek() != Some(b')') {
+                        return Err(self.err("unterminated `$(`", start));
+                    }
+                    self.pos += 1;
+                    w.subs.push(script);
+                }
+                w.dynamic = true;
+            }
+            Some(b'(') => {
+                self.pos += 2;
+                let script = self.nested(Stop::Paren)?;
+                if self.peek() != Some(b')') {
+                    return Err(self.err("unterminated `$(`", start));
+                }
+                self.pos += 1;
+                w.subs.push(script);
+                w.dynamic = true;
+            }
+            Some(b'{') => {
+                self.pos += 2;
+                self.param_body(w, start)?;
+                w.dynamic = true;
+            }
+            Some(c) if is_name_start(c) => {
+                self.pos += 1;
+                while self.peek().is_some_and(is_name) {
+                    self.pos += 1;
+                }
+                w.dynamic = true;
+            }
+            Some(c) if c.is_ascii_digit() || b"@*#?$!-".contains(&c) => {
+                self.pos += 2;
+                w.dynamic = true;
+            }
+            _ => {
+                self.pos += 1;
+                w.text.push('$');
+                return Ok(());
+            }
+        }
+        let _ = in_dq;
+        w.text.push_str(&self.src[start..self.pos]);
+        Ok(())
+    }
+
+    /// `${ … }` body: up to the matching `}`, collecting nested substitutions.
+    fn param_body(&mut self, w: &mut Word, start: usize) -> Result<(), ParseError> {
+        loop {
+            match self.peek() {
+                None => return Err(self.err("unterminated `${`", start)),
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => self.pos += 2.min(self.s.len() - self.pos),
+                Some(b'\'') => {
+                    self.pos += 1;
+                    let mut tmp = Word::default();
+                    self.single_quoted(&mut tmp)?;
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    let mut tmp = Word::default();
+                    self.double_quoted(&mut tmp)?;
+                    w.subs.append(&mut tmp.subs);
+                }
+                Some(b'$') => {
+                    let mut tmp = Word::default();
+                    self.dollar(&mut tmp, true)?;
+                    w.subs.append(&mut tmp.subs);
+                }
+                Some(b'`') => {
+                    let mut tmp = Word::default();
+                    self.backtick(&mut tmp)?;
+                    w.subs.append(&mut tmp.subs);
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// `` `…` ``: unescape the body and parse it as a nested script.
+    fn backtick(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut body = String::new();
+        loop {
+            match self.peek() {
+                None => return Err(self.err("unterminated backtick", start)),
+                Some(b'`') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b'\\') => match self.peek_at(1) {
+                    Some(c @ (b'$' | b'`' | b'\\')) => {
+                        body.push(char::from(c));
+                        self.pos += 2;
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    _ => {
+                        body.push('\\');
+                        self.pos += 1;
+                    }
+                },
+                Some(_) => {
+                    let len = utf8_len(self.s[self.pos]);
+                    let end = (self.pos + len).min(self.s.len());
+                    body.push_str(self.src.get(self.pos..end).unwrap_or("\u{FFFD}"));
+                    self.pos = end;
+                }
+            }
+        }
+        let span = self.span(start, self.pos);
+        let script = parse_nested(&body, 0, Some(span), self.depth + 1)?;
+        w.subs.push(script);
+        w.dynamic = true;
+        w.text.push_str(&self.src[start..self.pos]);
+        Ok(())
+    }
+}
+
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+fn push_code(w: &mut Word, v: Option<u32>) {
+    match v.and_then(char::from_u32) {
+        Some('\0') | None => {}
+        Some(c) => w.text.push(c),
+    }
+}
+
+const BRACE_OPEN: char = '\u{E000}';
+const BRACE_COMMA: char = '\u{E001}';
+const BRACE_CLOSE: char = '\u{E002}';
+
+/// Brings the marked copy up to date with text pushed since (everything after the
+/// number of non-marker characters it already holds).
+fn sync_marked(m: &mut String, text: &str) {
+    let plain: usize = m
+        .chars()
+        .map(|c| {
+            if matches!(c, BRACE_OPEN | BRACE_COMMA | BRACE_CLOSE) {
+                1
+            } else {
+                c.len_utf8()
+            }
+        })
+        .sum();
+    if plain < text.len() {
+        if let Some(rest) = text.get(plain..) {
+            m.push_str(rest);
+        }
+    }
+}
+
+fn has_brace_expansion(m: &str) -> bool {
+    m.contains(BRACE_OPEN) && (m.contains(BRACE_COMMA) || m.contains(".."))
+}
+
+/// Most alternatives a brace expansion may produce before the word counts as dynamic.
+const MAX_BRACE_ALTS: usize = 64;
+
+/// Expands unquoted `{a,b}` (marked) in a word; `None` when there is none, or too many.
+fn expand_braces(m: &str) -> Option<Vec<String>> {
+    if !has_brace_expansion(m) {
+        return None;
+    }
+    let mut out = Vec::new();
+    if !expand_into(m, &mut out, 0) {
+        return None;
+    }
+    if out.len() <= 1 && !m.contains(BRACE_COMMA) {
+        // `{1..3}` style sequences: expand simple numeric/char ranges.
+        return None;
+    }
+    Some(
+        out.into_iter()
+            .map(|s| {
+                s.chars()
+                    .map(|c| match c {
+                        BRACE_OPEN => '{',
+                        BRACE_COMMA => ',',
+                        BRACE_CLOSE => '}',
+                        c => c,
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool {
+    if depth > 8 || out.len() > MAX_BRACE_ALTS {
+        return false;
+    }
+    // Find the first `{` with a matching `}` that has a top-level comma.
+    let chars: Vec<(usize, char)> = m.char_indices().collect();
+    for (i, &(bi, c)) in chars.iter().enumerate() {
+        if c != BRACE_OPEN {
+            continue;
+        }
+        let mut level = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for &(bj, d) in &chars[i + 1..] {
+            match d {
+                BRACE_OPEN => level += 1,
+                BRACE_CLOSE if level == 0 => {
+                    close = Some(bj);
+                    break;
+                }
+                BRACE_CLOSE => level -= 1,
+                BRACE_COMMA if level == 0 => commas.push(bj),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        if commas.is_empty() {
+            continue;
+        }
+        let pre = &m[..bi];
+        let post = &m[close + BRACE_CLOSE.len_utf8()..];
+        let mut last = bi + BRACE_OPEN.len_utf8();
+        let mut alts = Vec::new();
+        for &cpos in &commas {
+            alts.push(&m[last..cpos]);
+            last = cpos + BRACE_COMMA.len_utf8();
+        }
+        alts.push(&m[last..close]);
+        for alt in alts {
+            let combined = format!("{pre}{alt}{post}");
+            if !expand_into(&combined, out, depth + 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+    out.push(m.to_string());
+    out.len() <= MAX_BRACE_ALTS
+}
+
+/// Every simple command of a script in source order, descending into compound commands
+/// and function bodies (not into substitutions: those are in the words' `subs`).
+pub fn simple_commands(script: &Script) -> Vec<&SimpleCommand> {
+    let mut out = Vec::new();
+    for pl in &script.pipelines {
+        for c in &pl.stages {
+            collect_simple(c, &mut out);
+        }
+    }
+    out
+}
+
+fn collect_simple<'s>(c: &'s Command, out: &mut Vec<&'s SimpleCommand>) {
+    match c {
+        Command::Simple(sc) => out.push(sc),
+        Command::Compound { body, .. } => {
+            for pl in &body.pipelines {
+                for c in &pl.stages {
+                    collect_simple(c, out);
+                }
+            }
+        }
+        Command::Function { body, .. } => collect_simple(body, out),
+        Command::Arith { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(src: &str) -> Vec<Vec<String>> {
+        let s = parse(src).unwrap_or_else(|e| panic!("{src:?}: {e:?}"));
+        simple_commands(&s)
+            .iter()
+            .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn splits_commands_and_unquotes() {
+        let cases: &[(&str, &[&[&str]])] = &[
+            ("ls -la", &[&["ls", "-la"]]),
+            ("r''m -rf /", &[&["rm", "-rf", "/"]]),
+            ("\"rm\" x", &[&["rm", "x"]]),
+            ("\\rm x", &[&["rm", "x"]]),
+            (
+                "a && b || c; d & e | f |& g",
+                &[&["a"], &["b"], &["c"], &["d"], &["e"], &["f"], &["g"]],
+            ),
+            ("(a; b) && { c; }", &[&["a"], &["b"], &["c"]]),
+            (
+                "if a; then b; elif c; then d; else e; fi",
+                &[&["a"], &["b"], &["c"], &["d"], &["e"], &[]],
+            ),
+            ("for x in 1 2; do echo $x; done", &[&["echo", "$x"]]),
+            ("while true; do ls; done", &[&["true"], &["ls"], &[]]),
+            (
+                "case $x in a) rm a;; b|c) ls;; esac",
+                &[&["rm", "a"], &["ls"]],
+            ),
+            ("echo $'\\x72m'", &[&["echo", "rm"]]),
+            ("ls # rm -rf /", &[&["ls"]]),
+            ("X=1 Y=2 ls", &[&["ls"]]),
+            ("f() { rm x; }; f", &[&["rm", "x"], &["f"]]),
+            ("echo a\\\nb", &[&["echo", "ab"]]),
+        ];
+        for (src, want) in cases {
+            let want: Vec<Vec<String>> = want
+                .iter()
+                .map(|c| c.iter().map(|s| s.to_string()).collect())
+                .collect();
+            assert_eq!(words(src), want, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn finds_substitutions_and_heredocs() {
+        let s = parse("echo $(sudo id) `whoami` <(curl x)").unwrap();
+        let sc = simple_commands(&s)[0];
+        assert_eq!(sc.words[1].subs.len(), 1);
+        assert_eq!(sc.words[2].subs.len(), 1);
+        assert_eq!(sc.words[3].subs.len(), 1);
+        let s = parse("bash <<EOF\nrm -rf ~\nEOF\nls").unwrap();
+        let cmds = simple_commands(&s);
+        assert_eq!(cmds.len(), 2);
+        let doc = cmds[0].redirects[0].heredoc.as_ref().unwrap();
+        assert_eq!(doc.body, "rm -rf ~\n");
+        assert_eq!(
+            &"bash <<EOF\nrm -rf ~\nEOF\nls"[doc.start..doc.start + 8],
+            "rm -rf ~"
+        );
+    }
+
+    #[test]
+    fn spans_point_into_the_source() {
+        let src = "git status && sudo reboot";
+        let s = parse(src).unwrap();
+        let cmds = simple_commands(&s);
+        let w = &cmds[1].words[0];
+        assert_eq!(&src[w.span[0]..w.span[1]], "sudo");
+    }
+
+    #[test]
+    fn braces_expand() {
+        let s = parse("{rm,-rf,/}").unwrap();
+        let w = &simple_commands(&s)[0].words[0];
+        assert_eq!(
+            w.braces.as_deref(),
+            Some(&["rm".to_string(), "-rf".to_string(), "/".to_string()][..])
+        );
+        let s = parse("echo '{a,b}'").unwrap();
+        assert_eq!(simple_commands(&s)[0].words[1].braces, None);
+    }
+
+    #[test]
+    fn errors() {
+        for src in [
+            "echo \"a",
+            "grep 'x",
+            "echo $(ls",
+            "echo `ls",
+            "(ls",
+            "ls )",
+            "echo ${x",
+        ] {
+            assert!(parse(src).is_err(), "{src:?}");
+        }
+        let deep = "$(".repeat(10_000);
+        assert!(parse(&deep).is_err());
+    }
+}

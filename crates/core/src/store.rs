@@ -1,0 +1,169 @@
+//! Where run records live: the [`MarkerStore`] trait (string keys and values, a
+//! revision per key, compare-and-swap) and the in-memory [`MemoryStore`].
+//!
+//! The trait is shaped so that a browser `localStorage` store can implement it: values
+//! are strings, the revision can live in the value itself or beside it, a full store
+//! is [`Error::QuotaExceeded`], a disabled one [`Error::StoreUnavailable`].
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::error::Error;
+
+/// A stored value and its revision (the compare-and-swap token; revisions start at 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub revision: u64,
+    pub value: String,
+}
+
+/// A key-value store with a revision per key. Implementations must make each
+/// compare-and-swap atomic with respect to every other user of the same storage
+/// (other tabs, other processes): that is what makes resume exactly-once.
+pub trait MarkerStore {
+    /// The value under `key`, if any.
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error>;
+
+    /// Writes `new` under `key` only if the current revision is `expected` (`None`:
+    /// the key must be absent). Otherwise [`Error::StoreConflict`] and nothing changes.
+    /// A full store is [`Error::QuotaExceeded`] and nothing changes.
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error>;
+
+    /// Removes `key` only if its revision is `expected`, else [`Error::StoreConflict`].
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error>;
+
+    /// Every key, in any order.
+    fn keys(&self) -> Result<Vec<String>, Error>;
+}
+
+impl<S: MarkerStore + ?Sized> MarkerStore for &S {
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        (**self).get(key)
+    }
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+        (**self).put_if_revision(key, expected, new)
+    }
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+        (**self).delete_if_revision(key, expected)
+    }
+    fn keys(&self) -> Result<Vec<String>, Error> {
+        (**self).keys()
+    }
+}
+
+impl<S: MarkerStore + ?Sized> MarkerStore for Rc<S> {
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        (**self).get(key)
+    }
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+        (**self).put_if_revision(key, expected, new)
+    }
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+        (**self).delete_if_revision(key, expected)
+    }
+    fn keys(&self) -> Result<Vec<String>, Error> {
+        (**self).keys()
+    }
+}
+
+impl<S: MarkerStore + ?Sized> MarkerStore for Arc<S> {
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        (**self).get(key)
+    }
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+        (**self).put_if_revision(key, expected, new)
+    }
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+        (**self).delete_if_revision(key, expected)
+    }
+    fn keys(&self) -> Result<Vec<String>, Error> {
+        (**self).keys()
+    }
+}
+
+/// An in-memory store, optionally with a quota (bytes of keys + values) so that the
+/// full-store path can be exercised. Share it between [`crate::runs::Runs`] with `Arc`.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    entries: Mutex<BTreeMap<String, Stored>>,
+    quota_bytes: Option<usize>,
+}
+
+impl MemoryStore {
+    /// An empty store without a quota.
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    /// An empty store that refuses writes beyond `bytes` (keys + values).
+    pub fn with_quota(bytes: usize) -> MemoryStore {
+        MemoryStore {
+            entries: Mutex::default(),
+            quota_bytes: Some(bytes),
+        }
+    }
+
+    /// Bytes in use (keys + values).
+    pub fn used_bytes(&self) -> usize {
+        used(&self.lock())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Stored>> {
+        // A panic elsewhere while holding the lock cannot leave a half-written entry
+        // (every write is one map operation), so a poisoned map is still consistent.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn used(map: &BTreeMap<String, Stored>) -> usize {
+    map.iter().map(|(k, v)| k.len() + v.value.len()).sum()
+}
+
+impl MarkerStore for MemoryStore {
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        Ok(self.lock().get(key).cloned())
+    }
+
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+        let mut map = self.lock();
+        let found = map.get(key).map(|s| s.revision);
+        if found != expected {
+            return Err(Error::StoreConflict {
+                key: key.to_string(),
+                expected,
+                found,
+            });
+        }
+        if let Some(quota) = self.quota_bytes {
+            let old = map.get(key).map_or(0, |s| key.len() + s.value.len());
+            let after = used(&map) - old + key.len() + new.value.len();
+            if after > quota {
+                return Err(Error::QuotaExceeded {
+                    key: key.to_string(),
+                    bytes: new.value.len(),
+                });
+            }
+        }
+        map.insert(key.to_string(), new);
+        Ok(())
+    }
+
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+        let mut map = self.lock();
+        let found = map.get(key).map(|s| s.revision);
+        if found != Some(expected) {
+            return Err(Error::StoreConflict {
+                key: key.to_string(),
+                expected: Some(expected),
+                found,
+            });
+        }
+        map.remove(key);
+        Ok(())
+    }
+
+    fn keys(&self) -> Result<Vec<String>, Error> {
+        Ok(self.lock().keys().cloned().collect())
+    }
+}

@@ -1,0 +1,393 @@
+//! URL checks for fetch tools: schemes, cloud metadata, and SSRF-prone hosts in every
+//! spelling (decimal / hex / octal / short IPv4, IPv6 with embedded IPv4, zone ids).
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// What a URL is, for the classifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlClass {
+    /// `http`/`https` to a public host.
+    Public { host: String },
+    /// Loopback, private, link-local, unique-local, `localhost`, `*.local`, `*.internal`…
+    Internal { host: String, why: &'static str },
+    /// A cloud metadata endpoint.
+    Metadata { host: String },
+    /// A scheme other than http/https (`file:`, `javascript:`, `data:`, `ftp:`…).
+    Scheme { scheme: String },
+    /// Not a URL we can read.
+    Malformed { why: &'static str },
+}
+
+/// Classifies a URL string.
+pub fn classify_url(url: &str) -> UrlClass {
+    let url = url.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    let Some(colon) = url.find(':') else {
+        return UrlClass::Malformed { why: "no scheme" };
+    };
+    let scheme = &url[..colon];
+    let valid_scheme = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return UrlClass::Malformed { why: "bad scheme" };
+    }
+    let scheme_lower = scheme.to_ascii_lowercase();
+    if scheme_lower != "http" && scheme_lower != "https" {
+        return UrlClass::Scheme {
+            scheme: scheme_lower,
+        };
+    }
+    // Browsers treat `\` like `/` in special URLs.
+    let rest: String = url[colon + 1..].replace('\\', "/");
+    let Some(after) = rest.strip_prefix("//") else {
+        return UrlClass::Malformed { why: "no host" };
+    };
+    let after = after.trim_start_matches('/');
+    let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+    let authority = &after[..end];
+    let hostport = match authority.rfind('@') {
+        Some(i) => &authority[i + 1..],
+        None => authority,
+    };
+    let host = if let Some(inner) = hostport.strip_prefix('[') {
+        match inner.find(']') {
+            Some(i) => &inner[..i],
+            None => {
+                return UrlClass::Malformed {
+                    why: "unterminated IPv6 host",
+                }
+            }
+        }
+    } else {
+        match hostport.rfind(':') {
+            Some(i) => &hostport[..i],
+            None => hostport,
+        }
+    };
+    let host = percent_decode(host).to_ascii_lowercase();
+    let host = host.trim_end_matches('.').to_string();
+    if host.is_empty() {
+        return UrlClass::Malformed { why: "empty host" };
+    }
+    classify_host(host)
+}
+
+fn classify_host(host: String) -> UrlClass {
+    if host.contains(':') {
+        let addr = host.split('%').next().unwrap_or("");
+        return match addr.parse::<Ipv6Addr>() {
+            Ok(ip) => classify_v6(ip, host),
+            Err(_) => UrlClass::Malformed {
+                why: "bad IPv6 address",
+            },
+        };
+    }
+    if let Some(ip) = parse_ipv4_loose(&host) {
+        return classify_v4(ip, host);
+    }
+    if host == "metadata.google.internal" || host == "metadata" || host == "instance-data" {
+        return UrlClass::Metadata { host };
+    }
+    if host == "localhost" || host.ends_with(".localhost") || host == "ip6-localhost" {
+        return UrlClass::Internal {
+            host,
+            why: "localhost",
+        };
+    }
+    for (suffix, why) in [
+        (".local", "a .local (mDNS) name"),
+        (".internal", "an .internal name"),
+        (".localdomain", "a .localdomain name"),
+        (".home.arpa", "a home.arpa name"),
+        (".lan", "a .lan name"),
+        (".intranet", "an .intranet name"),
+        (".corp", "a .corp name"),
+    ] {
+        if host.ends_with(suffix) || host == suffix[1..] {
+            return UrlClass::Internal { host, why };
+        }
+    }
+    // DNS names that resolve to the address they spell (nip.io & co).
+    for svc in [
+        "nip.io",
+        "sslip.io",
+        "xip.io",
+        "localtest.me",
+        "lvh.me",
+        "traefik.me",
+    ] {
+        if host == svc || host.ends_with(&format!(".{svc}")) {
+            return UrlClass::Internal {
+                host,
+                why: "a DNS name that resolves to an address it spells",
+            };
+        }
+    }
+    if !host.contains('.') {
+        return UrlClass::Internal {
+            host,
+            why: "a single-label host name (resolved on the local network)",
+        };
+    }
+    if !host
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+    {
+        return UrlClass::Malformed {
+            why: "bad host name",
+        };
+    }
+    UrlClass::Public { host }
+}
+
+fn classify_v4(ip: Ipv4Addr, host: String) -> UrlClass {
+    let o = ip.octets();
+    if o == [169, 254, 169, 254] || o == [169, 254, 170, 2] || o == [100, 100, 100, 200] {
+        return UrlClass::Metadata { host };
+    }
+    let why = match o {
+        [127, ..] => Some("a loopback address"),
+        [10, ..] => Some("a private address"),
+        [172, b, ..] if (16..=31).contains(&b) => Some("a private address"),
+        [192, 168, ..] => Some("a private address"),
+        [169, 254, ..] => Some("a link-local address"),
+        [0, ..] => Some("an unspecified address"),
+        [100, b, ..] if (64..=127).contains(&b) => Some("a shared (CGNAT) address"),
+        [192, 0, 0, _] => Some("an IETF special address"),
+        [198, b, ..] if b == 18 || b == 19 => Some("a benchmarking address"),
+        [a, ..] if a >= 224 => Some("a multicast or reserved address"),
+        _ => None,
+    };
+    match why {
+        Some(why) => UrlClass::Internal { host, why },
+        None => UrlClass::Public { host },
+    }
+}
+
+fn classify_v6(ip: Ipv6Addr, host: String) -> UrlClass {
+    let seg = ip.segments();
+    if seg == [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254] {
+        return UrlClass::Metadata { host };
+    }
+    // Embedded IPv4: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96).
+    let embeds_v4 = (seg[..5] == [0, 0, 0, 0, 0] && (seg[5] == 0xffff || seg[5] == 0))
+        || seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    let embedded = embeds_v4.then(|| {
+        Ipv4Addr::new(
+            (seg[6] >> 8) as u8,
+            seg[6] as u8,
+            (seg[7] >> 8) as u8,
+            seg[7] as u8,
+        )
+    });
+    if ip.is_loopback() {
+        return UrlClass::Internal {
+            host,
+            why: "a loopback address",
+        };
+    }
+    if ip.is_unspecified() {
+        return UrlClass::Internal {
+            host,
+            why: "an unspecified address",
+        };
+    }
+    if let Some(v4) = embedded {
+        return match classify_v4(v4, host.clone()) {
+            UrlClass::Public { .. } if seg[5] == 0 => UrlClass::Internal {
+                host,
+                why: "an IPv4-compatible address",
+            },
+            other => other,
+        };
+    }
+    let why = match seg[0] {
+        s if s & 0xffc0 == 0xfe80 => Some("a link-local address"),
+        s if s & 0xfe00 == 0xfc00 => Some("a unique-local address"),
+        s if s & 0xffc0 == 0xfec0 => Some("a site-local address"),
+        s if s & 0xff00 == 0xff00 => Some("a multicast address"),
+        0x2002 => {
+            // 6to4 embeds an IPv4 address in segments 1 and 2.
+            let v4 = Ipv4Addr::new(
+                (seg[1] >> 8) as u8,
+                seg[1] as u8,
+                (seg[2] >> 8) as u8,
+                seg[2] as u8,
+            );
+            match classify_v4(v4, host.clone()) {
+                UrlClass::Public { .. } => None,
+                _ => Some("a 6to4 address of an internal IPv4 address"),
+            }
+        }
+        _ => None,
+    };
+    match why {
+        Some(why) => UrlClass::Internal { host, why },
+        None => UrlClass::Public { host },
+    }
+}
+
+/// Parses IPv4 the way `inet_aton` (and so browsers and curl) do: 1 to 4 parts, each
+/// decimal, `0x` hex or `0` octal; the last part fills the remaining bytes.
+pub fn parse_ipv4_loose(host: &str) -> Option<Ipv4Addr> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let mut nums = Vec::with_capacity(4);
+    for p in &parts {
+        nums.push(parse_num(p)?);
+    }
+    let last = *nums.last()?;
+    let head = &nums[..nums.len() - 1];
+    if head.iter().any(|&n| n > 255) {
+        return None;
+    }
+    let rest_bytes = 4 - head.len();
+    if rest_bytes < 4 && last >= 1u64 << (8 * rest_bytes) {
+        return None;
+    }
+    if last > u64::from(u32::MAX) {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for (i, &n) in head.iter().enumerate() {
+        v |= (n as u32) << (24 - 8 * i);
+    }
+    v |= last as u32;
+    Some(Ipv4Addr::from(v))
+}
+
+fn parse_num(p: &str) -> Option<u64> {
+    if p.is_empty() || p.len() > 32 {
+        return None;
+    }
+    if let Some(hex) = p.strip_prefix("0x").or_else(|| p.strip_prefix("0X")) {
+        if hex.is_empty() {
+            return Some(0);
+        }
+        return u64::from_str_radix(hex, 16).ok();
+    }
+    if p.len() > 1 && p.starts_with('0') {
+        return u64::from_str_radix(&p[1..], 8).ok();
+    }
+    p.parse::<u64>().ok()
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+            if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv4_spellings() {
+        for s in [
+            "2130706433",
+            "0x7f000001",
+            "0177.0.0.1",
+            "127.1",
+            "127.0.1",
+            "0x7f.1",
+        ] {
+            assert_eq!(
+                parse_ipv4_loose(s),
+                Some(Ipv4Addr::new(127, 0, 0, 1)),
+                "{s}"
+            );
+        }
+        for s in ["256.1.1.1", "1.2.3.4.5", "example", "1..2", "08.1.1.1"] {
+            assert_eq!(parse_ipv4_loose(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn classes() {
+        let internal = [
+            "http://localhost:8080/",
+            "http://127.0.0.1/",
+            "http://[::1]/",
+            "http://[fe80::1%25eth0]/",
+            "http://[fd00::1]/",
+            "http://2130706433/",
+            "http://0x7f000001/",
+            "http://0177.0.0.1/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[0:0:0:0:0:0:0:1]/",
+            "http://a.local/",
+            "http://x.internal/",
+            "HTTP://LOCALHOST/",
+            "http://evil.com@10.0.0.1/",
+            "http://127.0.0.1.nip.io/",
+            "http://[::ffff:7f00:1]/",
+            "http://0/",
+            "http://%31%32%37.0.0.1/",
+            "http:\\\\127.0.0.1\\",
+        ];
+        for u in internal {
+            assert!(
+                matches!(classify_url(u), UrlClass::Internal { .. }),
+                "{u}: {:?}",
+                classify_url(u)
+            );
+        }
+        for u in [
+            "http://169.254.169.254/latest",
+            "http://[fd00:ec2::254]/",
+            "http://metadata.google.internal/x",
+            "http://2852039166/",
+            "http://[::ffff:169.254.169.254]/",
+        ] {
+            assert!(
+                matches!(classify_url(u), UrlClass::Metadata { .. }),
+                "{u}: {:?}",
+                classify_url(u)
+            );
+        }
+        for u in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "ftp://x/y",
+            "gopher://x",
+        ] {
+            assert!(matches!(classify_url(u), UrlClass::Scheme { .. }), "{u}");
+        }
+        for u in [
+            "https://example.com/",
+            "http://example.org:8080/p?q",
+            "https://api.github.com/",
+            "http://8.8.8.8/",
+        ] {
+            assert!(
+                matches!(classify_url(u), UrlClass::Public { .. }),
+                "{u}: {:?}",
+                classify_url(u)
+            );
+        }
+    }
+}
