@@ -46,14 +46,19 @@ pub enum Family {
 impl Family {
     /// Classifies a tool name, case-insensitively.
     pub fn of(tool: &str) -> Family {
-        let lower = tool.to_ascii_lowercase();
-        match lower.as_str() {
-            "bash" | "shell" | "sh" | "terminal" | "exec" => Family::Shell,
-            "read" | "read_file" | "view" => Family::Read,
-            "edit" | "write" | "write_file" | "create" | "str_replace" => Family::Edit,
-            "webfetch" | "fetch" | "http_get" => Family::Fetch,
-            _ if lower.starts_with("mcp__") => Family::Mcp,
-            _ => Family::Other,
+        let is = |names: &[&str]| names.iter().any(|n| tool.eq_ignore_ascii_case(n));
+        if is(&["bash", "shell", "sh", "terminal", "exec"]) {
+            Family::Shell
+        } else if is(&["read", "read_file", "view"]) {
+            Family::Read
+        } else if is(&["edit", "write", "write_file", "create", "str_replace"]) {
+            Family::Edit
+        } else if is(&["webfetch", "fetch", "http_get"]) {
+            Family::Fetch
+        } else if tool.len() > 5 && tool.as_bytes()[..5].eq_ignore_ascii_case(b"mcp__") {
+            Family::Mcp
+        } else {
+            Family::Other
         }
     }
 }

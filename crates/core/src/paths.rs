@@ -30,6 +30,17 @@ pub fn resolve(path: &str, cwd: &str, home: &str) -> String {
 
 /// Folds `.`, `..` and repeated separators of an absolute path.
 pub fn normalize(path: &str) -> String {
+    let clean = path.starts_with('/')
+        && (path == "/"
+            || (!path.ends_with('/')
+                && !path.contains("//")
+                && !path.contains("/./")
+                && !path.contains("/../")
+                && !path.ends_with("/.")
+                && !path.ends_with("/..")));
+    if clean {
+        return path.to_string();
+    }
     let mut parts: Vec<&str> = Vec::new();
     for seg in path.split('/') {
         match seg {

@@ -4,6 +4,7 @@
 use crate::paths::{self, resolve};
 use crate::shell::{self, Command, RedirOp, Script, SimpleCommand, Span, Word};
 use crate::verdict::Tier;
+use std::borrow::Cow;
 
 /// Longest shell command classified; longer input is `ask` without being scanned.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -97,7 +98,7 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         env,
         src: cmd,
         parts: Vec::new(),
-        cwd: Some(env.workspace.to_string()),
+        cwd: Some(Cow::Borrowed(env.workspace)),
         depth: 0,
     };
     match shell::parse(cmd) {
@@ -135,7 +136,7 @@ struct Walker<'a> {
     src: &'a str,
     parts: Vec<RawPart>,
     /// Current directory as far as `cd` with static arguments tells; `None` if unknown.
-    cwd: Option<String>,
+    cwd: Option<Cow<'a, str>>,
     depth: usize,
 }
 
@@ -542,51 +543,42 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let mut findings: Vec<Finding> = Vec::new();
+        // The command's finding first: on equal tiers it explains best.
+        let (mut finding, traits, norm) = if sc.words.is_empty() {
+            (
+                Finding::new(
+                    Tier::Auto,
+                    "builtin.shell.empty",
+                    if sc.assigns.is_empty() {
+                        "no command"
+                    } else {
+                        "variable assignment"
+                    },
+                    sc.span,
+                ),
+                Traits::default(),
+                Some(String::new()),
+            )
+        } else if sc.words.iter().any(|w| w.braces.is_some()) {
+            let expanded = expand_words(&sc.words);
+            let words: Vec<&Word> = expanded.iter().collect();
+            self.words(&words, sc)
+        } else {
+            let words: Vec<&Word> = sc.words.iter().collect();
+            self.words(&words, sc)
+        };
         if let Some(f) = self.redirect_finding(sc) {
-            findings.push(f);
+            if f.tier > finding.tier {
+                finding = f;
+            }
         }
         for a in &sc.assigns {
             if let Some(f) = self.assign_finding(a) {
-                findings.push(f);
+                if f.tier > finding.tier {
+                    finding = f;
+                }
             }
         }
-        let traits;
-        let norm;
-        if sc.words.is_empty() {
-            traits = Traits::default();
-            findings.push(Finding::new(
-                Tier::Auto,
-                "builtin.shell.empty",
-                if sc.assigns.is_empty() {
-                    "no command"
-                } else {
-                    "variable assignment"
-                },
-                sc.span,
-            ));
-            norm = Some(String::new());
-        } else {
-            let expanded: Vec<Word>;
-            let words: Vec<&Word> = if sc.words.iter().any(|w| w.braces.is_some()) {
-                expanded = expand_words(&sc.words);
-                expanded.iter().collect()
-            } else {
-                sc.words.iter().collect()
-            };
-            let (f, t, n) = self.words(&words, sc);
-            findings.insert(0, f);
-            traits = t;
-            norm = n;
-        }
-        // The command's finding first: on equal tiers it explains best.
-        let mut best = 0;
-        for (i, f) in findings.iter().enumerate() {
-            if f.tier > findings[best].tier {
-                best = i;
-            }
-        }
-        let finding = findings.swap_remove(best);
         self.parts.push(RawPart {
             span: sc.span,
             finding,
@@ -735,7 +727,11 @@ impl<'a> Walker<'a> {
         };
         let name = basename(value);
         let args = &words[1..];
+        let want_norm = self.env.want_norm;
         let norm = || -> Option<String> {
+            if !want_norm {
+                return None;
+            }
             let mut s = String::from(name);
             for a in args {
                 s.push(' ');
@@ -1102,17 +1098,15 @@ impl<'a> Walker<'a> {
                 return ask_default("tee writes files".to_string());
             }
             "cd" | "pushd" => {
-                self.cwd = match args
+                let next = match args
                     .iter()
                     .find(|a| !a.text.starts_with('-') || a.text == "-")
                 {
                     None => Some(self.env.home.to_string()),
-                    Some(a) if a.value().is_some() && a.text != "-" => {
-                        let a = (*a).clone();
-                        self.resolve_word(&a)
-                    }
+                    Some(a) if a.value().is_some() && a.text != "-" => self.resolve_word(a),
                     Some(_) => None,
                 };
+                self.cwd = next.map(Cow::Owned);
             }
             _ => {}
         }

@@ -242,6 +242,14 @@ fn is_meta(b: u8) -> bool {
     )
 }
 
+/// Bytes with a meaning inside a word.
+fn is_special(b: u8) -> bool {
+    matches!(
+        b,
+        b'\'' | b'"' | b'\\' | b'$' | b'`' | b'*' | b'?' | b'[' | b'~' | b'{' | b',' | b'}' | b'='
+    )
+}
+
 fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
@@ -476,6 +484,9 @@ impl<'a> Parser<'a> {
 
     /// The reserved word (or `}`) at the current position, if one stands alone here.
     fn reserved_here(&self) -> Option<&'static str> {
+        if !matches!(self.peek(), Some(b'}' | b'f' | b'd' | b'e' | b't' | b'i')) {
+            return None;
+        }
         const ALL: &[&str] = &[
             "}", "fi", "done", "esac", "then", "else", "elif", "do", "in",
         ];
@@ -526,6 +537,11 @@ impl<'a> Parser<'a> {
         self.skip_blanks();
         let start = self.pos;
         // Prefix reserved words: skip them and parse what follows.
+        let maybe_reserved =
+            |b: Option<u8>| matches!(b, Some(b'!' | b'[' | b'{' | b'(' | b'a'..=b'z'));
+        if !maybe_reserved(self.peek()) {
+            return self.simple(start, stop);
+        }
         loop {
             let mut skipped = false;
             for w in RESERVED_PREFIX {
@@ -1002,7 +1018,10 @@ impl<'a> Parser<'a> {
     }
 
     fn simple(&mut self, start: usize, stop: Stop) -> Result<Command, ParseError> {
-        let mut sc = SimpleCommand::default();
+        let mut sc = SimpleCommand {
+            words: Vec::with_capacity(4),
+            ..SimpleCommand::default()
+        };
         loop {
             self.skip_blanks();
             match self.peek() {
@@ -1160,7 +1179,22 @@ impl<'a> Parser<'a> {
                     w.assign = true;
                     self.push_char(&mut w);
                 }
-                _ => self.push_char(&mut w),
+                _ => {
+                    // A run of ordinary bytes at once.
+                    let run = self.s[self.pos..]
+                        .iter()
+                        .position(|&c| is_meta(c) || is_special(c))
+                        .unwrap_or(self.s.len() - self.pos)
+                        .max(1);
+                    let end = self.pos + run;
+                    match self.src.get(self.pos..end) {
+                        Some(t) => {
+                            w.text.push_str(t);
+                            self.pos = end;
+                        }
+                        None => self.push_char(&mut w),
+                    }
+                }
             }
         }
         if chunks != 1 || (!plain_chunk && w.content_start.is_none()) {
@@ -1333,6 +1367,16 @@ impl<'a> Parser<'a> {
     /// `$…` at the current position: `$(…)`, `$((…))`, `${…}`, `$NAME`, `$1`, `$@`, or a
     /// literal `$`.
     fn dollar(&mut self, w: &mut Word, in_dq: bool) -> Result<(), ParseError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err("nesting too deep", self.pos));
+        }
+        self.depth += 1;
+        let r = self.dollar_inner(w, in_dq);
+        self.depth -= 1;
+        r
+    }
+
+    fn dollar_inner(&mut self, w: &mut Word, in_dq: bool) -> Result<(), ParseError> {
         let start = self.pos;
         match self.peek_at(1) {
             Some(b'(') if self.peek_at(2) == Some(b'(') => {

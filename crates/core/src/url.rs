@@ -42,7 +42,11 @@ pub fn classify_url(url: &str) -> UrlClass {
         };
     }
     // Browsers treat `\` like `/` in special URLs.
-    let rest: String = url[colon + 1..].replace('\\', "/");
+    let rest: std::borrow::Cow<str> = if url[colon + 1..].contains('\\') {
+        url[colon + 1..].replace('\\', "/").into()
+    } else {
+        url[colon + 1..].into()
+    };
     let Some(after) = rest.strip_prefix("//") else {
         return UrlClass::Malformed { why: "no host" };
     };
@@ -120,7 +124,7 @@ fn classify_host(host: String) -> UrlClass {
         "lvh.me",
         "traefik.me",
     ] {
-        if host == svc || host.ends_with(&format!(".{svc}")) {
+        if host == svc || (host.ends_with(svc) && host[..host.len() - svc.len()].ends_with('.')) {
             return UrlClass::Internal {
                 host,
                 why: "a DNS name that resolves to an address it spells",
