@@ -80,7 +80,7 @@ fn render(v: &Verdict, shown: &Shown) -> String {
                 "  {:>2}. {:<4}  {}",
                 i + 1,
                 p.tier.as_str(),
-                one_line(&p.text, PART_TEXT_MAX)
+                one_line(p.text.trim(), PART_TEXT_MAX)
             );
             let _ = writeln!(
                 s,

@@ -10,7 +10,9 @@
 //!   the hard-deny ids ([`ENFORCED_RULE_IDS`]), reported only for the rest — unless
 //!   `TOOLGATE_CORPUS_STRICT_RULES=1`;
 //! - `classify` vs `classify_value` disagreements (fail): the two entry points must
-//!   give the same verdict for a well-formed call.
+//!   give the same verdict for a well-formed call;
+//! - bad spans (fail): every span of a shell verdict and of its parts must be a byte
+//!   range of the command on char boundaries (the UI and `toolgate explain` mark it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Map, Value};
@@ -108,6 +110,7 @@ struct Report {
     rule_enforced: Vec<String>,
     rule_info: Vec<String>,
     entry_points: Vec<String>,
+    bad_spans: Vec<String>,
 }
 
 fn short(v: &Value) -> String {
@@ -161,6 +164,23 @@ fn check(name: &str, cases: &[Case], strict_rules: bool) -> Report {
                 }
             }
         }
+        if let Some(command) = shell_command(&c.call) {
+            let fits = |s: Option<[usize; 2]>| {
+                s.is_none_or(|[a, b]| a <= b && command.get(a..b).is_some())
+            };
+            let bad: Vec<Option<[usize; 2]>> = std::iter::once(v.span)
+                .chain(v.parts.iter().map(|p| p.span))
+                .filter(|s| !fits(*s))
+                .collect();
+            if !bad.is_empty() {
+                r.bad_spans.push(format!(
+                    "{name}:{}: spans {bad:?} do not fit the {}-byte command {}",
+                    c.line,
+                    command.len(),
+                    short(&c.call)
+                ));
+            }
+        }
         if let Ok(call) = serde_json::from_value::<ToolCall>(c.call.clone()) {
             let direct = policy.classify(&call);
             if (direct.tier, &direct.rule) != (v.tier, &v.rule) {
@@ -180,6 +200,18 @@ fn check(name: &str, cases: &[Case], strict_rules: bool) -> Report {
     r
 }
 
+/// The command of a shell-family call, when it is a string.
+fn shell_command(call: &Value) -> Option<&str> {
+    let tool = call.get("tool")?.as_str()?;
+    let shell = ["bash", "shell", "sh", "terminal", "exec"]
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(tool));
+    if !shell {
+        return None;
+    }
+    call.get("args")?.get("command")?.as_str()
+}
+
 /// Prints the report (visible with `--nocapture` or on failure) and fails the test if
 /// any enforced list is non-empty.
 fn report(name: &str, r: &Report, strict: bool) {
@@ -194,7 +226,7 @@ fn report(name: &str, r: &Report, strict: bool) {
     let _ = writeln!(
         s,
         "{name}: {} cases, {ok} tiers right ({:.1} %), {} tier mismatches ({weaker} weaker than expected{}{}), \
-         {} rule-id mismatches enforced, {} reported only{}, {} entry-point disagreements",
+         {} rule-id mismatches enforced, {} reported only{}, {} entry-point disagreements, {} bad spans",
         r.cases,
         100.0 * ok as f64 / r.cases.max(1) as f64,
         r.tier_mismatches.len(),
@@ -204,8 +236,9 @@ fn report(name: &str, r: &Report, strict: bool) {
         r.rule_info.len(),
         if strict { " (strict)" } else { "" },
         r.entry_points.len(),
+        r.bad_spans.len(),
     );
-    let sections: [(&str, Vec<&String>); 4] = [
+    let sections: [(&str, Vec<&String>); 5] = [
         (
             "TIER MISMATCHES",
             r.tier_mismatches.iter().map(|(_, m)| m).collect(),
@@ -218,6 +251,7 @@ fn report(name: &str, r: &Report, strict: bool) {
             "CLASSIFY vs CLASSIFY_VALUE",
             r.entry_points.iter().collect(),
         ),
+        ("BAD SPANS", r.bad_spans.iter().collect()),
         (
             "RULE-ID MISMATCHES (reported only; TOOLGATE_CORPUS_STRICT_RULES=1 enforces)",
             r.rule_info.iter().collect(),
@@ -232,8 +266,10 @@ fn report(name: &str, r: &Report, strict: bool) {
         }
     }
     eprintln!("{s}");
-    let failed =
-        !r.tier_mismatches.is_empty() || !r.rule_enforced.is_empty() || !r.entry_points.is_empty();
+    let failed = !r.tier_mismatches.is_empty()
+        || !r.rule_enforced.is_empty()
+        || !r.entry_points.is_empty()
+        || !r.bad_spans.is_empty();
     assert!(
         !failed,
         "{name}: corpus failures (full report above)\n{}",
