@@ -1,5 +1,6 @@
 //! The one error type of toolgate-core.
 
+use crate::registry::Ended;
 use crate::run::RunStatus;
 
 /// Everything that can go wrong in toolgate-core, with the context a user needs to act.
@@ -90,7 +91,7 @@ pub enum Error {
     },
     /// A decision whose anchor is not the pending call's: it was made for other arguments.
     #[error("run `{run_id}`: the decision for `{tool_call_id}` carries anchor {got}, but the pending call's anchor is {expected}")]
-    AnchorMismatch {
+    ResumeAnchorMismatch {
         run_id: String,
         tool_call_id: String,
         expected: String,
@@ -111,6 +112,33 @@ pub enum Error {
     /// The store cannot be used at all (storage disabled, access denied, …).
     #[error("storage unavailable: {message}")]
     StoreUnavailable { message: String },
+
+    // ---- pending requests (registry) ----
+    /// No pending or recently ended request has this id (never silently ignored).
+    #[error("unknown request id `{id}`")]
+    UnknownId { id: String },
+    /// The request already ended; the first terminal event won.
+    #[error("already resolved: {ended}")]
+    AlreadyResolved { id: String, ended: Ended },
+    /// The decision's anchor is not the request's: it would approve other arguments.
+    #[error("anchor mismatch: the decision is for other arguments than request `{id}`")]
+    AnchorMismatch { id: String },
+    /// An approval of a call on the built-in hard-deny list, which nothing overrides.
+    #[error("hard deny ({rule}): {reason}; no approval can override it")]
+    HardDeny { rule: String, reason: String },
+    /// An always-allow / always-deny scope that the prompt did not offer.
+    #[error("scope `{scope}` was not offered for this request (offered: {offered:?})")]
+    ScopeNotOffered { scope: String, offered: Vec<String> },
+    /// An answer to a question sent to an approval, or the other way round.
+    #[error("request `{id}` is {is}, not {wanted}")]
+    WrongKind {
+        id: String,
+        is: &'static str,
+        wanted: &'static str,
+    },
+    /// The id source failed or repeated itself; no request was made.
+    #[error("no request id: {message}")]
+    IdSource { message: String },
 }
 
 fn rev(r: &Option<u64>) -> String {
@@ -124,5 +152,43 @@ fn paren(why: &Option<String>) -> String {
     match why {
         Some(w) => format!(" ({w})"),
         None => String::new(),
+    }
+}
+
+impl Error {
+    /// A stable machine-readable code (`unknown_id`, `already_resolved`, …), e.g. the
+    /// `.code` of the JavaScript `Error`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Policy { .. } => "policy",
+            Error::Rule { .. } => "bad_rule",
+            Error::UnknownId { .. } => "unknown_id",
+            Error::AlreadyResolved { .. } => "already_resolved",
+            Error::AnchorMismatch { .. } => "anchor_mismatch",
+            Error::HardDeny { .. } => "hard_deny",
+            Error::ScopeNotOffered { .. } => "scope_not_offered",
+            Error::WrongKind { .. } => "wrong_kind",
+            Error::IdSource { .. } => "id_source",
+            Error::BadMarker { .. } => "bad_marker",
+            Error::MarkerCorrupt { .. } => "marker_corrupt",
+            Error::MarkerExpired { .. } => "expired",
+            Error::RunNotFound { .. } => "not_found",
+            Error::RunIdTaken { .. } => "run_id_taken",
+            Error::AlreadyResumed { .. } => "already_resumed",
+            Error::NotAwaitingPermission { .. } => "not_awaiting_permission",
+            Error::RunStillActive { .. } => "run_still_active",
+            Error::IllegalTransition { .. } => "illegal_transition",
+            Error::BadPark { .. } => "bad_park",
+            Error::HistoryTooLarge { .. } => "history_too_large",
+            Error::MarkerTooLarge { .. } => "marker_too_large",
+            Error::HistoryRejected { .. } => "history_rejected",
+            Error::UnknownToolCall { .. } => "unknown_tool_call",
+            Error::DuplicateDecision { .. } => "duplicate_decision",
+            Error::MissingDecision { .. } => "missing_decision",
+            Error::ResumeAnchorMismatch { .. } => "anchor_mismatch",
+            Error::StoreConflict { .. } => "store_conflict",
+            Error::QuotaExceeded { .. } => "quota_exceeded",
+            Error::StoreUnavailable { .. } => "store_unavailable",
+        }
     }
 }

@@ -9,6 +9,7 @@ pub mod glob;
 pub mod marker;
 pub mod paths;
 pub mod policy;
+pub mod registry;
 pub mod rules;
 pub mod run;
 pub mod runs;
@@ -24,6 +25,11 @@ pub use marker::{
     PendingCall, ResumeDecision,
 };
 pub use policy::{Policy, Rule, SessionRules};
+pub use registry::{
+    Cleanup, CleanupCounts, Decision, Ended, IdSource, NewRequest, Outcome, Pending,
+    PendingQuestion, QuestionOutcome, Registry, RegistryConfig, RequestId, Requested, Settled,
+    Slot,
+};
 pub use run::{Run, RunStatus, StopReason};
 pub use runs::{Parked, Resumed, Runs};
 pub use store::{MarkerStore, MemoryStore, Stored};

@@ -511,7 +511,7 @@ impl Marker {
                 });
             }
             if d.anchor != call.anchor {
-                return Err(Error::AnchorMismatch {
+                return Err(Error::ResumeAnchorMismatch {
                     run_id: self.run_id.clone(),
                     tool_call_id: d.tool_call_id.clone(),
                     expected: call.anchor.clone(),

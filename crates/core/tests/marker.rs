@@ -411,7 +411,7 @@ fn decision_errors_change_nothing() {
                 ResumeDecision::allow("call_2", other_args.clone()),
                 ok(2),
             ],
-            Error::AnchorMismatch {
+            Error::ResumeAnchorMismatch {
                 run_id: "r-1".to_string(),
                 tool_call_id: "call_2".to_string(),
                 expected: anchor_of(&calls[1]),

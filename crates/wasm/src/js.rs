@@ -1,0 +1,216 @@
+//! Encoding and decoding of JS values, the JS-facing shapes, and their TypeScript
+//! declarations.
+
+use crate::error::GateError;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use toolgate_core::{Pending, PendingQuestion, RequestId, Verdict};
+use wasm_bindgen::prelude::*;
+
+/// Rust → JS: plain objects (not `Map`s), numbers for integers.
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, GateError> {
+    let ser = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value
+        .serialize(&ser)
+        .map_err(|e| GateError::BadInput(format!("cannot encode result: {e}")))
+}
+
+/// JS → Rust; `what` names the argument in the error.
+pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, GateError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| GateError::BadInput(format!("{what}: {e}")))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PendingJs<'a> {
+    id: RequestId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    tool: &'a str,
+    args: &'a serde_json::Value,
+    verdict: &'a Verdict,
+    anchor: &'a str,
+    scopes: &'a [String],
+    created_ms: u64,
+    deadline_ms: u64,
+}
+
+impl<'a> From<&'a Pending> for PendingJs<'a> {
+    fn from(p: &'a Pending) -> PendingJs<'a> {
+        PendingJs {
+            id: p.id,
+            tool_call_id: p.tool_call_id.as_deref(),
+            tool: &p.call.tool,
+            args: &p.call.args,
+            verdict: &p.verdict,
+            anchor: &p.anchor,
+            scopes: &p.scopes,
+            created_ms: p.created_ms,
+            deadline_ms: p.deadline_ms,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct QuestionJs<'a> {
+    id: RequestId,
+    question: &'a str,
+    created_ms: u64,
+    deadline_ms: u64,
+}
+
+impl<'a> From<&'a PendingQuestion> for QuestionJs<'a> {
+    fn from(q: &'a PendingQuestion) -> QuestionJs<'a> {
+        QuestionJs {
+            id: q.id,
+            question: &q.question,
+            created_ms: q.created_ms,
+            deadline_ms: q.deadline_ms,
+        }
+    }
+}
+
+/// `gate.check(...)` input.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CheckJs {
+    pub tool: String,
+    #[serde(default)]
+    pub args: serde_json::Value,
+    #[serde(default)]
+    pub tool_call_id: Option<String>,
+}
+
+/// `gate.respond(id, ...)` input.
+#[derive(serde::Deserialize)]
+pub(crate) struct RespondJs {
+    pub decision: String,
+    pub anchor: String,
+    #[serde(default)]
+    pub scope: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// `new Gate(policy, ...)` options.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GateOptionsJs {
+    pub session_id: String,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub max_timeout_ms: Option<u64>,
+}
+
+/// `Policy.defaults(...)` options.
+#[derive(serde::Deserialize)]
+pub(crate) struct DefaultsJs {
+    pub workspace: String,
+    pub home: String,
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** `auto` runs, `ask` needs a human, `deny` is refused. */
+export type Tier = "auto" | "ask" | "deny";
+
+/** A tool call as the agent proposes it. */
+export interface ToolCall {
+  tool: string;
+  args?: unknown;
+  /** The host's id of this call (enables `afterToolCall`). */
+  toolCallId?: string;
+}
+
+export interface VerdictPart {
+  tier: Tier;
+  text: string;
+  rule: string;
+  reason: string;
+  span?: [number, number];
+}
+
+/** The classifier's answer. */
+export interface Verdict {
+  tier: Tier;
+  /** Stable id of the deciding rule, e.g. `builtin.shell.priv-esc`. */
+  rule: string;
+  /** One human sentence. */
+  reason: string;
+  /** Byte range in the shell command that decided it. */
+  span?: [number, number];
+  parts?: VerdictPart[];
+}
+
+/** How a check ended. Only `approved` lets the tool run. */
+export type CheckOutcome =
+  | { outcome: "approved"; verdict: Verdict; id?: string; toolCallId?: string }
+  | { outcome: "denied"; verdict: Verdict; message?: string; id?: string; toolCallId?: string }
+  | { outcome: "expired"; verdict: Verdict; id: string; toolCallId?: string }
+  | { outcome: "cancelled"; verdict: Verdict; id: string; toolCallId?: string };
+
+/** How a question ended: an answer, or nothing. */
+export type QuestionOutcome =
+  | { outcome: "answered"; answer: string }
+  | { outcome: "expired" }
+  | { outcome: "cancelled" };
+
+/** A decision on a pending request; `anchor` must be the request's. */
+export type Response =
+  | { decision: "allow_once"; anchor: string }
+  | { decision: "allow_always"; anchor: string; scope: string }
+  | { decision: "deny"; anchor: string; message?: string }
+  | { decision: "deny_always"; anchor: string; scope: string; message?: string };
+
+export interface PendingRequest {
+  id: string;
+  toolCallId?: string;
+  tool: string;
+  args: unknown;
+  verdict: Verdict;
+  anchor: string;
+  /** The always-allow / always-deny scopes to offer, narrowest first, as rule strings. */
+  scopes: string[];
+  createdMs: number;
+  deadlineMs: number;
+}
+
+export interface PendingQuestion {
+  id: string;
+  question: string;
+  createdMs: number;
+  deadlineMs: number;
+}
+
+export interface CleanupCounts {
+  approvals: number;
+  questions: number;
+  slots: number;
+}
+
+export interface GateOptions {
+  sessionId: string;
+  /** Default timeout of a check, ms (default 120000). */
+  timeoutMs?: number;
+  /** Longer timeouts are clamped to this, ms (default 1800000). */
+  maxTimeoutMs?: number;
+}
+
+export interface PolicyDefaults {
+  workspace: string;
+  home: string;
+}
+
+export interface AskOptions {
+  timeoutMs?: number;
+}
+
+/** A JS `Error` thrown (or rejected) by toolgate, with a stable `code`:
+ * `unknown_id`, `already_resolved`, `anchor_mismatch`, `hard_deny`, `scope_not_offered`,
+ * `wrong_kind`, `bad_rule`, `policy`, `id_source`, `bad_input`, `disposed`, `no_crypto`. */
+export interface ToolgateError extends Error {
+  code: string;
+}
+"#;

@@ -1,0 +1,22 @@
+//! toolgate-wasm: the JavaScript API of toolgate — `Policy` (classify tool calls) and
+//! `Gate` (hold the ones that need a human, with real timers) — over toolgate-core.
+//!
+//! Glue only: decode JS values, call core, encode the result, map every error through
+//! [`into_error`]. The same types are usable from Rust (the Leptos UI depends on this
+//! crate as a library): see the non-`wasm_bindgen` methods of [`Gate`].
+
+mod error;
+mod gate;
+mod ids;
+mod js;
+mod oneshot;
+mod policy;
+
+pub use error::{into_error, GateError};
+pub use gate::{CheckFuture, CheckOutcome, Gate, GateOptions, Subscription, DEFAULT_TIMEOUT_MS};
+pub use ids::CryptoIds;
+pub use policy::Policy;
+pub use toolgate_core::{
+    CleanupCounts, Decision, Outcome, Pending, PendingQuestion, QuestionOutcome, RequestId,
+    ToolCall, Verdict,
+};
