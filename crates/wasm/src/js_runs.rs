@@ -303,6 +303,17 @@ export interface Resumed {
   revision: number;
 }
 
+/** How strongly `gate.resume` is exactly once (`gate.resumeGuarantee`):
+ * - `"indexeddb"`: across every tab, worker and renderer process of the origin. Inside
+ *   the run's Web Lock, resume claims the exact stored record (`<runId>:<revision>:<hash>`)
+ *   in IndexedDB `toolgate`/`claims` — an atomic `add` — before it clears the marker by
+ *   compare-and-swap; a lost claim rejects with `.code === "already_resumed"`.
+ * - `"same-process"`: IndexedDB is missing or cannot be opened here (some private modes,
+ *   opaque origins): Web Lock + `localStorage` compare-and-swap only, exactly once within
+ *   one renderer process; a tab in another process could still read a marker another
+ *   process already cleared and resume it again. */
+export type ResumeGuarantee = "indexeddb" | "same-process";
+
 /** A park / resume / failRun of this owner's runs: `local` from this gate, `remote` from
  * another gate of the same origin (another tab, worker or Gate) via BroadcastChannel.
  * A hint to refresh now; `gate.run(id)` / `gate.runs()` stay the source of truth. */

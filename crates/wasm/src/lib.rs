@@ -6,6 +6,7 @@
 //! crate as a library): see the non-`wasm_bindgen` methods of [`Gate`].
 
 mod channel;
+mod claims;
 mod error;
 mod gate;
 mod ids;
@@ -16,6 +17,7 @@ mod oneshot;
 mod policy;
 mod storage;
 
+pub use claims::{ResumeGuarantee, CLAIMS_DB, CLAIMS_STORE};
 pub use error::{into_error, GateError};
 pub use gate::{
     ChangeSource, CheckFuture, CheckOutcome, Gate, GateOptions, RunsChange, RunsSubscription,

@@ -6,11 +6,12 @@ use crate::error::GateError;
 use crate::storage::describe;
 use js_sys::{Function, Promise, Reflect};
 use std::cell::RefCell;
+use std::future::Future;
 use std::rc::Rc;
 use toolgate_core::Error;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 /// `navigator.locks`, when this context has it (secure contexts of current browsers).
 #[derive(Debug, Clone)]
@@ -38,17 +39,29 @@ impl Locks {
     }
 
     /// Runs `step` while holding the exclusive lock `name`: waits for other holders
-    /// (in any tab) to finish first. `step` is synchronous, so the lock covers all of it.
-    pub(crate) async fn with<T: 'static>(
+    /// (in any tab) to finish first. The lock is held until the future `step` returns
+    /// has finished, across its awaits (the lock callback returns its Promise).
+    pub(crate) async fn with<T, F>(
         &self,
         name: &str,
-        step: impl FnOnce() -> T + 'static,
-    ) -> Result<T, GateError> {
+        step: impl FnOnce() -> F + 'static,
+    ) -> Result<T, GateError>
+    where
+        T: 'static,
+        F: Future<Output = T> + 'static,
+    {
         let slot: Rc<RefCell<Option<T>>> = Rc::new(RefCell::new(None));
         let out = slot.clone();
-        let callback: Closure<dyn FnMut(JsValue)> = Closure::once(move |_lock: JsValue| {
-            *out.borrow_mut() = Some(step());
-        });
+        let callback: Closure<dyn FnMut(JsValue) -> JsValue> =
+            Closure::once(move |_lock: JsValue| -> JsValue {
+                // The lock is released when this Promise settles: after `step` is done.
+                future_to_promise(async move {
+                    let value = step().await;
+                    *out.borrow_mut() = Some(value);
+                    Ok(JsValue::UNDEFINED)
+                })
+                .into()
+            });
         let failed = |e: JsValue| {
             GateError::Core(Error::StoreUnavailable {
                 message: format!(
@@ -68,8 +81,8 @@ impl Locks {
             .dyn_into::<Promise>()
             .map_err(|_| failed("request() returned no Promise".into()))?;
         JsFuture::from(promise).await.map_err(failed)?;
-        // The callback has run (the request resolves only after it); keep it alive
-        // until then, and free it now.
+        // The callback has run (the request resolves only after it and its Promise);
+        // keep it alive until then, and free it now.
         drop(callback);
         let value = slot.borrow_mut().take();
         value.ok_or_else(|| failed("the lock was granted but the step did not run".into()))

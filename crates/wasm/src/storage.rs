@@ -10,12 +10,16 @@
 //!
 //! Compare-and-swap: read, compare, write, all in one synchronous call. That is atomic
 //! against every other user of the same event loop (other `Gate`s in this page or
-//! worker). Across tabs, `Gate::resume` also holds a Web Lock named after the key
-//! (see `locks.rs`), which serialises the resumes themselves; `localStorage` still
-//! propagates a write to other renderer processes asynchronously, so that is as strong
-//! as this store gets (a transactional IndexedDB store would be stronger).
+//! worker). It is *not* atomic across renderer processes: Chromium caches
+//! `localStorage` per process and propagates writes asynchronously, so a tab in another
+//! process can read a marker that was already cleared. `Gate::resume` therefore also
+//! takes an IndexedDB claim on the exact record it read (`claims.rs`) before this CAS;
+//! the CAS stays as defence in depth and is the whole guarantee only where IndexedDB is
+//! unavailable (`gate.resumeGuarantee === "same-process"`).
 
 use serde::Deserialize;
+use std::cell::Cell;
+use std::rc::Rc;
 use toolgate_core::marker::MAX_MARKER_BYTES;
 use toolgate_core::{Error, MarkerStore, Stored};
 use wasm_bindgen::{JsCast, JsValue};
@@ -145,6 +149,104 @@ impl MarkerStore for LocalStore {
         }
         Ok(keys)
     }
+}
+
+/// A view of `inner` in which run `key` reads as `snapshot` (the record as one read
+/// found it) until this view writes that key. Resume runs core's `Runs::resume` over it
+/// twice: first `dry` (writes to `key` are compare-and-swapped against the snapshot and
+/// dropped: "would this resume succeed?", with no effect), then, once the IndexedDB
+/// claim on the snapshot is won, for real (writes go to `inner`, by its own CAS). Both
+/// runs decide on the same bytes, so the record that was claimed is the record that is
+/// resumed, even if `inner` changed while the claim was awaited.
+pub(crate) struct SnapshotStore {
+    inner: Rc<dyn MarkerStore>,
+    key: String,
+    snapshot: Option<Stored>,
+    dry: bool,
+    wrote: Cell<bool>,
+}
+
+impl SnapshotStore {
+    pub(crate) fn new(
+        inner: Rc<dyn MarkerStore>,
+        key: &str,
+        snapshot: Option<Stored>,
+        dry: bool,
+    ) -> SnapshotStore {
+        SnapshotStore {
+            inner,
+            key: key.to_string(),
+            snapshot,
+            dry,
+            wrote: Cell::new(false),
+        }
+    }
+
+    /// True once a write to `key` was attempted (dry: accepted against the snapshot).
+    pub(crate) fn wrote(&self) -> bool {
+        self.wrote.get()
+    }
+
+    fn snapshot_conflict(&self, expected: Option<u64>) -> Result<(), Error> {
+        let found = self.snapshot.as_ref().map(|s| s.revision);
+        if found == expected {
+            Ok(())
+        } else {
+            Err(Error::StoreConflict {
+                key: storage_key(&self.key),
+                expected,
+                found,
+            })
+        }
+    }
+}
+
+impl MarkerStore for SnapshotStore {
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        if key == self.key && (self.dry || !self.wrote.get()) {
+            return Ok(self.snapshot.clone());
+        }
+        self.inner.get(key)
+    }
+
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+        if key != self.key {
+            return self.inner.put_if_revision(key, expected, new);
+        }
+        if self.dry {
+            self.snapshot_conflict(expected)?;
+            self.wrote.set(true);
+            return Ok(());
+        }
+        self.wrote.set(true);
+        self.inner.put_if_revision(key, expected, new)
+    }
+
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+        if key != self.key {
+            return self.inner.delete_if_revision(key, expected);
+        }
+        if self.dry {
+            self.snapshot_conflict(Some(expected))?;
+            self.wrote.set(true);
+            return Ok(());
+        }
+        self.wrote.set(true);
+        self.inner.delete_if_revision(key, expected)
+    }
+
+    fn keys(&self) -> Result<Vec<String>, Error> {
+        self.inner.keys()
+    }
+}
+
+/// FNV-1a (64 bit) of a stored record: with the run id and revision it names the exact
+/// record a claim is for, so a run id whose record was deleted and parked again (same
+/// revision, new content) is a new claim.
+pub(crate) fn fingerprint(value: &str) -> u64 {
+    value.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// `QuotaExceededError` (every engine today), or Firefox's legacy name / code 22.

@@ -9,8 +9,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use toolgate_core::{MemoryStore, Stored};
 use toolgate_wasm::{
-    ChangeSource, Gate, GateOptions, LocalStore, MarkerStore, Policy, ResumeDecision, RunStatus,
-    ToolCall,
+    ChangeSource, Gate, GateOptions, LocalStore, MarkerStore, Policy, ResumeDecision,
+    ResumeGuarantee, RunStatus, ToolCall, CLAIMS_DB, CLAIMS_STORE,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -43,9 +43,27 @@ fn storage() -> web_sys::Storage {
     web_sys::window().unwrap().local_storage().unwrap().unwrap()
 }
 
-/// Every test starts from an empty `localStorage`.
-fn fresh() {
+/// Every test starts from an empty `localStorage` and no IndexedDB `toolgate` (the
+/// resume claims). Gates still open from an earlier test close their connection on
+/// `versionchange`; a connection closed by `dispose()` while a background prune still
+/// runs closes when it ends (`blocked` meanwhile), so the delete waits, up to 5 s.
+async fn fresh() {
     storage().clear().unwrap();
+    let delete = Function::new_with_args(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.deleteDatabase(name);
+           req.onsuccess = () => resolve();
+           req.onerror = () => reject(req.error);
+           req.onblocked = () => setTimeout(
+             () => reject(new Error('deleteDatabase blocked for 5 s: a connection stayed open')), 5000);
+         });",
+    );
+    let p: Promise = delete
+        .call1(&JsValue::NULL, &CLAIMS_DB.into())
+        .unwrap()
+        .unchecked_into();
+    JsFuture::from(p).await.unwrap();
 }
 
 fn policy() -> Policy {
@@ -132,7 +150,7 @@ impl Recorder {
 
 #[wasm_bindgen_test]
 async fn a_parked_run_survives_a_reload_and_resumes_once() {
-    fresh();
+    fresh().await;
     let history = r#"[{"role":"user","content":"deploy it"}]"#;
     {
         let tab = gate("s-1", Some("alice"), true);
@@ -228,7 +246,7 @@ async fn a_parked_run_survives_a_reload_and_resumes_once() {
 
 /// Two gates over one storage race to resume one run: exactly one wins.
 async fn race(locks: bool) {
-    fresh();
+    fresh().await;
     let a = gate("tab-a", Some("alice"), locks);
     let b = gate("tab-b", Some("alice"), locks);
     assert_eq!((a.uses_locks_js(), b.uses_locks_js()), (locks, locks));
@@ -269,7 +287,7 @@ async fn two_gates_racing_to_resume_exactly_one_wins_by_cas_alone() {
 
 #[wasm_bindgen_test]
 async fn resume_waits_for_the_web_lock_of_its_run() {
-    fresh();
+    fresh().await;
     let g = gate("s-1", None, true);
     assert!(g.uses_locks_js(), "headless Chromium has navigator.locks");
     let run = get(&park(&g, "r-lock", TWO_CALLS, "h").unwrap(), "run");
@@ -306,8 +324,8 @@ async fn resume_waits_for_the_web_lock_of_its_run() {
 }
 
 #[wasm_bindgen_test]
-fn the_store_compare_and_swap_is_real_in_local_storage() {
-    fresh();
+async fn the_store_compare_and_swap_is_real_in_local_storage() {
+    fresh().await;
     let store = LocalStore::new();
     let doc = |rev: u64| format!(r#"{{"v":1,"revision":{rev}}}"#);
     let put = |expected: Option<u64>, rev: u64| {
@@ -340,7 +358,7 @@ fn the_store_compare_and_swap_is_real_in_local_storage() {
     assert_eq!(keys, ["r-cas", "r-junk"]);
     store.delete_if_revision("r-cas", 2).unwrap();
     assert_eq!(store.get("r-cas").unwrap(), None);
-    fresh();
+    fresh().await;
 }
 
 /// Fills `localStorage` with junk until not even 1 KiB more fits; returns the keys.
@@ -360,8 +378,8 @@ fn fill_storage() -> Vec<String> {
 }
 
 #[wasm_bindgen_test]
-fn a_full_store_is_a_quota_error_and_nothing_changes() {
-    fresh();
+async fn a_full_store_is_a_quota_error_and_nothing_changes() {
+    fresh().await;
     let g = gate("s-1", None, true);
     // A run that exists before the store fills up.
     park(&g, "r-old", "[]", "old").unwrap();
@@ -387,12 +405,12 @@ fn a_full_store_is_a_quota_error_and_nothing_changes() {
     let parked = park(&g, "r-new", TWO_CALLS, &history).unwrap();
     assert_eq!(s(&get(&parked, "run"), "status"), "awaiting_permission");
     g.dispose();
-    fresh();
+    fresh().await;
 }
 
 #[wasm_bindgen_test]
 async fn a_corrupt_stored_marker_fails_the_run_and_resume_fails_cleanly() {
-    fresh();
+    fresh().await;
     let g = gate("s-1", None, true);
     // Garbage, read first by resume: the run fails, resume says why.
     storage()
@@ -445,7 +463,7 @@ async fn a_corrupt_stored_marker_fails_the_run_and_resume_fails_cleanly() {
 
 #[wasm_bindgen_test]
 async fn park_refuses_oversize_history_denied_calls_and_foreign_owners() {
-    fresh();
+    fresh().await;
     let g = gate("s-1", None, true);
     assert_eq!(g.owner_js(), "s-1", "the owner defaults to the session id");
     let big = "h".repeat(toolgate_core::marker::MAX_HISTORY_BYTES + 1);
@@ -480,7 +498,7 @@ async fn park_refuses_oversize_history_denied_calls_and_foreign_owners() {
 
 #[wasm_bindgen_test]
 async fn other_gates_hear_of_park_resume_and_fail_and_dispose_closes_the_channel() {
-    fresh();
+    fresh().await;
     let a = gate("tab-a", Some("alice"), true);
     let b = gate("tab-b", Some("alice"), true);
     let c = gate("tab-c", Some("carol"), true);
@@ -591,4 +609,336 @@ async fn rust_side_api_over_a_memory_store() {
     );
     drop(sub);
     assert_eq!(g.runs_listener_count(), 0);
+}
+
+// ---- Exactly once across processes: the IndexedDB claim -------------------------
+
+/// A store that serves a frozen copy of some records: what a tab in another renderer
+/// process sees while `localStorage` has not yet propagated a write to it. Its writes
+/// go to its own copy (as a stale process's would), compare-and-swapped against it.
+struct StaleStore {
+    inner: LocalStore,
+    frozen: RefCell<std::collections::HashMap<String, Option<Stored>>>,
+}
+
+impl StaleStore {
+    fn freeze(key: &str, record: Option<Stored>) -> Rc<StaleStore> {
+        let frozen = std::iter::once((key.to_string(), record)).collect();
+        Rc::new(StaleStore {
+            inner: LocalStore::new(),
+            frozen: RefCell::new(frozen),
+        })
+    }
+}
+
+impl MarkerStore for StaleStore {
+    fn get(&self, key: &str) -> Result<Option<Stored>, toolgate_core::Error> {
+        match self.frozen.borrow().get(key) {
+            Some(record) => Ok(record.clone()),
+            None => self.inner.get(key),
+        }
+    }
+    fn put_if_revision(
+        &self,
+        key: &str,
+        expected: Option<u64>,
+        new: Stored,
+    ) -> Result<(), toolgate_core::Error> {
+        let mut frozen = self.frozen.borrow_mut();
+        match frozen.get_mut(key) {
+            Some(record) => {
+                let found = record.as_ref().map(|r| r.revision);
+                if found != expected {
+                    return Err(toolgate_core::Error::StoreConflict {
+                        key: key.to_string(),
+                        expected,
+                        found,
+                    });
+                }
+                *record = Some(new);
+                Ok(())
+            }
+            None => self.inner.put_if_revision(key, expected, new),
+        }
+    }
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), toolgate_core::Error> {
+        self.inner.delete_if_revision(key, expected)
+    }
+    fn keys(&self) -> Result<Vec<String>, toolgate_core::Error> {
+        self.inner.keys()
+    }
+}
+
+/// A gate of owner `alice` over `store`.
+fn gate_over(session: &str, store: Rc<dyn MarkerStore>) -> Gate {
+    let mut opts = GateOptions::new(session);
+    opts.owner = Some("alice".into());
+    Gate::create_with_store(&policy(), opts, store).unwrap()
+}
+
+/// Replaces `globalThis.indexedDB` by `value` until the returned function is called.
+fn replace_indexed_db(value: &JsValue) -> Function {
+    Function::new_with_args(
+        "value",
+        "const had = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
+         Object.defineProperty(globalThis, 'indexedDB', { value, configurable: true, writable: true });
+         return () => { if (had) Object.defineProperty(globalThis, 'indexedDB', had);
+                        else delete globalThis.indexedDB; };",
+    )
+    .call1(&JsValue::NULL, value)
+    .unwrap()
+    .unchecked_into()
+}
+
+/// Runs `body(store)` on toolgate's claims store (same schema as the crate's) in one
+/// readwrite transaction; resolves with what `body` returns once it commits.
+async fn with_claims(body: &str) -> JsValue {
+    let run = Function::new_with_args(
+        "db_name, store_name",
+        &format!(
+            "return new Promise((resolve, reject) => {{
+               const open = indexedDB.open(db_name, 1);
+               open.onupgradeneeded = () => open.result
+                 .createObjectStore(store_name, {{ keyPath: 'key' }})
+                 .createIndex('claimedAt', 'claimedAt');
+               open.onerror = () => reject(open.error);
+               open.onsuccess = () => {{
+                 const db = open.result;
+                 const tx = db.transaction(store_name, 'readwrite');
+                 const store = tx.objectStore(store_name);
+                 let out;
+                 const req = ((store) => {{ {body} }})(store);
+                 if (req) req.onsuccess = () => {{ out = req.result; }};
+                 tx.oncomplete = () => {{ db.close(); resolve(out); }};
+                 tx.onabort = () => {{ db.close(); reject(tx.error); }};
+               }};
+             }});"
+        ),
+    );
+    let p: Promise = run
+        .call2(&JsValue::NULL, &CLAIMS_DB.into(), &CLAIMS_STORE.into())
+        .unwrap()
+        .unchecked_into();
+    JsFuture::from(p).await.unwrap()
+}
+
+/// Every claim key, sorted.
+async fn claim_keys() -> Vec<String> {
+    let keys = with_claims("return store.getAllKeys();").await;
+    Array::from(&keys)
+        .iter()
+        .map(|k| k.as_string().unwrap())
+        .collect()
+}
+
+const DAY_MS: f64 = 24.0 * 60.0 * 60.0 * 1000.0;
+
+#[wasm_bindgen_test]
+async fn a_stale_marker_read_in_another_process_loses_by_the_indexeddb_claim() {
+    fresh().await;
+    let a = gate("tab-a", Some("alice"), true);
+    assert_eq!(a.resume_guarantee_ready().await, ResumeGuarantee::IndexedDb);
+    assert_eq!(a.resume_guarantee_js(), "indexeddb");
+    let run = get(&park(&a, "r-stale", TWO_CALLS, "h").unwrap(), "run");
+    // What another process's copy of localStorage still holds after a's resume.
+    let before = LocalStore::new().get("r-stale").unwrap();
+    assert_eq!(before.as_ref().map(|r| r.revision), Some(1));
+    resume(&a, "r-stale", allow_all(&run)).await.unwrap();
+    assert!(a.claims_open());
+    let keys = claim_keys().await;
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    let parts: Vec<&str> = keys[0].split(':').collect();
+    assert_eq!((parts[0], parts[1], parts[2].len()), ("r-stale", "1", 16));
+    assert_eq!(
+        s(&a.run("r-stale").unwrap(), "status"),
+        "running",
+        "a's own view is current"
+    );
+
+    // Tab b in another process takes the lock after a released it, but reads the old
+    // marker (revision 1, awaiting permission): its CAS alone would succeed.
+    let stale = StaleStore::freeze("r-stale", before.clone());
+    let b = gate_over("tab-b", stale.clone());
+    assert_eq!(
+        s(&b.run("r-stale").unwrap(), "status"),
+        "awaiting_permission"
+    );
+    let e = resume(&b, "r-stale", allow_all(&run)).await.unwrap_err();
+    assert_eq!(s(&e, "code"), "already_resumed", "{}", s(&e, "message"));
+    assert_eq!(s(&e, "message"), "run `r-stale` was already resumed");
+    // b cleared nothing: its copy still holds the marker, and it still loses.
+    assert_eq!(stale.get("r-stale").unwrap(), before);
+    let e = resume(&b, "r-stale", allow_all(&run)).await.unwrap_err();
+    assert_eq!(s(&e, "code"), "already_resumed");
+
+    // The same stale tab without IndexedDB (same-process guarantee) resumes a second
+    // time: the double resume the claim prevents.
+    let restore = replace_indexed_db(&JsValue::UNDEFINED);
+    let c = gate_over("tab-c", StaleStore::freeze("r-stale", before));
+    restore.call0(&JsValue::NULL).unwrap();
+    assert_eq!(c.resume_guarantee(), ResumeGuarantee::SameProcess);
+    assert!(resume(&c, "r-stale", allow_all(&run)).await.is_ok());
+    for g in [a, b, c] {
+        g.dispose();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_re_park_of_the_same_run_id_is_a_new_claim_and_bad_decisions_claim_nothing() {
+    fresh().await;
+    let g = gate("s-1", Some("alice"), true);
+    let run = get(&park(&g, "r-re", TWO_CALLS, "first").unwrap(), "run");
+    // A wrong anchor fails before the claim: nothing is claimed, the person can retry.
+    let calls: Array = get(&get(&run, "marker"), "calls").unchecked_into();
+    let bad = js(&format!(
+        r#"{{"decisions":[{{"toolCallId":"call_1","anchor":"0000","decision":"allow"}},
+             {{"toolCallId":"call_2","anchor":"{}","decision":"allow"}}]}}"#,
+        s(&calls.get(1), "anchor")
+    ));
+    let e = resume(&g, "r-re", bad).await.unwrap_err();
+    assert_eq!(s(&e, "code"), "anchor_mismatch");
+    assert!(claim_keys().await.is_empty());
+    resume(&g, "r-re", allow_all(&run)).await.unwrap();
+
+    // Parked again (running → awaiting, revision 3): a new claim, resumes once.
+    let run = get(&park(&g, "r-re", TWO_CALLS, "second").unwrap(), "run");
+    assert_eq!(n(&run, "revision"), 3.0);
+    resume(&g, "r-re", allow_all(&run)).await.unwrap();
+    let e = resume(&g, "r-re", allow_all(&run)).await.unwrap_err();
+    assert_eq!(s(&e, "code"), "already_resumed");
+
+    // The record is deleted (localStorage wiped, or the run forgotten) and the id is
+    // parked afresh at revision 1 again: the old `r-re:1:…` claim does not block it.
+    storage().remove_item("toolgate:run:r-re").unwrap();
+    let run = get(&park(&g, "r-re", TWO_CALLS, "third").unwrap(), "run");
+    assert_eq!(n(&run, "revision"), 1.0);
+    resume(&g, "r-re", allow_all(&run)).await.unwrap();
+
+    let keys = claim_keys().await;
+    let revisions: Vec<&str> = keys.iter().map(|k| k.split(':').nth(1).unwrap()).collect();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert_eq!(
+        (
+            revisions.iter().filter(|r| **r == "1").count(),
+            revisions.contains(&"3")
+        ),
+        (2, true),
+        "{keys:?}"
+    );
+    g.dispose();
+}
+
+#[wasm_bindgen_test]
+async fn without_indexeddb_resume_falls_back_to_same_process_and_says_so() {
+    fresh().await;
+    // No indexedDB at all (a worker without it, an opaque origin): known at once.
+    let restore = replace_indexed_db(&JsValue::UNDEFINED);
+    let (a, b) = (
+        gate("tab-a", Some("alice"), true),
+        gate("tab-b", Some("alice"), true),
+    );
+    restore.call0(&JsValue::NULL).unwrap();
+    assert_eq!(a.resume_guarantee_js(), "same-process");
+    assert!(a
+        .resume_guarantee_reason_js()
+        .unwrap()
+        .contains("no indexedDB"));
+    assert_eq!(
+        b.resume_guarantee_ready().await,
+        ResumeGuarantee::SameProcess
+    );
+    // Today's behaviour: Web Lock + CAS, one winner.
+    let run = get(&park(&a, "r-fb", TWO_CALLS, "h").unwrap(), "run");
+    let (ra, rb) = (
+        JsFuture::from(a.resume("r-fb".into(), allow_all(&run))).await,
+        JsFuture::from(b.resume("r-fb".into(), allow_all(&run))).await,
+    );
+    let lost = match (ra, rb) {
+        (Ok(_), Err(l)) | (Err(l), Ok(_)) => l,
+        other => panic!("expected one winner: {other:?}"),
+    };
+    assert_eq!(s(&lost, "code"), "already_resumed");
+    assert!(!a.claims_open() && !b.claims_open());
+    a.dispose();
+    b.dispose();
+
+    // indexedDB exists but cannot be opened (some private modes): known after the
+    // first attempt, and resume still works.
+    let broken = Function::new_no_args(
+        "return Object.create(IDBFactory.prototype, { open: { value() {
+           throw new DOMException('IndexedDB is disabled in this mode', 'InvalidStateError'); } } });",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+    let restore = replace_indexed_db(&broken);
+    let g = gate("s-1", Some("alice"), true);
+    restore.call0(&JsValue::NULL).unwrap();
+    assert_eq!(g.resume_guarantee_js(), "indexeddb", "not known yet");
+    let run = get(&park(&g, "r-fb2", TWO_CALLS, "h").unwrap(), "run");
+    let ready: JsValue = JsFuture::from(g.resume_guarantee_ready_js()).await.unwrap();
+    assert_eq!(ready.as_string().unwrap(), "same-process");
+    assert_eq!(g.resume_guarantee_js(), "same-process");
+    let why = g.resume_guarantee_reason_js().unwrap();
+    assert!(why.starts_with("indexedDB.open(\"toolgate\")"), "{why}");
+    resume(&g, "r-fb2", allow_all(&run)).await.unwrap();
+    let e = resume(&g, "r-fb2", allow_all(&run)).await.unwrap_err();
+    assert_eq!(s(&e, "code"), "already_resumed");
+    g.dispose();
+    assert!(
+        claim_keys().await.is_empty(),
+        "nothing was claimed without IndexedDB"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn old_claims_are_pruned_and_dispose_closes_the_database() {
+    fresh().await;
+    let now = js_sys::Date::now();
+    let put = |key: &str, age_days: f64| {
+        format!(
+            "return store.put({{ key: '{key}', runId: 'r-old', revision: 1, claimedAt: {} }});",
+            now - age_days * DAY_MS
+        )
+    };
+    // Older than the longest marker TTL (7 days): guards nothing any more.
+    with_claims(&put("r-old:1:0000000000000000", 8.0)).await;
+    // Younger: its marker may still be alive somewhere; kept.
+    with_claims(&put("r-old:2:0000000000000000", 6.0)).await;
+    let g = gate("s-1", Some("alice"), true);
+    assert!(!g.claims_open(), "opened on first need only");
+    let run = get(&park(&g, "r-p", TWO_CALLS, "h").unwrap(), "run");
+    // The first claim of a connection prunes in the background.
+    resume(&g, "r-p", allow_all(&run)).await.unwrap();
+    assert!(g.claims_open());
+    let mut keys = Vec::new();
+    for _ in 0..50 {
+        keys = claim_keys().await;
+        if keys.len() == 2 {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert!(keys.iter().any(|k| k.starts_with("r-p:1:")), "{keys:?}");
+    assert!(
+        keys.contains(&"r-old:2:0000000000000000".to_string()),
+        "{keys:?}"
+    );
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    // On demand.
+    with_claims(&put("r-old:3:0000000000000000", 30.0)).await;
+    let pruned = JsFuture::from(g.prune_resume_claims_js()).await.unwrap();
+    assert_eq!(pruned.as_f64(), Some(1.0));
+    assert_eq!(g.prune_resume_claims().await.unwrap(), 0);
+    assert_eq!(claim_keys().await.len(), 2);
+
+    g.dispose();
+    assert!(!g.claims_open());
+    assert_eq!(
+        s(
+            &resume(&g, "r-p", allow_all(&run)).await.unwrap_err(),
+            "code"
+        ),
+        "disposed"
+    );
+    fresh().await;
 }

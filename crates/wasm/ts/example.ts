@@ -13,6 +13,7 @@ import init, {
   type ParkRequest,
   type ResumeDecision,
   type Resumed,
+  type ResumeGuarantee,
   type Run,
   type RunStatus,
   type RunsChange,
@@ -104,6 +105,9 @@ export async function parkAndResume(policy: Policy, messages: unknown[]): Promis
       ? { toolCallId: call.toolCallId, anchor: call.anchor, decision: "allow" }
       : { toolCallId: call.toolCallId, anchor: call.anchor, decision: "deny", message: "not that file" },
   );
+  // "indexeddb": exactly once across processes; "same-process": see resumeGuaranteeReason.
+  const guarantee: ResumeGuarantee = await gate.resumeGuaranteeReady();
+  if (guarantee === "same-process") console.warn(gate.resumeGuarantee, gate.resumeGuaranteeReason);
   try {
     const resumed: Resumed = await gate.resume("r-1", { decisions });
     const history = JSON.parse(resumed.history) as unknown[];
@@ -122,6 +126,8 @@ export async function parkAndResume(policy: Policy, messages: unknown[]): Promis
   for (const r of all) if (r.status === "failed") console.log(r.runId, r.lastError);
   const failed: Run = gate.failRun("r-1", "the tool crashed");
   console.log(failed.status, gate.owner, gate.usesLocks, gate.channelOpen, gate.runsListenerCount);
+  const pruned: number = await gate.pruneResumeClaims();
+  console.log(pruned, gate.claimsOpen);
   offRuns();
   gate.dispose();
 }

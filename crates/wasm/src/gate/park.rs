@@ -2,11 +2,16 @@
 //! `gate.resume`, `gate.failRun`, `gate.onRunsChange`, over toolgate-core's `Runs`
 //! and a [`MarkerStore`] (`localStorage` by default).
 //!
-//! - **Exactly-once resume.** Core's resume clears the marker by compare-and-swap on
-//!   the store revision, always. Where `navigator.locks` exists (and the `locks` option
-//!   is not `false`), the whole read-check-write also runs inside the Web Lock
-//!   `toolgate:run:<runId>`, so two tabs cannot interleave between read and write.
-//!   Of two resumes of one run, one succeeds; the other fails with `already_resumed`.
+//! - **Exactly-once resume.** Where `navigator.locks` exists (and the `locks` option
+//!   is not `false`), the whole resume runs inside the Web Lock `toolgate:run:<runId>`.
+//!   In it: read the record once (the snapshot); run core's resume on the snapshot
+//!   *dry* (would it succeed? no effect); if so, claim `<runId>:<revision>:<fingerprint>`
+//!   in IndexedDB (`claims.rs`), atomic across processes; only the claimer runs core's
+//!   resume for real, on the same snapshot, which clears the marker by compare-and-swap
+//!   on the store revision (defence in depth). A lost claim is `already_resumed`.
+//!   Invalid decisions claim nothing (the person can decide again). Without IndexedDB
+//!   the claim is skipped: exactly once within one renderer process
+//!   ([`ResumeGuarantee::SameProcess`]).
 //! - **Change notification.** Every park / resume / failRun is posted on the
 //!   `BroadcastChannel("toolgate")` and given to this gate's `onRunsChange` listeners;
 //!   other gates of the same owner hear it as `source: "remote"`. Polling stays the
@@ -15,17 +20,19 @@
 
 use super::{now_ms, Gate};
 use crate::channel::{Channel, CHANNEL_NAME};
+use crate::claims::{ClaimKey, Claimed, Claims, ResumeGuarantee};
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js};
 use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
 use crate::locks::Locks;
-use crate::storage::storage_key;
+use crate::storage::{fingerprint, storage_key, SnapshotStore};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::{Rc, Weak};
 use toolgate_core::{
-    MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run, RunStatus, Runs, ToolCall,
+    Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run, RunStatus, Runs,
+    ToolCall,
 };
 use wasm_bindgen::prelude::*;
 
@@ -81,6 +88,8 @@ pub(super) struct RunsPart {
     session_id: String,
     owner: String,
     locks: Option<Locks>,
+    /// Cross-process resume claims (IndexedDB), when there is IndexedDB.
+    claims: Rc<Claims>,
     notify: Rc<RefCell<Notify>>,
 }
 
@@ -117,6 +126,7 @@ impl RunsPart {
             session_id,
             owner,
             locks: if use_locks { Locks::find() } else { None },
+            claims: Claims::new(),
             notify,
         }
     }
@@ -154,7 +164,7 @@ impl RunsPart {
         id
     }
 
-    /// Closes the channel and drops every listener (dispose).
+    /// Closes the channel and the claims database, drops every listener (dispose).
     pub(super) fn close(&self) {
         let channel = {
             let mut n = self.notify.borrow_mut();
@@ -162,6 +172,7 @@ impl RunsPart {
             n.channel.take()
         };
         drop(channel);
+        self.claims.close();
     }
 }
 
@@ -287,7 +298,8 @@ impl Gate {
     }
 
     /// Resumes a parked run with one decision per pending call. Exactly once across
-    /// tabs: the loser of a race gets `already_resumed`.
+    /// tabs and processes (see [`Gate::resume_guarantee`]): the loser of a race gets
+    /// `already_resumed`.
     pub fn resume_run(
         &self,
         run_id: &str,
@@ -298,22 +310,39 @@ impl Gate {
         async move {
             let locks = inner.runs.locks.clone();
             let lock_name = storage_key(&run_id);
-            let step = move || {
-                if inner.state.borrow().disposed {
-                    return Err(GateError::Disposed);
-                }
-                let part = &inner.runs;
-                let resumed = part
-                    .runs
-                    .resume(&run_id, &part.owner, &decisions, now_ms())?;
-                part.emit(&run_id, RunStatus::Running, resumed.revision);
-                Ok(resumed)
-            };
+            let step = move || async move { resume_locked(&inner, &run_id, &decisions).await };
             match locks {
                 Some(locks) => locks.with(&lock_name, step).await?,
-                None => step(),
+                None => step().await,
             }
         }
+    }
+
+    /// Which exactly-once guarantee `resume` gives, as far as is known now:
+    /// `SameProcess` once IndexedDB is known to be missing or unusable here (before the
+    /// first resume that is only the synchronous check for `indexedDB`); await
+    /// [`Gate::resume_guarantee_ready`] for the settled answer.
+    pub fn resume_guarantee(&self) -> ResumeGuarantee {
+        self.inner.runs.claims.guarantee()
+    }
+
+    /// Opens the claims database if needed, then says which guarantee `resume` gives.
+    pub fn resume_guarantee_ready(&self) -> impl Future<Output = ResumeGuarantee> + 'static {
+        let claims = self.inner.runs.claims.clone();
+        async move { claims.ready().await }
+    }
+
+    /// Why resume is only same-process here (no `indexedDB`, or it failed to open).
+    pub fn resume_guarantee_reason(&self) -> Option<String> {
+        self.inner.runs.claims.unavailable_reason()
+    }
+
+    /// Deletes up to 500 resume claims old enough that the markers they guarded have
+    /// expired everywhere (older than the longest marker TTL plus a minute); returns
+    /// how many. Resume also does this on its own, now and then.
+    pub fn prune_resume_claims(&self) -> impl Future<Output = Result<u32, GateError>> + 'static {
+        let claims = self.inner.runs.claims.clone();
+        async move { claims.prune(now_ms()).await }
     }
 
     /// Fails run `run_id` with `why` (`failed`, marker cleared).
@@ -335,6 +364,78 @@ impl Gate {
         };
         RunsSubscription { notify, id }
     }
+}
+
+/// The resume itself, inside the run's Web Lock (when there is one).
+async fn resume_locked(
+    inner: &Rc<super::Inner>,
+    run_id: &str,
+    decisions: &[ResumeDecision],
+) -> Result<Resumed, GateError> {
+    let part = &inner.runs;
+    // Open the claims database first (a no-op once open): the snapshot below must not
+    // wait on it.
+    let claims_on = part.claims.connection().await?.is_some();
+    if inner.state.borrow().disposed {
+        return Err(GateError::Disposed);
+    }
+    let now = now_ms();
+    let resumed = if claims_on {
+        resume_claimed(part, run_id, decisions, now).await?
+    } else {
+        part.runs.resume(run_id, &part.owner, decisions, now)?
+    };
+    part.emit(run_id, RunStatus::Running, resumed.revision);
+    Ok(resumed)
+}
+
+/// Snapshot → dry resume → IndexedDB claim → resume on the snapshot for real.
+async fn resume_claimed(
+    part: &RunsPart,
+    run_id: &str,
+    decisions: &[ResumeDecision],
+    now: u64,
+) -> Result<Resumed, GateError> {
+    let store = part.runs.store().clone();
+    let snapshot = store.get(run_id)?;
+    let claim = {
+        let dry = SnapshotStore::new(store.clone(), run_id, snapshot.clone(), true);
+        match (
+            Runs::new(&dry).resume(run_id, &part.owner, decisions, now),
+            &snapshot,
+        ) {
+            (Ok(_), Some(s)) => Some(ClaimKey::new(run_id, s.revision, fingerprint(&s.value))),
+            // It would fail: claim nothing; the run below fails the same way (and
+            // heals a corrupt or expired record, as without claims).
+            (Ok(_) | Err(_), _) => None,
+        }
+    };
+    if let Some(claim) = &claim {
+        match part.claims.claim(claim, now).await? {
+            Claimed::Won | Claimed::Skipped => {}
+            Claimed::Lost => {
+                return Err(GateError::Core(Error::AlreadyResumed {
+                    run_id: run_id.to_string(),
+                }))
+            }
+        }
+    }
+    let live = SnapshotStore::new(store, run_id, snapshot, false);
+    let outcome = Runs::new(&live).resume(run_id, &part.owner, decisions, now);
+    if let (Err(e), Some(claim)) = (&outcome, &claim) {
+        // The marker write itself failed (a full or broken store): nothing was
+        // cleared, so give the claim back for a retry. A conflict keeps it: the record
+        // moved on, and a process that still sees the old one must not win it.
+        if live.wrote()
+            && matches!(
+                e,
+                Error::QuotaExceeded { .. } | Error::StoreUnavailable { .. }
+            )
+        {
+            let _ = part.claims.release(claim).await;
+        }
+    }
+    Ok(outcome?)
 }
 
 #[wasm_bindgen]
@@ -385,10 +486,12 @@ impl Gate {
         to_js(&runs.iter().map(RunJs::from).collect::<Vec<_>>()).map_err(into_error)
     }
 
-    /// Resumes a parked run. Rejects with `.code`: `already_resumed` (another tab or
-    /// gate won), `expired`, `not_found`, `anchor_mismatch`, `missing_decision`,
-    /// `unknown_tool_call`, `duplicate_decision`, `marker_corrupt`,
-    /// `not_awaiting_permission`, `bad_input`, …
+    /// Resumes a parked run, exactly once (see `resumeGuarantee`). Rejects with
+    /// `.code`: `already_resumed` (another tab, process or gate won), `expired`,
+    /// `not_found`, `anchor_mismatch`, `missing_decision`, `unknown_tool_call`,
+    /// `duplicate_decision`, `marker_corrupt`, `not_awaiting_permission`,
+    /// `store_unavailable` (e.g. the IndexedDB claim failed: nothing changed, retry),
+    /// `bad_input`, …
     #[wasm_bindgen(unchecked_return_type = "Promise<Resumed>")]
     pub fn resume(
         &self,
@@ -467,5 +570,46 @@ impl Gate {
     #[wasm_bindgen(getter, js_name = channelOpen)]
     pub fn channel_open(&self) -> bool {
         self.inner.runs.notify.borrow().channel.is_some()
+    }
+
+    /// `"indexeddb"`: resume is exactly once across every tab, worker and process of
+    /// the origin (an IndexedDB claim); `"same-process"`: only within one renderer
+    /// process (no IndexedDB here, or it failed to open). See `resumeGuaranteeReady()`.
+    #[wasm_bindgen(getter, js_name = resumeGuarantee, unchecked_return_type = "ResumeGuarantee")]
+    pub fn resume_guarantee_js(&self) -> String {
+        self.resume_guarantee().as_str().to_string()
+    }
+
+    /// Why resume is only same-process here, or `undefined`.
+    #[wasm_bindgen(getter, js_name = resumeGuaranteeReason)]
+    pub fn resume_guarantee_reason_js(&self) -> Option<String> {
+        self.resume_guarantee_reason()
+    }
+
+    /// Opens the claims database if needed; resolves to the guarantee `resume` gives.
+    #[wasm_bindgen(js_name = resumeGuaranteeReady, unchecked_return_type = "Promise<ResumeGuarantee>")]
+    pub fn resume_guarantee_ready_js(&self) -> js_sys::Promise {
+        let fut = self.resume_guarantee_ready();
+        wasm_bindgen_futures::future_to_promise(
+            async move { Ok(JsValue::from_str(fut.await.as_str())) },
+        )
+    }
+
+    /// Deletes resume claims old enough to guard nothing (markers expired everywhere);
+    /// resolves to how many. Resume also prunes on its own, now and then.
+    #[wasm_bindgen(js_name = pruneResumeClaims, unchecked_return_type = "Promise<number>")]
+    pub fn prune_resume_claims_js(&self) -> js_sys::Promise {
+        let fut = self.prune_resume_claims();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let n = fut.await.map_err(into_error)?;
+            Ok(JsValue::from_f64(f64::from(n)))
+        })
+    }
+
+    /// True while the IndexedDB connection of the resume claims is open (opened by the
+    /// first resume; false after dispose).
+    #[wasm_bindgen(getter, js_name = claimsOpen)]
+    pub fn claims_open(&self) -> bool {
+        self.inner.runs.claims.is_open()
     }
 }
