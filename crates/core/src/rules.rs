@@ -358,12 +358,20 @@ impl<'a> Walker<'a> {
 
     /// `curl … | sh`, `base64 -d | bash`, `echo 'rm -rf /' | sh`.
     fn pipe_checks(&mut self, stages: &[(Traits, Option<usize>, Span)], pl: &shell::Pipeline) {
+        // First downloader / decoder seen so far: one pass, linear in the stages.
+        let mut first_down: Option<usize> = None;
+        let mut first_dec: Option<usize> = None;
         for (j, (tj, main_j, span_j)) in stages.iter().enumerate() {
+            let (down, dec) = (first_down, first_dec);
+            if tj.downloader {
+                first_down.get_or_insert(j);
+            }
+            if tj.decoder {
+                first_dec.get_or_insert(j);
+            }
             if !tj.stdin_exec || j == 0 {
                 continue;
             }
-            let down = stages[..j].iter().position(|s| s.0.downloader);
-            let dec = stages[..j].iter().position(|s| s.0.decoder);
             let (rule, what, from) = match (down, dec) {
                 (Some(i), _) => (
                     "builtin.shell.pipe-to-shell",
@@ -874,7 +882,7 @@ impl<'a> Walker<'a> {
                 let skip = args.iter().take_while(|a| a.text.starts_with('-')).count();
                 return self.wrapped(&words[1 + skip..], sc, name);
             }
-            "builtin" | "nohup" => return self.wrapped(&words[1..], sc, name),
+            "builtin" | "nohup" | "coproc" => return self.wrapped(&words[1..], sc, name),
             "exec" => {
                 let k = skip_opts(args, "a", &[]);
                 return self.wrapped(&words[1 + k..], sc, name);
@@ -1158,18 +1166,6 @@ impl<'a> Walker<'a> {
                             );
                         }
                     }
-                }
-                if o.operands.iter().all(|w| w.text == "/dev/null") {
-                    return (
-                        Finding::new(
-                            Tier::Auto,
-                            "builtin.shell.readonly",
-                            "tee to /dev/null",
-                            all,
-                        ),
-                        none,
-                        norm(),
-                    );
                 }
                 return ask_default("tee writes files".to_string());
             }

@@ -1062,6 +1062,8 @@ impl<'a> Parser<'a> {
             words: Vec::with_capacity(4),
             ..SimpleCommand::default()
         };
+        // End of the last word or redirect: the span leaves out trailing blanks.
+        let mut end = self.pos;
         loop {
             self.skip_blanks();
             match self.peek() {
@@ -1087,19 +1089,21 @@ impl<'a> Parser<'a> {
             }
             if self.redirect_here() {
                 self.redirect(&mut sc)?;
+                end = self.pos;
                 continue;
             }
             if matches!(stop, Stop::Brace) && sc.words.is_empty() && self.word_is("}") {
                 break;
             }
             let w = self.word()?;
+            end = self.pos;
             if w.assign && sc.words.is_empty() {
                 sc.assigns.push(w);
             } else {
                 sc.words.push(w);
             }
         }
-        sc.span = self.span(start, self.pos);
+        sc.span = self.span(start, end.max(start));
         Ok(Command::Simple(sc))
     }
 
