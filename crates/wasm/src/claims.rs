@@ -19,8 +19,8 @@
 //!   for a run id whose record was deleted and parked again at the same revision.
 //! - **Bounded.** Every claim records `claimedAt`. Claims older than the longest
 //!   marker TTL (7 days) plus a minute are deleted — by then the marker they guarded
-//!   has expired in every process, so nothing can resume it any more — on the first
-//!   claim of each connection and every 64th after, at most 500 per pass
+//!   has expired in every process, so nothing can resume it any more — after the
+//!   first claim a gate wins and every 64th after, at most 500 per pass
 //!   (`Gate::prune_resume_claims` runs a pass on demand).
 //! - **Fallback.** Where there is no IndexedDB or it cannot be opened (some private
 //!   modes, opaque origins, a foreign database of that name), claims are skipped and
@@ -34,6 +34,7 @@
 //!   the awaiting future and dropped when it finishes: nothing is leaked.
 
 use crate::error::GateError;
+use crate::locks::to_promise;
 use crate::storage::describe;
 use js_sys::{Array, Object, Promise, Reflect};
 use serde::Serialize;
@@ -355,15 +356,17 @@ impl Claims {
         drop(old);
     }
 
-    /// After a won claim: prune on the first of a connection and every 64th after.
+    /// After a won claim: prune on this gate's first and every 64th after.
     fn after_win(self: &Rc<Self>, now: u64) {
         let n = self.won.get();
         self.won.set(n.wrapping_add(1));
         if n % PRUNE_EVERY == 0 {
             let me = self.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                // Opportunistic: a failed prune is retried on a later pass.
+            // Opportunistic and in the background: a failed prune is retried on a later
+            // pass, so the Promise (never rejected) is not awaited.
+            let _ = to_promise(async move {
                 let _ = me.prune(now).await;
+                Ok(JsValue::UNDEFINED)
             });
         }
     }

@@ -7,6 +7,7 @@ use crate::storage::describe;
 use js_sys::{Function, Promise, Reflect};
 use std::cell::RefCell;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use toolgate_core::Error;
 use wasm_bindgen::prelude::*;
@@ -55,7 +56,7 @@ impl Locks {
         let callback: Closure<dyn FnMut(JsValue) -> JsValue> =
             Closure::once(move |_lock: JsValue| -> JsValue {
                 // The lock is released when this Promise settles: after `step` is done.
-                future_to_promise(async move {
+                to_promise(async move {
                     let value = step().await;
                     *out.borrow_mut() = Some(value);
                     Ok(JsValue::UNDEFINED)
@@ -87,4 +88,11 @@ impl Locks {
         let value = slot.borrow_mut().take();
         value.ok_or_else(|| failed("the lock was granted but the step did not run".into()))
     }
+}
+
+/// `future_to_promise` over one boxed future type: every caller shares one copy of its
+/// machinery in the wasm (each distinct future type would instantiate it again).
+pub(crate) fn to_promise(fut: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let fut: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(fut);
+    future_to_promise(fut)
 }

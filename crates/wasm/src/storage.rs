@@ -18,7 +18,7 @@
 //! unavailable (`gate.resumeGuarantee === "same-process"`).
 
 use serde::Deserialize;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use toolgate_core::marker::MAX_MARKER_BYTES;
 use toolgate_core::{Error, MarkerStore, Stored};
@@ -153,17 +153,20 @@ impl MarkerStore for LocalStore {
 
 /// A view of `inner` in which run `key` reads as `snapshot` (the record as one read
 /// found it) until this view writes that key. Resume runs core's `Runs::resume` over it
-/// twice: first `dry` (writes to `key` are compare-and-swapped against the snapshot and
-/// dropped: "would this resume succeed?", with no effect), then, once the IndexedDB
-/// claim on the snapshot is won, for real (writes go to `inner`, by its own CAS). Both
-/// runs decide on the same bytes, so the record that was claimed is the record that is
-/// resumed, even if `inner` changed while the claim was awaited.
+/// `dry` first: writes to `key` are compare-and-swapped against the snapshot and kept
+/// aside (`take_write`), not done — "would this resume succeed, and what would it
+/// write?", with no effect. Once the IndexedDB claim on the snapshot is won, that one
+/// write is done on `inner` by its own CAS. The live mode (writes go to `inner`, reads of
+/// `key` switch to `inner` after the first write) replays a resume on the snapshot for
+/// its exact error, or heals a corrupt or expired record for real.
 pub(crate) struct SnapshotStore {
     inner: Rc<dyn MarkerStore>,
     key: String,
     snapshot: Option<Stored>,
     dry: bool,
     wrote: Cell<bool>,
+    /// Dry: the last write to `key` (expected revision, record).
+    write: RefCell<Option<(Option<u64>, Stored)>>,
 }
 
 impl SnapshotStore {
@@ -179,12 +182,13 @@ impl SnapshotStore {
             snapshot,
             dry,
             wrote: Cell::new(false),
+            write: RefCell::new(None),
         }
     }
 
-    /// True once a write to `key` was attempted (dry: accepted against the snapshot).
-    pub(crate) fn wrote(&self) -> bool {
-        self.wrote.get()
+    /// Dry: the write to `key` a run asked for (and the number of writes was 1).
+    pub(crate) fn take_write(&self) -> Option<(Option<u64>, Stored)> {
+        self.write.borrow_mut().take()
     }
 
     fn snapshot_conflict(&self, expected: Option<u64>) -> Result<(), Error> {
@@ -215,7 +219,9 @@ impl MarkerStore for SnapshotStore {
         }
         if self.dry {
             self.snapshot_conflict(expected)?;
-            self.wrote.set(true);
+            let first = !self.wrote.replace(true);
+            // More than one write is not a plain resume: keep none (never replayed).
+            *self.write.borrow_mut() = first.then_some((expected, new));
             return Ok(());
         }
         self.wrote.set(true);
@@ -229,6 +235,7 @@ impl MarkerStore for SnapshotStore {
         if self.dry {
             self.snapshot_conflict(Some(expected))?;
             self.wrote.set(true);
+            *self.write.borrow_mut() = None;
             return Ok(());
         }
         self.wrote.set(true);

@@ -7,7 +7,7 @@
 use js_sys::{Array, Reflect, JSON};
 use std::rc::Rc;
 use toolgate_core::{MemoryStore, ResumeDecision, ToolCall};
-use toolgate_wasm::{Gate, GateOptions, Policy};
+use toolgate_wasm::{Gate, GateOptions, Policy, ResumeGuarantee};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -52,19 +52,10 @@ fn stats(label: &str, samples: &mut [f64]) -> String {
     format!("{label}: mean {mean:.3} ms, p50 {p50:.3} ms, p95 {p95:.3} ms")
 }
 
-#[wasm_bindgen_test]
-async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
-    if !enabled() {
-        return;
-    }
+/// `ROUNDS` park / run / resume of runs `<prefix>-<i>`: the three timings, and the
+/// stored size of the first marker.
+async fn rounds(g: &Gate, prefix: &str, history: &str) -> (Vec<f64>, Vec<f64>, Vec<f64>, usize) {
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
-    storage.clear().unwrap();
-    let history = history();
-    let g = Gate::new(
-        &policy(),
-        JSON::parse(r#"{"sessionId":"bench","owner":"bench"}"#).unwrap(),
-    )
-    .unwrap();
     let calls = JSON::parse(
         r#"[{"toolCallId":"call_1","tool":"bash","args":{"command":"python deploy.py"}}]"#,
     )
@@ -73,13 +64,13 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
     let mut marker_bytes = 0;
     for i in 0..ROUNDS {
         let req = JSON::parse("{}").unwrap();
-        Reflect::set(&req, &"runId".into(), &format!("r-{i}").into()).unwrap();
+        Reflect::set(&req, &"runId".into(), &format!("{prefix}-{i}").into()).unwrap();
         Reflect::set(&req, &"calls".into(), &calls).unwrap();
-        Reflect::set(&req, &"history".into(), &JsValue::from_str(&history)).unwrap();
+        Reflect::set(&req, &"history".into(), &JsValue::from_str(history)).unwrap();
         let t0 = now();
         let parked = g.park(req).unwrap();
         let t1 = now();
-        let run = g.run(&format!("r-{i}")).unwrap();
+        let run = g.run(&format!("{prefix}-{i}")).unwrap();
         let t2 = now();
         let call = Array::from(
             &Reflect::get(
@@ -99,10 +90,14 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
         .unwrap();
         if i == 0 {
             // Stored size of the marker (UTF-8 bytes of the localStorage value).
-            marker_bytes = storage.get_item("toolgate:run:r-0").unwrap().unwrap().len();
+            marker_bytes = storage
+                .get_item(&format!("toolgate:run:{prefix}-0"))
+                .unwrap()
+                .unwrap()
+                .len();
         }
         let t3 = now();
-        let out = JsFuture::from(g.resume(format!("r-{i}"), decisions))
+        let out = JsFuture::from(g.resume(format!("{prefix}-{i}"), decisions))
             .await
             .unwrap();
         let t4 = now();
@@ -111,18 +106,62 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
         read.push(t2 - t1);
         resume.push(t4 - t3);
     }
+    (park, read, resume, marker_bytes)
+}
+
+#[wasm_bindgen_test]
+async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
+    if !enabled() {
+        return;
+    }
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage.clear().unwrap();
+    let history = history();
+    let g = Gate::new(
+        &policy(),
+        JSON::parse(r#"{"sessionId":"bench","owner":"bench"}"#).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(g.resume_guarantee_ready().await, ResumeGuarantee::IndexedDb);
+    let (mut park, mut read, mut resume, marker_bytes) = rounds(&g, "r", &history).await;
     let mut total: Vec<f64> = park.iter().zip(&resume).map(|(p, r)| p + r).collect();
     console_log!(
-        "chromium park+resume, {} B history ({} B marker), localStorage, JS API, {} rounds, {} Web Locks:\n  {}\n  {}\n  {}\n  {}",
+        "chromium park+resume, {} B history ({} B marker), localStorage, JS API, {} rounds, {} Web Locks, resume guarantee {}:\n  {}\n  {}\n  {}\n  {}",
         history.len(),
         marker_bytes,
         ROUNDS,
         if g.uses_locks() { "with" } else { "without" },
+        g.resume_guarantee().as_str(),
         stats("park (classify, encode, CAS, setItem, broadcast)", &mut park),
         stats("run (getItem, decode, check)", &mut read),
-        stats("resume (lock, getItem, decode, check, CAS, setItem, broadcast)", &mut resume),
+        stats("resume (lock, getItem, decode, check, IndexedDB claim, CAS, setItem, broadcast)", &mut resume),
         stats("park + resume", &mut total),
     );
+    // The same without IndexedDB (the same-process fallback): what the claim costs.
+    let hide = js_sys::Function::new_with_args(
+        "",
+        "const had = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
+         Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true });
+         return () => { if (had) Object.defineProperty(globalThis, 'indexedDB', had);
+                        else delete globalThis.indexedDB; };",
+    );
+    let restore: js_sys::Function = hide.call0(&JsValue::NULL).unwrap().into();
+    let plain = Gate::new(
+        &policy(),
+        JSON::parse(r#"{"sessionId":"bench","owner":"bench"}"#).unwrap(),
+    )
+    .unwrap();
+    restore.call0(&JsValue::NULL).unwrap();
+    assert_eq!(plain.resume_guarantee(), ResumeGuarantee::SameProcess);
+    let (_, _, mut resume_plain, _) = rounds(&plain, "p", &history).await;
+    console_log!(
+        "  {}",
+        stats(
+            "resume, same-process fallback (no IndexedDB claim)",
+            &mut resume_plain
+        )
+    );
+    plain.dispose();
     g.dispose();
     storage.clear().unwrap();
 
@@ -150,7 +189,7 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
     console_log!(
         "  {}",
         stats(
-            "park + resume, MemoryStore, Rust API (no JS crossing, no storage)",
+            "park + resume, MemoryStore, Rust API (no JS crossing, no localStorage; with the IndexedDB claim)",
             &mut both
         )
     );

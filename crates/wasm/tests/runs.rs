@@ -616,9 +616,12 @@ async fn rust_side_api_over_a_memory_store() {
 /// A store that serves a frozen copy of some records: what a tab in another renderer
 /// process sees while `localStorage` has not yet propagated a write to it. Its writes
 /// go to its own copy (as a stale process's would), compare-and-swapped against it.
+/// With `write_through`, its reads are stale until it writes, and its writes reach the
+/// real store (and meet its compare-and-swap).
 struct StaleStore {
     inner: LocalStore,
     frozen: RefCell<std::collections::HashMap<String, Option<Stored>>>,
+    write_through: bool,
 }
 
 impl StaleStore {
@@ -627,6 +630,7 @@ impl StaleStore {
         Rc::new(StaleStore {
             inner: LocalStore::new(),
             frozen: RefCell::new(frozen),
+            write_through: false,
         })
     }
 }
@@ -646,6 +650,11 @@ impl MarkerStore for StaleStore {
     ) -> Result<(), toolgate_core::Error> {
         let mut frozen = self.frozen.borrow_mut();
         match frozen.get_mut(key) {
+            Some(_) if self.write_through => {
+                // Its write reached the real store: from now on it reads that.
+                frozen.remove(key);
+                self.inner.put_if_revision(key, expected, new)
+            }
             Some(record) => {
                 let found = record.as_ref().map(|r| r.revision);
                 if found != expected {
@@ -781,6 +790,37 @@ async fn a_stale_marker_read_in_another_process_loses_by_the_indexeddb_claim() {
     for g in [a, b, c] {
         g.dispose();
     }
+}
+
+#[wasm_bindgen_test]
+async fn a_won_claim_on_a_record_that_moved_on_clears_nothing() {
+    fresh().await;
+    let a = gate("tab-a", Some("alice"), true);
+    let run = get(&park(&a, "r-moved", TWO_CALLS, "h").unwrap(), "run");
+    let before = LocalStore::new().get("r-moved").unwrap();
+    // Another process fails the run (no claim: failRun is not a resume)...
+    a.fail_run_js("r-moved", "stop").unwrap();
+    // ...and this one still reads the marker: it wins the claim, but the marker write
+    // meets the real revision and loses; core says what the run is now.
+    let stale = Rc::new(StaleStore {
+        write_through: true,
+        ..Rc::try_unwrap(StaleStore::freeze("r-moved", before))
+            .ok()
+            .unwrap()
+    });
+    let b = gate_over("tab-b", stale);
+    let e = resume(&b, "r-moved", allow_all(&run)).await.unwrap_err();
+    assert_eq!(
+        s(&e, "code"),
+        "not_awaiting_permission",
+        "{}",
+        s(&e, "message")
+    );
+    assert_eq!(s(&a.run("r-moved").unwrap(), "status"), "failed");
+    // The claim stays: a process still seeing that marker must not win it either.
+    assert_eq!(claim_keys().await.len(), 1);
+    a.dispose();
+    b.dispose();
 }
 
 #[wasm_bindgen_test]
@@ -941,4 +981,57 @@ async fn old_claims_are_pruned_and_dispose_closes_the_database() {
         "disposed"
     );
     fresh().await;
+}
+
+/// `localStorage`, whose next `arm`ed write fails as a full store would.
+struct FullOnce {
+    inner: LocalStore,
+    armed: Cell<bool>,
+}
+
+impl MarkerStore for FullOnce {
+    fn get(&self, key: &str) -> Result<Option<Stored>, toolgate_core::Error> {
+        self.inner.get(key)
+    }
+    fn put_if_revision(
+        &self,
+        key: &str,
+        expected: Option<u64>,
+        new: Stored,
+    ) -> Result<(), toolgate_core::Error> {
+        if self.armed.replace(false) {
+            return Err(toolgate_core::Error::QuotaExceeded {
+                key: key.to_string(),
+                bytes: new.value.len(),
+            });
+        }
+        self.inner.put_if_revision(key, expected, new)
+    }
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), toolgate_core::Error> {
+        self.inner.delete_if_revision(key, expected)
+    }
+    fn keys(&self) -> Result<Vec<String>, toolgate_core::Error> {
+        self.inner.keys()
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_won_claim_whose_marker_write_fails_is_given_back() {
+    fresh().await;
+    let store = Rc::new(FullOnce {
+        inner: LocalStore::new(),
+        armed: Cell::new(false),
+    });
+    let g = gate_over("s-1", store.clone());
+    let run = get(&park(&g, "r-q", TWO_CALLS, "h").unwrap(), "run");
+    // The claim is won, then clearing the marker fails: nothing changed, and the claim
+    // must not make the run unresumable.
+    store.armed.set(true);
+    let e = resume(&g, "r-q", allow_all(&run)).await.unwrap_err();
+    assert_eq!(s(&e, "code"), "quota_exceeded", "{}", s(&e, "message"));
+    assert_eq!(s(&g.run("r-q").unwrap(), "status"), "awaiting_permission");
+    assert!(claim_keys().await.is_empty(), "the claim was given back");
+    resume(&g, "r-q", allow_all(&run)).await.unwrap();
+    assert_eq!(claim_keys().await.len(), 1);
+    g.dispose();
 }

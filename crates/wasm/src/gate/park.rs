@@ -24,7 +24,7 @@ use crate::claims::{ClaimKey, Claimed, Claims, ResumeGuarantee};
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js};
 use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
-use crate::locks::Locks;
+use crate::locks::{to_promise, Locks};
 use crate::storage::{fingerprint, storage_key, SnapshotStore};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -389,7 +389,7 @@ async fn resume_locked(
     Ok(resumed)
 }
 
-/// Snapshot → dry resume → IndexedDB claim → resume on the snapshot for real.
+/// Snapshot → dry resume → IndexedDB claim → the dry run's one write, for real.
 async fn resume_claimed(
     part: &RunsPart,
     run_id: &str,
@@ -398,44 +398,57 @@ async fn resume_claimed(
 ) -> Result<Resumed, GateError> {
     let store = part.runs.store().clone();
     let snapshot = store.get(run_id)?;
-    let claim = {
-        let dry = SnapshotStore::new(store.clone(), run_id, snapshot.clone(), true);
-        match (
-            Runs::new(&dry).resume(run_id, &part.owner, decisions, now),
-            &snapshot,
-        ) {
-            (Ok(_), Some(s)) => Some(ClaimKey::new(run_id, s.revision, fingerprint(&s.value))),
-            // It would fail: claim nothing; the run below fails the same way (and
-            // heals a corrupt or expired record, as without claims).
-            (Ok(_) | Err(_), _) => None,
-        }
+    // `Runs<Rc<dyn MarkerStore>>`, the type the gate already uses: no second copy of
+    // core's resume in the wasm.
+    let over = |s: &Rc<SnapshotStore>| Runs::new(s.clone() as Rc<dyn MarkerStore>);
+    let dry = Rc::new(SnapshotStore::new(
+        store.clone(),
+        run_id,
+        snapshot.clone(),
+        true,
+    ));
+    let planned = match (
+        over(&dry).resume(run_id, &part.owner, decisions, now),
+        dry.take_write(),
+        &snapshot,
+    ) {
+        (Ok(resumed), Some(write), Some(s)) => Some((
+            resumed,
+            write,
+            ClaimKey::new(run_id, s.revision, fingerprint(&s.value)),
+        )),
+        // It would fail: claim nothing. Replayed on the snapshot for real below, it
+        // fails the same way (and heals a corrupt or expired record, as without claims).
+        _ => None,
     };
-    if let Some(claim) = &claim {
-        match part.claims.claim(claim, now).await? {
-            Claimed::Won | Claimed::Skipped => {}
-            Claimed::Lost => {
-                return Err(GateError::Core(Error::AlreadyResumed {
-                    run_id: run_id.to_string(),
-                }))
-            }
+    let live = Rc::new(SnapshotStore::new(store.clone(), run_id, snapshot, false));
+    let Some((resumed, (expected, record), claim)) = planned else {
+        return Ok(over(&live).resume(run_id, &part.owner, decisions, now)?);
+    };
+    match part.claims.claim(&claim, now).await? {
+        Claimed::Won | Claimed::Skipped => {}
+        Claimed::Lost => {
+            return Err(GateError::Core(Error::AlreadyResumed {
+                run_id: run_id.to_string(),
+            }))
         }
     }
-    let live = SnapshotStore::new(store, run_id, snapshot, false);
-    let outcome = Runs::new(&live).resume(run_id, &part.owner, decisions, now);
-    if let (Err(e), Some(claim)) = (&outcome, &claim) {
-        // The marker write itself failed (a full or broken store): nothing was
-        // cleared, so give the claim back for a retry. A conflict keeps it: the record
-        // moved on, and a process that still sees the old one must not win it.
-        if live.wrote()
-            && matches!(
-                e,
-                Error::QuotaExceeded { .. } | Error::StoreUnavailable { .. }
-            )
-        {
-            let _ = part.claims.release(claim).await;
+    // The claim is ours: clear the marker, by compare-and-swap (defence in depth).
+    match store.put_if_revision(run_id, expected, record) {
+        Ok(()) => Ok(resumed),
+        // The record changed since the snapshot: core's replay on the snapshot meets
+        // the same conflict and says what happened. The claim stays: the record moved
+        // on, and a process that still sees the old one must not win it.
+        Err(Error::StoreConflict { .. }) => {
+            Ok(over(&live).resume(run_id, &part.owner, decisions, now)?)
+        }
+        // The write itself failed (a full or broken store): nothing was cleared, so
+        // give the claim back for a retry.
+        Err(e) => {
+            let _ = part.claims.release(&claim).await;
+            Err(e.into())
         }
     }
-    Ok(outcome?)
 }
 
 #[wasm_bindgen]
@@ -517,7 +530,7 @@ impl Gate {
             Err(e) => return js_sys::Promise::reject(&into_error(e)),
         };
         let fut = self.resume_run(&run_id, decisions);
-        wasm_bindgen_futures::future_to_promise(async move {
+        to_promise(async move {
             let resumed = fut.await.map_err(into_error)?;
             to_js(&ResumedJs::from(&resumed)).map_err(into_error)
         })
@@ -590,9 +603,7 @@ impl Gate {
     #[wasm_bindgen(js_name = resumeGuaranteeReady, unchecked_return_type = "Promise<ResumeGuarantee>")]
     pub fn resume_guarantee_ready_js(&self) -> js_sys::Promise {
         let fut = self.resume_guarantee_ready();
-        wasm_bindgen_futures::future_to_promise(
-            async move { Ok(JsValue::from_str(fut.await.as_str())) },
-        )
+        to_promise(async move { Ok(JsValue::from_str(fut.await.as_str())) })
     }
 
     /// Deletes resume claims old enough to guard nothing (markers expired everywhere);
@@ -600,7 +611,7 @@ impl Gate {
     #[wasm_bindgen(js_name = pruneResumeClaims, unchecked_return_type = "Promise<number>")]
     pub fn prune_resume_claims_js(&self) -> js_sys::Promise {
         let fut = self.prune_resume_claims();
-        wasm_bindgen_futures::future_to_promise(async move {
+        to_promise(async move {
             let n = fut.await.map_err(into_error)?;
             Ok(JsValue::from_f64(f64::from(n)))
         })
