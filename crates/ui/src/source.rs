@@ -179,6 +179,55 @@ fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
     }
 }
 
+/// The browser's source: core runs over `localStorage` for one owner, with each resume
+/// under a cross-tab Web Lock and followed by a change notification.
+#[cfg(target_arch = "wasm32")]
+pub struct BrowserSource {
+    inner: Rc<CoreSource<crate::local_store::LocalStore>>,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl BrowserSource {
+    pub fn new(owner: impl Into<String>, policy: Rc<Policy>) -> BrowserSource {
+        BrowserSource {
+            inner: Rc::new(CoreSource::new(
+                crate::local_store::shared_runs(),
+                owner,
+                policy,
+            )),
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl RunSource for BrowserSource {
+    fn runs(&self, now: u64) -> Result<Vec<RunView>, SourceError> {
+        self.inner.runs(now)
+    }
+
+    fn resume(
+        &self,
+        run_id: &str,
+        decisions: Vec<(CallView, Decision)>,
+        _now: u64,
+    ) -> LocalFuture<Result<Resumed, SourceError>> {
+        let inner = self.inner.clone();
+        let id = run_id.to_string();
+        Box::pin(async move {
+            let lock = format!("toolgate-run:{id}");
+            let run_id = id.clone();
+            // The clock is read inside the lock: a wait for another tab counts.
+            let got = crate::local_store::with_lock(&lock, move || {
+                inner.resume_now(&run_id, &decisions, crate::local_store::now_ms())
+            })
+            .await
+            .unwrap_or_else(|| Err(SourceError::Other("the resume was lost".to_string())));
+            crate::local_store::notify_changed(&id);
+            got
+        })
+    }
+}
+
 /// The arguments as pretty JSON text.
 pub fn args_text(args: &Value) -> String {
     serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string())
