@@ -77,8 +77,12 @@ pub fn mount_approval_panel(
     let element = document()
         .get_element_by_id(element_id)
         .ok_or_else(|| error("bad_input", &format!("no element #{element_id}")))?;
-    let element: web_sys::HtmlElement = wasm_bindgen::JsCast::dyn_into(element)
-        .map_err(|_| error("bad_input", &format!("#{element_id} is not an HTML element")))?;
+    let element: web_sys::HtmlElement = wasm_bindgen::JsCast::dyn_into(element).map_err(|_| {
+        error(
+            "bad_input",
+            &format!("#{element_id} is not an HTML element"),
+        )
+    })?;
     let source: Rc<dyn RunSource> = Rc::new(BrowserSource::new(o.owner, Rc::new(policy)));
     let resumed: Rc<dyn Fn(Resumed)> = Rc::new(move |r: Resumed| {
         if let Ok(v) = to_js(&r) {

@@ -184,7 +184,11 @@ impl Draft {
     pub fn complete(&self, calls: &[CallView]) -> Option<Vec<(CallView, Decision)>> {
         calls
             .iter()
-            .map(|c| self.decided.get(&c.tool_call_id).map(|d| (c.clone(), d.clone())))
+            .map(|c| {
+                self.decided
+                    .get(&c.tool_call_id)
+                    .map(|d| (c.clone(), d.clone()))
+            })
             .collect()
     }
 
@@ -285,7 +289,12 @@ mod tests {
 
     #[test]
     fn unchanged_poll_changes_nothing() {
-        let runs = vec![run("r-1", RunStatus::AwaitingPermission, 2, vec![call("c1")])];
+        let runs = vec![run(
+            "r-1",
+            RunStatus::AwaitingPermission,
+            2,
+            vec![call("c1")],
+        )];
         assert_eq!(apply_poll(&runs, runs.clone()), None);
         assert_eq!(apply_poll(&[], Vec::new()), None);
         let moved = vec![run("r-1", RunStatus::Running, 3, Vec::new())];
@@ -294,7 +303,12 @@ mod tests {
 
     #[test]
     fn expired_run_keeps_its_calls() {
-        let before = vec![run("r-1", RunStatus::AwaitingPermission, 2, vec![call("c1")])];
+        let before = vec![run(
+            "r-1",
+            RunStatus::AwaitingPermission,
+            2,
+            vec![call("c1")],
+        )];
         let mut expired = run("r-1", RunStatus::Cancelled, 3, Vec::new());
         expired.expired_at = Some(10_000);
         expired.expires_at = None;
@@ -340,7 +354,11 @@ mod tests {
             (6, 5, "expired — not run"),
         ];
         for (now, exp, want) in cases {
-            assert_eq!(TimeLeft::at(now, exp).text(), want, "now={now} expires={exp}");
+            assert_eq!(
+                TimeLeft::at(now, exp).text(),
+                want,
+                "now={now} expires={exp}"
+            );
         }
         assert!(TimeLeft::at(10, 10).is_expired());
         assert!(!TimeLeft::at(9, 10).is_expired());
@@ -379,13 +397,49 @@ mod tests {
             (base, Some(Shortcut::ApproveOnce)),
             (KeyPress { key: "s", ..base }, Some(Shortcut::AlwaysAllow)),
             (KeyPress { key: "d", ..base }, Some(Shortcut::Deny)),
-            (KeyPress { key: "Enter", ..base }, None),
+            (
+                KeyPress {
+                    key: "Enter",
+                    ..base
+                },
+                None,
+            ),
             (KeyPress { key: "A", ..base }, None),
-            (KeyPress { typing: true, ..base }, None),
-            (KeyPress { modifier: true, ..base }, None),
-            (KeyPress { repeat: true, ..base }, None),
-            (KeyPress { since_shown_ms: 499.0, ..base }, None),
-            (KeyPress { since_shown_ms: 500.0, ..base }, Some(Shortcut::ApproveOnce)),
+            (
+                KeyPress {
+                    typing: true,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    modifier: true,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    repeat: true,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    since_shown_ms: 499.0,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    since_shown_ms: 500.0,
+                    ..base
+                },
+                Some(Shortcut::ApproveOnce),
+            ),
         ];
         for (press, want) in cases {
             assert_eq!(shortcut(press), want, "{press:?}");
@@ -394,7 +448,8 @@ mod tests {
 
     #[test]
     fn highlight_table() {
-        let cases: [(&str, Option<[usize; 2]>, (&str, &str, &str)); 6] = [
+        type Case<'a> = (&'a str, Option<[usize; 2]>, (&'a str, &'a str, &'a str));
+        let cases: [Case; 6] = [
             ("git push x", Some([0, 8]), ("", "git push", " x")),
             ("a && rm -rf /", Some([5, 13]), ("a && ", "rm -rf /", "")),
             ("ls", None, ("ls", "", "")),

@@ -9,8 +9,8 @@ use std::rc::Rc;
 
 use serde_json::Value;
 use toolgate_core::{
-    Choice, Error, Family, MarkerStore, Policy, ResumeDecision, Resumed, Run, Runs, Tier,
-    ToolCall, Verdict,
+    Choice, Error, Family, MarkerStore, Policy, ResumeDecision, Resumed, Run, Runs, Tier, ToolCall,
+    Verdict,
 };
 
 use crate::model::{CallView, Decision, RunView};
@@ -29,7 +29,9 @@ pub enum SourceError {
     #[error("This request expired before the decision arrived; nothing was run.")]
     Expired,
     /// The prompt no longer matches the stored run (it changed since it was shown).
-    #[error("This prompt is stale: the run changed since it was shown ({0}). It has been refreshed.")]
+    #[error(
+        "This prompt is stale: the run changed since it was shown ({0}). It has been refreshed."
+    )]
     Stale(String),
     /// Browser storage is full, disabled or failing.
     #[error("Browser storage failed: {0}")]
@@ -47,10 +49,13 @@ impl From<Error> for SourceError {
         match e.code() {
             "already_resumed" => SourceError::AlreadyResumed,
             "expired" => SourceError::Expired,
-            "not_found" | "not_awaiting_permission" | "anchor_mismatch" | "unknown_tool_call"
-            | "missing_decision" | "duplicate_decision" | "store_conflict" => {
-                SourceError::Stale(e.to_string())
-            }
+            "not_found"
+            | "not_awaiting_permission"
+            | "anchor_mismatch"
+            | "unknown_tool_call"
+            | "missing_decision"
+            | "duplicate_decision"
+            | "store_conflict" => SourceError::Stale(e.to_string()),
             "quota_exceeded" | "store_unavailable" => SourceError::Storage(e.to_string()),
             "marker_corrupt" | "bad_marker" => SourceError::Corrupt(e.to_string()),
             _ => SourceError::Other(e.to_string()),
@@ -147,7 +152,11 @@ impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
             .map(|r| self.view(r))
             .collect();
         // Newest first: the run a person is looking at is usually the latest.
-        out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.run_id.cmp(&b.run_id)));
+        out.sort_by(|a, b| {
+            b.updated_at
+                .cmp(&a.updated_at)
+                .then(a.run_id.cmp(&b.run_id))
+        });
         Ok(out)
     }
 
@@ -241,11 +250,7 @@ fn shell_command(call: &ToolCall) -> Option<String> {
             .get("command")
             .and_then(Value::as_str)
             .map(str::to_string),
-        Family::Read
-        | Family::Edit
-        | Family::Fetch
-        | Family::Mcp
-        | Family::Other => None,
+        Family::Read | Family::Edit | Family::Fetch | Family::Mcp | Family::Other => None,
     }
 }
 
@@ -273,7 +278,10 @@ pub fn input_arg(tool: &str) -> &'static str {
 pub fn evaluate(toml: &str, tool: &str, input: &str) -> Result<Evaluation, String> {
     let policy = Policy::from_toml(toml).map_err(|e| e.to_string())?;
     let mut args = serde_json::Map::new();
-    args.insert(input_arg(tool).to_string(), Value::String(input.to_string()));
+    args.insert(
+        input_arg(tool).to_string(),
+        Value::String(input.to_string()),
+    );
     let call = ToolCall::new(tool, Value::Object(args));
     Ok(Evaluation {
         verdict: policy.classify(&call),
@@ -294,7 +302,8 @@ mod tests {
     use std::task::{Context, Poll, Waker};
     use toolgate_core::{MemoryStore, Park, ParkCall, RunStatus};
 
-    const TOML: &str = "workspace = \"/home/dev/app\"\ndefault = \"ask\"\n[rules]\nask = [\"Bash(git push*)\"]\n";
+    const TOML: &str =
+        "workspace = \"/home/dev/app\"\ndefault = \"ask\"\n[rules]\nask = [\"Bash(git push*)\"]\n";
 
     fn ready<T>(mut f: LocalFuture<T>) -> T {
         match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
@@ -347,7 +356,10 @@ mod tests {
         assert_eq!(first.tool, "bash");
         assert_eq!(first.command.as_deref(), Some("git push origin main"));
         assert_eq!(first.tier, Tier::Ask);
-        assert_eq!(first.args_text, "{\n  \"command\": \"git push origin main\"\n}");
+        assert_eq!(
+            first.args_text,
+            "{\n  \"command\": \"git push origin main\"\n}"
+        );
         assert_eq!(first.scopes[0], "Bash(git push origin main)");
         assert_eq!(run.calls[1].tool_call_id, "c1");
     }

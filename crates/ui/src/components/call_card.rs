@@ -17,8 +17,9 @@ pub fn CallCard(
     on_decide: Callback<(String, Decision)>,
     on_undo: Callback<String>,
 ) -> impl IntoView {
-    let disabled =
-        move || busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some);
+    let disabled = move || {
+        busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
+    };
     let tier = tier_text(call.tier);
     let id = call.tool_call_id.clone();
     let scope = call.scopes.first().cloned();

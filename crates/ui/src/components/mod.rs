@@ -35,7 +35,9 @@ pub fn typing_now() -> bool {
     };
     let tag = el.tag_name().to_ascii_lowercase();
     matches!(tag.as_str(), "input" | "textarea" | "select")
-        || el.get_attribute("contenteditable").is_some_and(|v| v != "false")
+        || el
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false")
 }
 
 /// `performance.now()` in ms (0 when unavailable).

@@ -5,14 +5,21 @@ use leptos::prelude::*;
 use super::command_text::CommandText;
 use crate::source::{evaluate, input_arg, tier_text};
 
-const TOOLS: [&str; 5] = ["bash", "read", "edit", "webfetch", "mcp__github__delete_repo"];
+const TOOLS: [&str; 5] = [
+    "bash",
+    "read",
+    "edit",
+    "webfetch",
+    "mcp__github__delete_repo",
+];
 
 #[component]
 pub fn Playground(initial_toml: String) -> impl IntoView {
     let toml = RwSignal::new(initial_toml);
     let tool = RwSignal::new("bash".to_string());
     let input = RwSignal::new("npm test && rm -rf build".to_string());
-    let result = Memo::new(move |_| toml.with(|t| tool.with(|tl| input.with(|i| evaluate(t, tl, i)))));
+    let result =
+        Memo::new(move |_| toml.with(|t| tool.with(|tl| input.with(|i| evaluate(t, tl, i)))));
     let arg = move || tool.with(|t| input_arg(t));
     view! {
         <details class="tg-playground">

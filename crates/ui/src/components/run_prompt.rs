@@ -36,21 +36,28 @@ pub fn RunPrompt(
     let draft = RwSignal::new(Draft::default());
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    let messages: Vec<RwSignal<String>> = run.calls.iter().map(|_| RwSignal::new(String::new())).collect();
+    let messages: Vec<RwSignal<String>> = run
+        .calls
+        .iter()
+        .map(|_| RwSignal::new(String::new()))
+        .collect();
     let messages = StoredValue::new(messages);
     let shown_at = perf_now();
 
     let resume = {
         let run_id = run_id.clone();
         move || {
-            let Some(decisions) = calls.with_value(|c| draft.with_untracked(|d| d.complete(c))) else {
+            let Some(decisions) = calls.with_value(|c| draft.with_untracked(|d| d.complete(c)))
+            else {
                 return;
             };
             busy.set(true);
             error.set(None);
             let run_id = run_id.clone();
             spawn_local(async move {
-                let fut = ctx.source.with_value(|s| s.resume(&run_id, decisions, now_ms()));
+                let fut = ctx
+                    .source
+                    .with_value(|s| s.resume(&run_id, decisions, now_ms()));
                 match fut.await {
                     Ok(resumed) => {
                         ctx.on_resumed.with_value(|f| f(resumed));
@@ -114,7 +121,9 @@ pub fn RunPrompt(
                 Shortcut::ApproveOnce => Some(Decision::AllowOnce),
                 Shortcut::AlwaysAllow => call.scopes.first().cloned().map(Decision::AllowAlways),
                 Shortcut::Deny => Some(Decision::Deny(
-                    messages.with_value(|m| m.get(i).map(|s| s.get_untracked())).unwrap_or_default(),
+                    messages
+                        .with_value(|m| m.get(i).map(|s| s.get_untracked()))
+                        .unwrap_or_default(),
                 )),
             };
             if let Some(d) = decision {
@@ -147,7 +156,9 @@ pub fn RunPrompt(
         .map(|(i, call)| {
             let id = call.tool_call_id.clone();
             let decision = Signal::derive(move || draft.with(|d| d.get(&id).cloned()));
-            let message = messages.with_value(|m| m.get(i).copied()).unwrap_or_default();
+            let message = messages
+                .with_value(|m| m.get(i).copied())
+                .unwrap_or_default();
             view! {
                 <CallCard
                     call=call.clone()
