@@ -46,16 +46,23 @@ pub enum Family {
 impl Family {
     /// Classifies a tool name, case-insensitively.
     pub fn of(tool: &str) -> Family {
-        let is = |names: &[&str]| names.iter().any(|n| tool.eq_ignore_ascii_case(n));
-        if is(&["bash", "shell", "sh", "terminal", "exec"]) {
-            Family::Shell
-        } else if is(&["read", "read_file", "view"]) {
-            Family::Read
-        } else if is(&["edit", "write", "write_file", "create", "str_replace"]) {
-            Family::Edit
-        } else if is(&["webfetch", "fetch", "http_get"]) {
-            Family::Fetch
-        } else if tool.len() > 5 && tool.as_bytes()[..5].eq_ignore_ascii_case(b"mcp__") {
+        let mut buf = [0u8; 16];
+        let b = tool.as_bytes();
+        if b.len() <= buf.len() {
+            for (d, s) in buf.iter_mut().zip(b) {
+                *d = s.to_ascii_lowercase();
+            }
+            match &buf[..b.len()] {
+                b"bash" | b"shell" | b"sh" | b"terminal" | b"exec" => return Family::Shell,
+                b"read" | b"read_file" | b"view" => return Family::Read,
+                b"edit" | b"write" | b"write_file" | b"create" | b"str_replace" => {
+                    return Family::Edit
+                }
+                b"webfetch" | b"fetch" | b"http_get" => return Family::Fetch,
+                _ => {}
+            }
+        }
+        if b.len() > 5 && b[..5].eq_ignore_ascii_case(b"mcp__") {
             Family::Mcp
         } else {
             Family::Other

@@ -25,11 +25,15 @@ pub fn resolve(path: &str, cwd: &str, home: &str) -> String {
     } else {
         format!("{cwd}/{path}")
     };
-    normalize(&joined)
+    normalize_owned(joined)
 }
 
 /// Folds `.`, `..` and repeated separators of an absolute path.
 pub fn normalize(path: &str) -> String {
+    normalize_owned(path.to_string())
+}
+
+fn normalize_owned(path: String) -> String {
     let clean = path.starts_with('/')
         && (path == "/"
             || (!path.ends_with('/')
@@ -39,7 +43,7 @@ pub fn normalize(path: &str) -> String {
                 && !path.ends_with("/.")
                 && !path.ends_with("/..")));
     if clean {
-        return path.to_string();
+        return path;
     }
     let mut parts: Vec<&str> = Vec::new();
     for seg in path.split('/') {
@@ -80,27 +84,33 @@ pub fn under_any(path: &str, dirs: &[&str]) -> bool {
 /// A secret file by name or location (DESIGN §1): `.env*`, `*.pem`, `*.key`, `id_rsa*`,
 /// `id_ed25519*`, anything under `.ssh/`, `.aws/credentials`, `.netrc`, `.git-credentials`.
 pub fn is_secret(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let mut segs = lower.split('/').filter(|s| !s.is_empty()).peekable();
+    let mut segs = path.split('/').filter(|s| !s.is_empty()).peekable();
     let mut prev = "";
+    let starts = |s: &str, p: &str| {
+        s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    };
+    let ends = |s: &str, p: &str| {
+        s.len() >= p.len() && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+    };
+    let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
     while let Some(seg) = segs.next() {
         let last = segs.peek().is_none();
-        if seg == ".ssh" || seg == ".gnupg" {
+        if is(seg, ".ssh") || is(seg, ".gnupg") {
             return true;
         }
         if last
-            && (seg.starts_with(".env")
-                || seg.ends_with(".pem")
-                || seg.ends_with(".key")
-                || seg.starts_with("id_rsa")
-                || seg.starts_with("id_ed25519")
-                || seg.starts_with("id_ecdsa")
-                || seg.starts_with("id_dsa")
-                || seg == ".netrc"
-                || seg == "_netrc"
-                || seg == ".git-credentials"
-                || seg == ".pgpass"
-                || (seg == "credentials" && prev == ".aws"))
+            && (starts(seg, ".env")
+                || ends(seg, ".pem")
+                || ends(seg, ".key")
+                || starts(seg, "id_rsa")
+                || starts(seg, "id_ed25519")
+                || starts(seg, "id_ecdsa")
+                || starts(seg, "id_dsa")
+                || is(seg, ".netrc")
+                || is(seg, "_netrc")
+                || is(seg, ".git-credentials")
+                || is(seg, ".pgpass")
+                || (is(seg, "credentials") && is(prev, ".aws")))
         {
             return true;
         }

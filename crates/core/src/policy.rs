@@ -477,41 +477,44 @@ impl Policy {
         if let Some(v) = self.user_rules_call(call, family, Some(&abs), session) {
             return v;
         }
-        let verb = if family == Family::Read {
-            "reads"
-        } else {
-            "edits"
-        };
-        let fam = if family == Family::Read {
-            "read"
-        } else {
-            "edit"
-        };
+        let read = family == Family::Read;
+        let verb = if read { "reads" } else { "edits" };
         if paths::is_secret(&abs) {
-            return Verdict::new(
-                Tier::Ask,
-                format!("builtin.{fam}-secret"),
-                format!("{verb} a secret file: {abs}"),
-            );
+            let rule = if read {
+                "builtin.read-secret"
+            } else {
+                "builtin.edit-secret"
+            };
+            return Verdict::new(Tier::Ask, rule, cat(&[verb, " a secret file: ", &abs]));
         }
         if !paths::is_within(&abs, &self.workspace) {
+            let rule = if read {
+                "builtin.read-outside"
+            } else {
+                "builtin.edit-outside"
+            };
             return Verdict::new(
                 Tier::Ask,
-                format!("builtin.{fam}-outside"),
-                format!("{verb} outside the workspace: {abs}"),
+                rule,
+                cat(&[verb, " outside the workspace: ", &abs]),
             );
         }
-        if family == Family::Edit && abs.split('/').any(|s| s == ".git") {
+        if !read && abs.split('/').any(|s| s == ".git") {
             return Verdict::new(
                 Tier::Ask,
                 "builtin.edit-git",
-                format!("edits git internals: {abs}"),
+                cat(&["edits git internals: ", &abs]),
             );
         }
+        let rule = if read {
+            "builtin.read-workspace"
+        } else {
+            "builtin.edit-workspace"
+        };
         Verdict::new(
             Tier::Auto,
-            format!("builtin.{fam}-workspace"),
-            format!("{verb} inside the workspace: {abs}"),
+            rule,
+            cat(&[verb, " inside the workspace: ", &abs]),
         )
     }
 
@@ -547,12 +550,12 @@ impl Policy {
             UrlClass::Public { host } => Verdict::new(
                 Tier::Auto,
                 "builtin.fetch-public",
-                format!("fetches a public http(s) host: {host}"),
+                cat(&["fetches a public http(s) host: ", &host]),
             ),
             UrlClass::Internal { host, why } => Verdict::new(
                 Tier::Ask,
                 "builtin.fetch-private",
-                format!("fetches {why}: {host}"),
+                cat(&["fetches ", why, ": ", &host]),
             ),
             UrlClass::Malformed { why } => malformed(&format!("bad URL ({why})")),
             UrlClass::Scheme { .. } | UrlClass::Metadata { .. } => {
@@ -854,4 +857,13 @@ fn combine(parts: Vec<(Part, bool)>) -> Verdict {
         }
         None => Verdict::new(Tier::Ask, "builtin.shell.empty", "no command"),
     }
+}
+
+/// Concatenates string pieces into one exactly-sized `String`.
+fn cat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
 }

@@ -1332,6 +1332,59 @@ mod tests {
     }
 
     #[test]
+    fn allow_always_with_the_real_policy_settles_the_twin_but_not_others() {
+        let p = policy();
+        let mut r = reg();
+        let call = bash("git push origin main");
+        let scopes = p.scopes(&call);
+        assert!(!scopes.is_empty(), "the policy offers scopes for {call:?}");
+        let anchor = call.anchor();
+        let first = r
+            .request(
+                NewRequest::new(call.clone(), p.classify(&call)).scopes(scopes.clone()),
+                T,
+                0,
+            )
+            .unwrap()
+            .id;
+        let twin = r
+            .request(NewRequest::new(call.clone(), p.classify(&call)), T, 0)
+            .unwrap()
+            .id;
+        let other_call = bash("git push origin dev && rm -rf /tmp/x");
+        let other = r
+            .request(
+                NewRequest::new(other_call.clone(), p.classify(&other_call)),
+                T,
+                0,
+            )
+            .unwrap()
+            .id;
+        let s = r
+            .respond(
+                first,
+                Decision::AllowAlways {
+                    scope: scopes[0].clone(),
+                },
+                &anchor,
+                &p,
+                1,
+            )
+            .unwrap();
+        assert_eq!(
+            s,
+            vec![
+                approval(first, Outcome::Approved),
+                approval(twin, Outcome::Approved)
+            ]
+        );
+        assert!(r.get(other).is_some(), "{:?}", r.classify(&p, &other_call));
+        // Future calls of the same command are auto for this session only.
+        assert_eq!(r.classify(&p, &call).tier, Tier::Auto);
+        assert_eq!(reg().classify(&p, &call).tier, Tier::Ask);
+    }
+
+    #[test]
     fn deny_always_settles_itself_denied_and_adds_a_rule() {
         let p = policy();
         let mut r = reg();

@@ -100,21 +100,31 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         parts: Vec::new(),
         cwd: Some(Cow::Borrowed(env.workspace)),
         depth: 0,
+        budget: NESTED_BUDGET_FACTOR * cmd.len().max(1024),
     };
     match shell::parse(cmd) {
         Ok(script) => {
             w.script(&script);
         }
-        Err(e) => w.parts.push(RawPart {
-            span: e.span,
-            finding: Finding::new(
-                Tier::Ask,
-                "builtin.shell.unparseable",
-                format!("cannot parse the command: {}", e.message),
-                e.span,
-            ),
-            norm: None,
-        }),
+        Err(e) => {
+            // A shell runs the lines before a syntax error: classify them too, so an
+            // unparseable tail cannot hide a hard deny before it.
+            if let Some(nl) = cmd.get(..e.span[0]).and_then(|head| head.rfind('\n')) {
+                if let Ok(script) = shell::parse(&cmd[..nl]) {
+                    w.script(&script);
+                }
+            }
+            w.parts.push(RawPart {
+                span: e.span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    format!("cannot parse the command: {}", e.message),
+                    e.span,
+                ),
+                norm: None,
+            })
+        }
     }
     if w.parts.is_empty() {
         w.parts.push(RawPart {
@@ -138,7 +148,13 @@ struct Walker<'a> {
     /// Current directory as far as `cd` with static arguments tells; `None` if unknown.
     cwd: Option<Cow<'a, str>>,
     depth: usize,
+    /// Bytes of nested scripts (`bash -c`, `eval`, `env -S`, …) still allowed to be
+    /// parsed, so that `eval eval eval …` stays linear in the input.
+    budget: usize,
 }
+
+/// Nested scripts may add up to this many times the command's length of parsing.
+const NESTED_BUDGET_FACTOR: usize = 4;
 
 const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "ash", "csh", "tcsh", "yash", "busybox",
@@ -342,12 +358,20 @@ impl<'a> Walker<'a> {
 
     /// `curl … | sh`, `base64 -d | bash`, `echo 'rm -rf /' | sh`.
     fn pipe_checks(&mut self, stages: &[(Traits, Option<usize>, Span)], pl: &shell::Pipeline) {
+        // First downloader / decoder seen so far: one pass, linear in the stages.
+        let mut first_down: Option<usize> = None;
+        let mut first_dec: Option<usize> = None;
         for (j, (tj, main_j, span_j)) in stages.iter().enumerate() {
+            let (down, dec) = (first_down, first_dec);
+            if tj.downloader {
+                first_down.get_or_insert(j);
+            }
+            if tj.decoder {
+                first_dec.get_or_insert(j);
+            }
             if !tj.stdin_exec || j == 0 {
                 continue;
             }
-            let down = stages[..j].iter().position(|s| s.0.downloader);
-            let dec = stages[..j].iter().position(|s| s.0.decoder);
             let (rule, what, from) = match (down, dec) {
                 (Some(i), _) => (
                     "builtin.shell.pipe-to-shell",
@@ -487,18 +511,33 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn sub_script(&mut self, s: &Script) {
+    fn sub_script(&mut self, s: &Script) -> Traits {
         let cwd = self.cwd.clone();
         self.depth += 1;
-        self.script(s);
+        let t = self.script(s);
         self.depth -= 1;
         self.cwd = cwd;
+        t
     }
 
     /// Parses and classifies a nested script given as text (`bash -c '…'`, `eval …`).
     /// `base` is its offset in the source when it maps exactly; otherwise every span is
     /// `span`.
-    fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) {
+    fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) -> Traits {
+        if text.len() > self.budget {
+            self.parts.push(RawPart {
+                span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    "too much nested script to classify",
+                    span,
+                ),
+                norm: None,
+            });
+            return Traits::default();
+        }
+        self.budget -= text.len();
         if self.depth >= shell::MAX_DEPTH {
             self.parts.push(RawPart {
                 span,
@@ -510,7 +549,7 @@ impl<'a> Walker<'a> {
                 ),
                 norm: None,
             });
-            return;
+            return Traits::default();
         }
         let parsed = match base {
             Some(b) => shell::parse_nested(text, b, None, self.depth + 1),
@@ -518,16 +557,19 @@ impl<'a> Walker<'a> {
         };
         match parsed {
             Ok(s) => self.sub_script(&s),
-            Err(e) => self.parts.push(RawPart {
-                span: e.span,
-                finding: Finding::new(
-                    Tier::Ask,
-                    "builtin.shell.unparseable",
-                    format!("cannot parse the nested script: {}", e.message),
-                    e.span,
-                ),
-                norm: None,
-            }),
+            Err(e) => {
+                self.parts.push(RawPart {
+                    span: e.span,
+                    finding: Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.unparseable",
+                        format!("cannot parse the nested script: {}", e.message),
+                        e.span,
+                    ),
+                    norm: None,
+                });
+                Traits::default()
+            }
         }
     }
 
@@ -638,7 +680,7 @@ impl<'a> Walker<'a> {
                     _ => Finding::new(
                         self.default_tier(),
                         "builtin.shell.redirect",
-                        format!("writes to a file: {t}"),
+                        cat(&["writes to a file: ", t]),
                         r.span,
                     ),
                 }
@@ -662,42 +704,53 @@ impl<'a> Walker<'a> {
     /// True when a path argument names `/`, the home directory or a top-level system
     /// directory (also `/*`, `~/`, `$HOME`, `..`-escapes, and globs at the top level).
     fn is_root_like(&self, w: &Word) -> bool {
-        let t = w.text.as_str();
+        let mut t = w.text.clone();
+        let mut tilde = w.tilde;
         if w.dynamic {
-            let rest = t
-                .strip_prefix("$HOME")
-                .or_else(|| t.strip_prefix("${HOME}"))
-                .or_else(|| t.strip_prefix("${HOME:?}"));
-            return matches!(rest, Some("" | "/" | "/*" | "/." | "/./"));
-        }
-        if w.tilde && !t.starts_with("~/") && t != "~" {
-            // `~user`: another user's home directory.
-            return !t[1..].contains('/') || t.ends_with('/');
-        }
-        let mut t = t.to_string();
-        if w.glob {
-            // `X/*`, `X/.*`: the directory X itself is being emptied.
-            for suffix in ["/*", "/.*", "*"] {
-                if let Some(stripped) = t.strip_suffix(suffix) {
-                    t = if stripped.is_empty() && suffix == "/*" {
-                        "/".to_string()
-                    } else if stripped.is_empty() {
-                        ".".to_string()
-                    } else {
-                        stripped.to_string()
-                    };
-                    break;
+            // `$HOME`, `${HOME}`, `"$HOME"/..`: the home directory is known.
+            let rest = ["${HOME:?}", "${HOME}", "$HOME"]
+                .iter()
+                .find_map(|p| t.strip_prefix(p));
+            match rest {
+                Some(r) if !r.contains(['$', '`']) && (r.is_empty() || r.starts_with('/')) => {
+                    t = format!("{}{r}", self.env.home);
+                    tilde = false;
                 }
-            }
-            if t.contains(['*', '?', '[']) {
-                // A glob in the first component of an absolute path may match /etc.
-                let first = t.trim_start_matches('/').split('/').next().unwrap_or("");
-                return t.starts_with('/') && first.contains(['*', '?', '[']);
+                _ => return false,
             }
         }
+        if tilde && !t.starts_with("~/") && t != "~" {
+            // `~user`: another user's home directory.
+            return !t[1..].trim_end_matches('/').contains('/');
+        }
+        while t.len() > 1 && t.ends_with('/') {
+            t.pop();
+        }
+        if w.glob {
+            // A glob deletes whatever it matches inside the directory before it:
+            // `/*`, `~/.*`, `/usr/*/lib`, `/[a-z]*` all reach a protected directory.
+            let comps: Vec<&str> = t.split('/').collect();
+            if let Some(k) = comps.iter().position(|c| c.contains(['*', '?', '['])) {
+                let prefix = comps[..k].join("/");
+                let prefix = if prefix.is_empty() {
+                    if t.starts_with('/') {
+                        "/".to_string()
+                    } else {
+                        ".".to_string()
+                    }
+                } else {
+                    prefix
+                };
+                return self.root_like_path(&prefix, tilde);
+            }
+        }
+        self.root_like_path(&t, tilde)
+    }
+
+    fn root_like_path(&self, t: &str, tilde: bool) -> bool {
         let probe = Word {
-            text: t,
-            tilde: w.tilde,
+            text: t.to_string(),
+            tilde,
             ..Word::default()
         };
         match self.resolve_word(&probe) {
@@ -708,6 +761,27 @@ impl<'a> Walker<'a> {
 
     /// Classifies a command given as words (wrappers unwrapped recursively).
     fn words(&mut self, words: &[&Word], sc: &SimpleCommand) -> (Finding, Traits, Option<String>) {
+        if self.depth >= shell::MAX_DEPTH {
+            let span = words_span(words, sc.span);
+            let f = Finding::new(
+                Tier::Ask,
+                "builtin.shell.unparseable",
+                "too many nested wrappers",
+                span,
+            );
+            return (f, Traits::default(), None);
+        }
+        self.depth += 1;
+        let r = self.words_inner(words, sc);
+        self.depth -= 1;
+        r
+    }
+
+    fn words_inner(
+        &mut self,
+        words: &[&Word],
+        sc: &SimpleCommand,
+    ) -> (Finding, Traits, Option<String>) {
         let none = Traits::default();
         let Some(first) = words.first() else {
             return (
@@ -758,7 +832,7 @@ impl<'a> Walker<'a> {
         if PRIV_ESC.contains(&name) {
             return deny(
                 "builtin.shell.priv-esc",
-                format!("privilege escalation: {name}"),
+                cat(&["privilege escalation: ", name]),
                 first.span,
             );
         }
@@ -808,7 +882,7 @@ impl<'a> Walker<'a> {
                 let skip = args.iter().take_while(|a| a.text.starts_with('-')).count();
                 return self.wrapped(&words[1 + skip..], sc, name);
             }
-            "builtin" | "nohup" => return self.wrapped(&words[1..], sc, name),
+            "builtin" | "nohup" | "coproc" => return self.wrapped(&words[1..], sc, name),
             "exec" => {
                 let k = skip_opts(args, "a", &[]);
                 return self.wrapped(&words[1 + k..], sc, name);
@@ -856,7 +930,7 @@ impl<'a> Walker<'a> {
                     Finding::new(
                         self.default_tier(),
                         "builtin.default",
-                        format!("not on the read-only allowlist: {name}"),
+                        cat(&["not on the read-only allowlist: ", name]),
                         first.span,
                     ),
                     t,
@@ -892,7 +966,17 @@ impl<'a> Walker<'a> {
                         norm(),
                     );
                 }
-                return self.wrapped(rest, sc, name);
+                let (f, mut t, n) = self.wrapped(rest, sc, name);
+                // `… | xargs sh -c '{}'`: the input becomes code.
+                let prog = rest.first().map_or("", |w| basename(&w.text));
+                if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
+                    t.stdin_exec = true;
+                }
+                return (f, t, n);
+            }
+            "busybox" | "toybox" if args.first().is_some_and(|a| !a.text.starts_with('-')) => {
+                // `busybox rm -rf /`: the applet is the command.
+                return self.words(&words[1..], sc);
             }
             "watch" => {
                 let o = Opts::parse(args, "nd", &["interval"]);
@@ -939,7 +1023,7 @@ impl<'a> Walker<'a> {
                 Finding::new(
                     self.default_tier(),
                     "builtin.default",
-                    format!("runs a program: {name}"),
+                    cat(&["runs a program: ", name]),
                     first.span,
                 ),
                 Traits {
@@ -973,7 +1057,7 @@ impl<'a> Walker<'a> {
                         );
                     }
                 }
-                return ask_default(format!("deletes files: {}", self.text(all)));
+                return ask_default(cat(&["deletes files: ", self.text(all)]));
             }
             "chmod" | "chown" | "chgrp" => {
                 let o = Opts::parse(args, "", &["reference"]);
@@ -1083,18 +1167,6 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                if o.operands.iter().all(|w| w.text == "/dev/null") {
-                    return (
-                        Finding::new(
-                            Tier::Auto,
-                            "builtin.shell.readonly",
-                            "tee to /dev/null",
-                            all,
-                        ),
-                        none,
-                        norm(),
-                    );
-                }
                 return ask_default("tee writes files".to_string());
             }
             "cd" | "pushd" => {
@@ -1147,7 +1219,7 @@ impl<'a> Walker<'a> {
                 Finding::new(
                     Tier::Auto,
                     "builtin.shell.readonly",
-                    format!("read-only command: {name}"),
+                    cat(&["read-only command: ", name]),
                     first.span,
                 ),
                 traits,
@@ -1172,7 +1244,7 @@ impl<'a> Walker<'a> {
                 Finding::new(
                     self.default_tier(),
                     "builtin.default",
-                    format!("not on the read-only allowlist: {name}"),
+                    cat(&["not on the read-only allowlist: ", name]),
                     first.span,
                 ),
                 traits,
@@ -1243,6 +1315,27 @@ impl<'a> Walker<'a> {
                 i += 2;
                 break;
             }
+            // A short cluster like `-iS'…'` or `-iu NAME`.
+            if t.len() > 2 && t.starts_with('-') && !t.starts_with("--") && !w.dynamic {
+                let body = &t[1..];
+                if let Some(k) = body.find(['S', 'u', 'C']) {
+                    let letter = body.as_bytes()[k];
+                    let rest_of = &body[k + 1..];
+                    if letter == b'S' {
+                        if rest_of.is_empty() {
+                            split = words.get(i + 1).copied();
+                            i += 2;
+                        } else {
+                            split_inline = Some(rest_of.to_string());
+                            split = Some(w);
+                            i += 1;
+                        }
+                        break;
+                    }
+                    i += if rest_of.is_empty() { 2 } else { 1 };
+                    continue;
+                }
+            }
             if let Some(s) = t
                 .strip_prefix("--split-string=")
                 .or_else(|| t.strip_prefix("-S"))
@@ -1280,7 +1373,19 @@ impl<'a> Walker<'a> {
                     Traits::default(),
                     None,
                 )
+            } else if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
+                (
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.unparseable",
+                        "too much nested script to classify",
+                        sw.span,
+                    ),
+                    Traits::default(),
+                    None,
+                )
             } else {
+                self.budget -= text.len();
                 match shell::parse_nested(&text, 0, Some(sw.span), self.depth + 1) {
                     Ok(script) => {
                         let cmds = shell::simple_commands(&script);
@@ -1435,7 +1540,7 @@ impl<'a> Walker<'a> {
                     None,
                 );
             }
-            self.nested_text(&cs.text, cs.content_start, cs.span);
+            let inner = self.nested_text(&cs.text, cs.content_start, cs.span);
             return (
                 Finding::new(
                     Tier::Auto,
@@ -1443,11 +1548,15 @@ impl<'a> Walker<'a> {
                     format!("{name} -c: the nested script's commands are classified on their own"),
                     all,
                 ),
-                Traits::default(),
+                Traits {
+                    // `curl … | bash -c 'cat | sh'`: the nested script runs its input.
+                    stdin_exec: inner.stdin_exec,
+                    ..Traits::default()
+                },
                 norm,
             );
         }
-        if let Some(f) = script_file {
+        if let Some(f) = script_file.filter(|_| !stdin_flag) {
             if f.text != "-" && f.text != "/dev/stdin" {
                 return (
                     Finding::new(
@@ -1511,7 +1620,6 @@ impl<'a> Walker<'a> {
                 norm,
             );
         }
-        let _ = stdin_flag;
         (
             Finding::new(
                 self.default_tier(),
@@ -1968,6 +2076,11 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let result = match name {
+        "printf" if args.first().is_some_and(|a| a.text.starts_with("-v")) => flag(
+            "builtin.shell.printf-v",
+            "printf -v assigns a shell variable, which can change what later commands run",
+            args[0].span,
+        ),
         "ls" | "cat" | "head" | "wc" | "grep" | "egrep" | "fgrep" | "echo" | "printf" | "pwd"
         | "whoami" | "id" | "uname" | "which" | "type" | "file" | "stat" | "du" | "df" | "cut"
         | "tr" | "nl" | "diff" | "cmp" | "comm" | "basename" | "dirname" | "realpath"
@@ -2208,4 +2321,14 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         }
         _ => ReadOnly::No,
     }
+}
+
+/// Concatenates string pieces into one exactly-sized `String` (cheaper than `format!`
+/// on the hot path).
+fn cat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
 }

@@ -186,6 +186,8 @@ pub fn parse_nested(
         depth,
         pending: Vec::new(),
         bodies: Vec::new(),
+        open_if: 0,
+        open_do: 0,
     };
     if depth > MAX_DEPTH {
         return Err(p.err("nesting too deep", 0));
@@ -193,6 +195,12 @@ pub fn parse_nested(
     let script = p.list(Stop::Eof)?;
     if p.pos < p.s.len() {
         return Err(p.err("unexpected token", p.pos));
+    }
+    if p.open_if != 0 {
+        return Err(p.err("unbalanced `if` … `fi`", 0));
+    }
+    if p.open_do != 0 {
+        return Err(p.err("unbalanced `do` … `done`", 0));
     }
     if !p.pending.is_empty() {
         // Here-docs whose body never started (no newline after them): empty bodies.
@@ -233,6 +241,9 @@ struct Parser<'a> {
     pending: Vec<PendingDoc>,
     /// Here-doc bodies by id, filled when the line that declared them ends.
     bodies: Vec<Option<HereDoc>>,
+    /// `if`/`fi` and `do`/`done` balance, so an unterminated `if` is an error.
+    open_if: i64,
+    open_do: i64,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -250,6 +261,10 @@ fn is_special(b: u8) -> bool {
     )
 }
 
+fn is_empty_command(c: &Command) -> bool {
+    matches!(c, Command::Simple(sc) if sc.words.is_empty() && sc.assigns.is_empty() && sc.redirects.is_empty())
+}
+
 fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
@@ -257,9 +272,6 @@ fn is_name_start(b: u8) -> bool {
 fn is_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
-
-const RESERVED_PREFIX: &[&str] = &["if", "then", "elif", "else", "do", "while", "until", "!"];
-const RESERVED_END: &[&str] = &["fi", "done", "esac"];
 
 impl<'a> Parser<'a> {
     fn span(&self, a: usize, b: usize) -> Span {
@@ -352,6 +364,8 @@ impl<'a> Parser<'a> {
                     depth: self.depth,
                     pending: Vec::new(),
                     bodies: Vec::new(),
+                    open_if: 0,
+                    open_do: 0,
                 };
                 let mut w = Word::default();
                 while sub.pos < body_end {
@@ -422,8 +436,13 @@ impl<'a> Parser<'a> {
     /// Parses a command list until `stop`.
     fn list(&mut self, stop: Stop) -> Result<Script, ParseError> {
         let mut script = Script::default();
+        // After `&&` / `||` a command must follow (newlines may come first).
+        let mut need_cmd = false;
         loop {
             self.skip_blanks();
+            if need_cmd && matches!(self.peek(), None | Some(b';' | b')' | b'&' | b'|')) {
+                return Err(self.err("`&&` or `||` with nothing after it", self.pos));
+            }
             match self.peek() {
                 None => {
                     return match stop {
@@ -466,11 +485,25 @@ impl<'a> Parser<'a> {
                 }
             }
             let pl = self.pipeline(stop)?;
+            let empty = pl.stages.len() == 1 && pl.stages.first().is_some_and(is_empty_command);
+            if need_cmd && empty {
+                return Err(self.err("`&&` or `||` with nothing after it", self.pos));
+            }
+            need_cmd = false;
             script.pipelines.push(pl);
             self.skip_blanks();
             match self.peek() {
-                Some(b'&') if self.peek_at(1) == Some(b'&') => self.pos += 2,
-                Some(b'|') if self.peek_at(1) == Some(b'|') => self.pos += 2,
+                Some(b'&' | b'|') if self.peek_at(1) == self.peek() && empty => {
+                    return Err(self.err("`&&` or `||` with nothing before it", self.pos));
+                }
+                Some(b'&') if self.peek_at(1) == Some(b'&') => {
+                    self.pos += 2;
+                    need_cmd = true;
+                }
+                Some(b'|') if self.peek_at(1) == Some(b'|') => {
+                    self.pos += 2;
+                    need_cmd = true;
+                }
                 Some(b'&') => {
                     self.pos += 1;
                     if let Some(last) = script.pipelines.last_mut() {
@@ -505,9 +538,16 @@ impl<'a> Parser<'a> {
         let mut pl = Pipeline::default();
         loop {
             let cmd = self.command(stop)?;
+            let empty = is_empty_command(&cmd);
             pl.stages.push(cmd);
             self.skip_blanks();
+            if empty && pl.stages.len() > 1 {
+                return Err(self.err("a pipe with nothing after it", self.pos));
+            }
             if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
+                if empty {
+                    return Err(self.err("a pipe with nothing before it", self.pos));
+                }
                 self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
                 loop {
                     self.skip_blanks();
@@ -533,28 +573,28 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// The bare word at the current position (up to a metacharacter), for reserved
+    /// word checks; quoted words never match a reserved word.
+    fn bare_word(&self) -> &'a str {
+        let rest = &self.s[self.pos..];
+        let n = rest.iter().position(|&b| is_meta(b)).unwrap_or(rest.len());
+        self.src.get(self.pos..self.pos + n).unwrap_or("")
+    }
+
     fn command(&mut self, stop: Stop) -> Result<Command, ParseError> {
         self.skip_blanks();
         let start = self.pos;
         // Prefix reserved words: skip them and parse what follows.
-        let maybe_reserved =
-            |b: Option<u8>| matches!(b, Some(b'!' | b'[' | b'{' | b'(' | b'a'..=b'z'));
-        if !maybe_reserved(self.peek()) {
-            return self.simple(start, stop);
-        }
         loop {
-            let mut skipped = false;
-            for w in RESERVED_PREFIX {
-                if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
-                    self.pos += w.len();
-                    self.skip_blanks();
-                    skipped = true;
-                    break;
-                }
+            let w = self.bare_word();
+            match w {
+                "if" => self.open_if += 1,
+                "do" => self.open_do += 1,
+                "then" | "elif" | "else" | "while" | "until" | "!" => {}
+                _ => break,
             }
-            if !skipped {
-                break;
-            }
+            self.pos += w.len();
+            self.skip_blanks();
             if matches!(self.peek(), Some(b'\n') | Some(b';') | None) {
                 // `while` alone on a line, `else;`: an empty command.
                 return Ok(Command::Simple(SimpleCommand {
@@ -563,14 +603,42 @@ impl<'a> Parser<'a> {
                 }));
             }
         }
-        for w in RESERVED_END {
-            if self.starts(w) && self.s.get(self.pos + w.len()).copied().is_none_or(is_meta) {
+        let w = self.bare_word();
+        match w {
+            "fi" | "done" | "esac" => {
+                match w {
+                    "fi" => self.open_if -= 1,
+                    "done" => self.open_do -= 1,
+                    _ => {}
+                }
+                // The end of a compound command: nothing to run, but it may carry
+                // redirects (`done < <(curl …)`) and may be followed by `&&` / `|`.
                 self.pos += w.len();
-                let mut sc = SimpleCommand::default();
-                self.redirects_only(&mut sc)?;
-                sc.span = self.span(start, self.pos);
-                return Ok(Command::Simple(sc));
+                return self.compound_tail(Script::default(), Vec::new(), start);
             }
+            "for" | "select" => return self.for_command(start),
+            "case" => return self.case_command(start),
+            "function" => {
+                self.pos += "function".len();
+                self.skip_blanks();
+                let name = self.word()?;
+                self.skip_blanks();
+                if self.starts("()") {
+                    self.pos += 2;
+                }
+                return self.function_body(name.text, start, stop);
+            }
+            "[[" => return self.cond_command(start),
+            "{" => {
+                self.pos += 1;
+                let body = self.nested(Stop::Brace)?;
+                if !self.starts("}") {
+                    return Err(self.err("unterminated `{`", start));
+                }
+                self.pos += 1;
+                return self.compound_tail(body, Vec::new(), start);
+            }
+            _ => {}
         }
         if self.starts("((") {
             return self.arith_command(start);
@@ -583,34 +651,6 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             return self.compound_tail(body, Vec::new(), start);
-        }
-        if self.starts("{") && self.peek_at(1).is_none_or(is_meta) {
-            self.pos += 1;
-            let body = self.nested(Stop::Brace)?;
-            if !self.starts("}") {
-                return Err(self.err("unterminated `{`", start));
-            }
-            self.pos += 1;
-            return self.compound_tail(body, Vec::new(), start);
-        }
-        if self.word_is("for") || self.word_is("select") {
-            return self.for_command(start);
-        }
-        if self.word_is("case") {
-            return self.case_command(start);
-        }
-        if self.word_is("function") {
-            self.pos += "function".len();
-            self.skip_blanks();
-            let name = self.word()?;
-            self.skip_blanks();
-            if self.starts("()") {
-                self.pos += 2;
-            }
-            return self.function_body(name.text, start, stop);
-        }
-        if self.word_is("[[") {
-            return self.cond_command(start);
         }
         self.simple(start, stop)
     }
@@ -1022,6 +1062,8 @@ impl<'a> Parser<'a> {
             words: Vec::with_capacity(4),
             ..SimpleCommand::default()
         };
+        // End of the last word or redirect: the span leaves out trailing blanks.
+        let mut end = self.pos;
         loop {
             self.skip_blanks();
             match self.peek() {
@@ -1047,19 +1089,21 @@ impl<'a> Parser<'a> {
             }
             if self.redirect_here() {
                 self.redirect(&mut sc)?;
+                end = self.pos;
                 continue;
             }
             if matches!(stop, Stop::Brace) && sc.words.is_empty() && self.word_is("}") {
                 break;
             }
             let w = self.word()?;
+            end = self.pos;
             if w.assign && sc.words.is_empty() {
                 sc.assigns.push(w);
             } else {
                 sc.words.push(w);
             }
         }
-        sc.span = self.span(start, self.pos);
+        sc.span = self.span(start, end.max(start));
         Ok(Command::Simple(sc))
     }
 
@@ -1081,7 +1125,8 @@ impl<'a> Parser<'a> {
             w.span = self.span(start, self.pos);
             return Ok(w);
         }
-        let mut brace_marked: Option<String> = None;
+        // A copy of the text with unquoted braces marked, and how much text it mirrors.
+        let mut brace_marked: Option<(String, usize)> = None;
         let mut bracket_at: Option<usize> = None;
         let mut chunks = 0usize;
         let mut plain_chunk = true;
@@ -1157,15 +1202,16 @@ impl<'a> Parser<'a> {
                 b'{' | b',' | b'}' => {
                     plain_chunk = false;
                     // Keep a marked copy in step with the text, then mark this byte.
-                    let m = brace_marked.get_or_insert_with(String::new);
+                    let (m, mirrored) = brace_marked.get_or_insert_with(|| (String::new(), 0));
                     let mark = match b {
                         b'{' => BRACE_OPEN,
                         b',' => BRACE_COMMA,
                         _ => BRACE_CLOSE,
                     };
-                    sync_marked(m, &w.text);
+                    sync_marked(m, mirrored, &w.text);
                     m.push(mark);
                     self.push_char(&mut w);
+                    *mirrored = w.text.len();
                 }
                 b'=' if !w.assign
                     && !w.quoted
@@ -1205,9 +1251,8 @@ impl<'a> Parser<'a> {
                 w.glob = true;
             }
         }
-        if let Some(m) = brace_marked {
-            let mut m = m;
-            sync_marked(&mut m, &w.text);
+        if let Some((mut m, mut mirrored)) = brace_marked {
+            sync_marked(&mut m, &mut mirrored, &w.text);
             w.braces = expand_braces(&m);
             if w.braces.is_none() && has_brace_expansion(&m) {
                 // Too many alternatives: treat as dynamic.
@@ -1380,21 +1425,13 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         match self.peek_at(1) {
             Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                // Always arithmetic: `$((cmd) )` (a subshell in a substitution written
+                // without a space) is unparseable here rather than re-parsed, so that
+                // nested `$((` cannot make parsing exponential.
                 self.pos += 3;
-                let save = self.pos;
                 let mut tmp = Word::default();
-                if self.arith_body(&mut tmp, start).is_ok() {
-                    w.subs.append(&mut tmp.subs);
-                } else {
-                    // `$( (cmd) )` written without a space: a command substitution.
-                    self.pos = save - 1;
-                    let script = self.nested(Stop::Paren)?;
-                    if self.peek() != Some(b')') {
-                        return Err(self.err("unterminated `$(`", start));
-                    }
-                    self.pos += 1;
-                    w.subs.push(script);
-                }
+                self.arith_body(&mut tmp, start)?;
+                w.subs.append(&mut tmp.subs);
                 w.dynamic = true;
             }
             Some(b'(') => {
@@ -1530,24 +1567,12 @@ const BRACE_OPEN: char = '\u{E000}';
 const BRACE_COMMA: char = '\u{E001}';
 const BRACE_CLOSE: char = '\u{E002}';
 
-/// Brings the marked copy up to date with text pushed since (everything after the
-/// number of non-marker characters it already holds).
-fn sync_marked(m: &mut String, text: &str) {
-    let plain: usize = m
-        .chars()
-        .map(|c| {
-            if matches!(c, BRACE_OPEN | BRACE_COMMA | BRACE_CLOSE) {
-                1
-            } else {
-                c.len_utf8()
-            }
-        })
-        .sum();
-    if plain < text.len() {
-        if let Some(rest) = text.get(plain..) {
-            m.push_str(rest);
-        }
+/// Brings the marked copy up to date with the text pushed since `mirrored` bytes.
+fn sync_marked(m: &mut String, mirrored: &mut usize, text: &str) {
+    if let Some(rest) = text.get(*mirrored..) {
+        m.push_str(rest);
     }
+    *mirrored = text.len();
 }
 
 fn has_brace_expansion(m: &str) -> bool {
@@ -1559,7 +1584,7 @@ const MAX_BRACE_ALTS: usize = 64;
 
 /// Expands unquoted `{a,b}` (marked) in a word; `None` when there is none, or too many.
 fn expand_braces(m: &str) -> Option<Vec<String>> {
-    if !has_brace_expansion(m) {
+    if !has_brace_expansion(m) || m.matches(BRACE_OPEN).count() > 16 {
         return None;
     }
     let mut out = Vec::new();
@@ -1689,10 +1714,10 @@ mod tests {
             ("(a; b) && { c; }", &[&["a"], &["b"], &["c"]]),
             (
                 "if a; then b; elif c; then d; else e; fi",
-                &[&["a"], &["b"], &["c"], &["d"], &["e"], &[]],
+                &[&["a"], &["b"], &["c"], &["d"], &["e"]],
             ),
             ("for x in 1 2; do echo $x; done", &[&["echo", "$x"]]),
-            ("while true; do ls; done", &[&["true"], &["ls"], &[]]),
+            ("while true; do ls; done", &[&["true"], &["ls"]]),
             (
                 "case $x in a) rm a;; b|c) ls;; esac",
                 &[&["rm", "a"], &["ls"]],

@@ -310,12 +310,12 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
         }
     }
     // Final cleanup: every request has ended exactly once, and both registries are empty.
-    for s in 0..2 {
-        let c = regs[s].cleanup(now);
+    for (s, reg) in regs.iter_mut().enumerate() {
+        let c = reg.cleanup(now);
         m.record(s, &c.settled)?;
-        prop_assert_eq!(regs[s].size(), 0);
-        prop_assert_eq!(regs[s].slot_count(), 0);
-        prop_assert_eq!(regs[s].next_deadline(), None);
+        prop_assert_eq!(reg.size(), 0);
+        prop_assert_eq!(reg.slot_count(), 0);
+        prop_assert_eq!(reg.next_deadline(), None);
     }
     for i in &m.issued {
         prop_assert_eq!(

@@ -5,20 +5,27 @@
 //! that cleans up, Promises for waiters, and change listeners. Every registry call
 //! returns the requests it settled, and each one wakes exactly one waiter.
 
+mod park;
+
 use crate::error::{into_error, GateError};
 use crate::ids::CryptoIds;
 use crate::js::{from_js, to_js, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
 use crate::oneshot::{self, Sender};
 use crate::policy::Policy;
+use crate::storage::LocalStore;
 use gloo_timers::callback::Timeout;
+use park::RunsPart;
+pub use park::{ChangeSource, RunsChange, RunsSubscription};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::{Rc, Weak};
+use std::task::{Context, Poll};
 use toolgate_core::{
-    CleanupCounts, Decision, NewRequest, Outcome, Pending, PendingQuestion, QuestionOutcome,
-    Registry, RegistryConfig, RequestId, Settled, Tier, ToolCall, Verdict,
+    CleanupCounts, Decision, MarkerStore, NewRequest, Outcome, Pending, PendingQuestion,
+    QuestionOutcome, Registry, RegistryConfig, RequestId, Settled, Tier, ToolCall, Verdict,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -32,6 +39,11 @@ pub struct GateOptions {
     pub session_id: String,
     pub timeout_ms: u64,
     pub registry: RegistryConfig,
+    /// Whose runs this gate parks, sees and resumes; `None`: the session id.
+    pub owner: Option<String>,
+    /// Resume under a Web Lock where `navigator.locks` exists (default true). The
+    /// revision compare-and-swap guards every resume either way.
+    pub locks: bool,
 }
 
 impl GateOptions {
@@ -40,6 +52,8 @@ impl GateOptions {
             session_id: session_id.into(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             registry: RegistryConfig::default(),
+            owner: None,
+            locks: true,
         }
     }
 }
@@ -55,6 +69,39 @@ pub struct CheckOutcome {
     pub id: Option<RequestId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+}
+
+/// A check in progress: resolves to its [`CheckOutcome`]. A waiter whose gate is
+/// freed unanswered resolves as cancelled, never approved.
+#[must_use = "a check does nothing unless awaited"]
+pub struct CheckFuture {
+    id: Option<RequestId>,
+    verdict: Verdict,
+    tool_call_id: Option<String>,
+    rx: oneshot::Receiver<Outcome>,
+}
+
+impl CheckFuture {
+    /// The pending request's id (`None` when the verdict was `auto` or `deny`).
+    pub fn id(&self) -> Option<RequestId> {
+        self.id
+    }
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+}
+
+impl Future for CheckFuture {
+    type Output = CheckOutcome;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CheckOutcome> {
+        let this = &mut *self;
+        Pin::new(&mut this.rx).poll(cx).map(|o| CheckOutcome {
+            outcome: o.unwrap_or(Outcome::Cancelled),
+            verdict: this.verdict.clone(),
+            id: this.id,
+            tool_call_id: this.tool_call_id.clone(),
+        })
+    }
 }
 
 enum Waiter {
@@ -94,6 +141,8 @@ struct Inner {
     policy: Rc<toolgate_core::Policy>,
     timeout_ms: u64,
     state: RefCell<State>,
+    /// Parked runs: store, owner, locks, change channel (see `park.rs`).
+    runs: RunsPart,
 }
 
 /// What a mutation leaves to do once the state borrow is released: wake waiters,
@@ -231,6 +280,7 @@ impl Inner {
             )
         };
         drop(timer);
+        self.runs.close();
         if let Some(cb) = pagehide {
             if let Some(w) = web_sys::window() {
                 let _ =
@@ -254,13 +304,25 @@ impl Drop for Inner {
 
 /// Rust-side API (also used by the JS methods below).
 impl Gate {
-    /// A gate for one session.
+    /// A gate for one session; parked runs live in `localStorage` (see `LocalStore`).
     pub fn create(policy: &Policy, options: GateOptions) -> Result<Gate, GateError> {
+        Gate::create_with_store(policy, options, Rc::new(LocalStore::new()))
+    }
+
+    /// A gate whose parked runs live in `store` (e.g. a `MemoryStore` in tests).
+    pub fn create_with_store(
+        policy: &Policy,
+        options: GateOptions,
+        store: Rc<dyn MarkerStore>,
+    ) -> Result<Gate, GateError> {
         let ids = CryptoIds::new()?;
+        let owner = options.owner.unwrap_or_else(|| options.session_id.clone());
+        let runs = RunsPart::new(store, options.session_id.clone(), owner, options.locks);
         let registry = Registry::new(options.session_id, options.registry, ids);
         let inner = Rc::new(Inner {
             policy: policy.shared(),
             timeout_ms: options.timeout_ms,
+            runs,
             state: RefCell::new(State {
                 registry,
                 waiters: HashMap::new(),
@@ -295,52 +357,49 @@ impl Gate {
         &self,
         call: ToolCall,
         tool_call_id: Option<String>,
-    ) -> Result<impl Future<Output = CheckOutcome> + 'static, GateError> {
+    ) -> Result<CheckFuture, GateError> {
         let inner = &self.inner;
-        let (verdict, id, rx) = inner.with(|st| {
+        inner.with(|st| {
             if st.disposed {
                 return Err(GateError::Disposed);
             }
             let now = now_ms();
             let verdict = st.registry.classify(&inner.policy, &call);
             let (tx, rx) = oneshot::channel();
-            match verdict.tier {
+            let mut fut = CheckFuture {
+                id: None,
+                verdict,
+                tool_call_id,
+                rx,
+            };
+            match fut.verdict.tier {
                 Tier::Auto => {
-                    let swept = match &tool_call_id {
+                    let swept = match &fut.tool_call_id {
                         Some(t) => st.registry.reserve_slot(t.clone(), call.anchor(), now),
                         None => Vec::new(),
                     };
                     tx.send(Outcome::Approved);
-                    Ok(((verdict, None, rx), swept, false))
+                    Ok((fut, swept, false))
                 }
                 Tier::Deny => {
                     tx.send(Outcome::Denied {
-                        message: Some(verdict.reason.clone()),
+                        message: Some(fut.verdict.reason.clone()),
                     });
-                    Ok(((verdict, None, rx), Vec::new(), false))
+                    Ok((fut, Vec::new(), false))
                 }
                 Tier::Ask => {
                     let scopes = inner.policy.scopes(&call);
                     let new = NewRequest {
                         call,
-                        verdict: verdict.clone(),
-                        tool_call_id: tool_call_id.clone(),
+                        verdict: fut.verdict.clone(),
+                        tool_call_id: fut.tool_call_id.clone(),
                         scopes,
                     };
                     let got = st.registry.request(new, inner.timeout_ms, now)?;
                     st.waiters.insert(got.id, Waiter::Approval(tx));
-                    Ok(((verdict, Some(got.id), rx), got.expired, true))
+                    fut.id = Some(got.id);
+                    Ok((fut, got.expired, true))
                 }
-            }
-        })?;
-        Ok(async move {
-            // A waiter dropped unanswered (gate freed) is cancelled, never approved.
-            let outcome = rx.await.unwrap_or(Outcome::Cancelled);
-            CheckOutcome {
-                outcome,
-                verdict,
-                id,
-                tool_call_id,
             }
         })
     }
@@ -485,7 +544,7 @@ impl Drop for Subscription {
 
 #[wasm_bindgen]
 impl Gate {
-    /// `new Gate(policy, {sessionId, timeoutMs?, maxTimeoutMs?})`.
+    /// `new Gate(policy, {sessionId, timeoutMs?, maxTimeoutMs?, owner?, locks?})`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         policy: &Policy,
@@ -500,6 +559,8 @@ impl Gate {
         if let Some(m) = o.max_timeout_ms {
             opts.registry.max_timeout_ms = m;
         }
+        opts.owner = o.owner;
+        opts.locks = o.locks.unwrap_or(true);
         Gate::create(policy, opts).map_err(into_error)
     }
 
@@ -569,7 +630,7 @@ impl Gate {
     pub fn ask(
         &self,
         question: String,
-        #[wasm_bindgen(unchecked_param_type = "AskOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "AskOptions")] options: Option<JsValue>,
     ) -> js_sys::Promise {
         #[derive(serde::Deserialize, Default)]
         #[serde(rename_all = "camelCase")]
@@ -577,10 +638,11 @@ impl Gate {
             #[serde(default)]
             timeout_ms: Option<u64>,
         }
-        let opts = if options.is_undefined() || options.is_null() {
-            Ok(AskJs::default())
-        } else {
-            from_js::<AskJs>(options, "ask(question, {timeoutMs})")
+        let opts = match options {
+            Some(o) if !o.is_null() && !o.is_undefined() => {
+                from_js::<AskJs>(o, "ask(question, {timeoutMs})")
+            }
+            Some(_) | None => Ok(AskJs::default()),
         };
         match opts.and_then(|o| self.ask_question(question, o.timeout_ms)) {
             Ok(fut) => wasm_bindgen_futures::future_to_promise(async move {
@@ -639,7 +701,10 @@ impl Gate {
 
     /// Calls `listener` after every change; returns the function that unsubscribes.
     #[wasm_bindgen(js_name = onChange, unchecked_return_type = "() => void")]
-    pub fn on_change(&self, listener: js_sys::Function) -> JsValue {
+    pub fn on_change(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "() => void")] listener: js_sys::Function,
+    ) -> JsValue {
         let id = self.add_listener(Listener::Js(listener));
         let gate = Rc::downgrade(&self.inner);
         // Owned by the JS GC (freed when the function is collected); holds only a weak
@@ -696,7 +761,8 @@ impl Gate {
     }
 
     /// Cleans up (every pending Promise settles as cancelled / no answer), cancels the
-    /// timer, removes the `pagehide` listener and every change listener. Idempotent.
+    /// timer, removes the `pagehide` listener and every change listener, closes the
+    /// runs channel. Parked runs stay in the store. Idempotent.
     pub fn dispose(&self) {
         if !self.inner.state.borrow().disposed {
             self.inner.teardown(true);

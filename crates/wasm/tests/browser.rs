@@ -1,6 +1,8 @@
 //! The JS boundary of `Gate`, in headless Chromium:
 //! `wasm-pack test --headless --chrome crates/wasm`.
 #![cfg(target_arch = "wasm32")]
+// A test file: panicking on a broken browser is the point (clippy only exempts #[test] fns).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use js_sys::{Array, Function, Promise, Reflect};
 use std::cell::Cell;
@@ -190,7 +192,7 @@ async fn dispose_leaves_no_timers_listeners_or_pending_promises() {
     let listener = Closure::<dyn FnMut()>::new(move || c.set(c.get() + 1));
     let _off = g.on_change(listener.as_ref().unchecked_ref::<Function>().clone());
     let p = g.check(ask_call(4));
-    let q = g.ask("Which branch?".into(), JsValue::UNDEFINED);
+    let q = g.ask("Which branch?".into(), None);
     let flag = settled_flag(&p);
     assert_eq!((g.size(), g.pending_timers(), changes.get()), (2, 1, 2));
     g.dispose();
@@ -215,7 +217,7 @@ async fn dispose_leaves_no_timers_listeners_or_pending_promises() {
 #[wasm_bindgen_test]
 async fn questions_resolve_to_answers() {
     let g = gate(60_000);
-    let q = g.ask("Which branch?".into(), JsValue::UNDEFINED);
+    let q = g.ask("Which branch?".into(), None);
     let list: Array = g.questions().unwrap().unchecked_into();
     let item = list.get(0);
     assert_eq!(s(&item, "question"), "Which branch?");
@@ -227,7 +229,7 @@ async fn questions_resolve_to_answers() {
     );
     let e = g.answer(&s(&item, "id"), "dev".into()).unwrap_err();
     assert_eq!(s(&e, "code"), "already_resolved");
-    let short = g.ask("Quick?".into(), js(r#"{"timeoutMs":10}"#));
+    let short = g.ask("Quick?".into(), Some(js(r#"{"timeoutMs":10}"#)));
     assert_eq!(
         s(&JsFuture::from(short).await.unwrap(), "outcome"),
         "expired"

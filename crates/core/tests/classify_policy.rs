@@ -1,0 +1,685 @@
+//! Non-shell families, policy files, user and session rules, scopes.
+#![cfg(test)]
+
+use serde_json::json;
+use toolgate_core::{Error, Policy, SessionRules, Tier, ToolCall};
+
+fn p() -> Policy {
+    Policy::defaults("/home/dev/app", "/home/dev")
+}
+
+fn call(tool: &str, args: serde_json::Value) -> ToolCall {
+    ToolCall::new(tool, args)
+}
+
+fn check(policy: &Policy, cases: &[(&str, &str, &str, serde_json::Value)]) {
+    let mut failures = Vec::new();
+    for (tier, rule, tool, args) in cases {
+        let v = policy.classify(&call(tool, args.clone()));
+        if v.tier.as_str() != *tier || !v.rule.ends_with(rule) {
+            failures.push(format!(
+                "{tool} {args}: want {tier} {rule}, got {} {} ({})",
+                v.tier, v.rule, v.reason
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn read_edit_paths() {
+    check(
+        &p(),
+        &[
+            (
+                "auto",
+                "read-workspace",
+                "read",
+                json!({"path": "src/main.rs"}),
+            ),
+            (
+                "auto",
+                "read-workspace",
+                "read_file",
+                json!({"path": "/home/dev/app/README.md"}),
+            ),
+            (
+                "auto",
+                "read-workspace",
+                "View",
+                json!({"path": "./docs/../docs/guide.md"}),
+            ),
+            (
+                "ask",
+                "read-outside",
+                "read",
+                json!({"path": "/etc/passwd"}),
+            ),
+            (
+                "ask",
+                "read-outside",
+                "read",
+                json!({"path": "../other/notes.txt"}),
+            ),
+            (
+                "ask",
+                "read-outside",
+                "read",
+                json!({"path": "src/../../other"}),
+            ),
+            (
+                "ask",
+                "read-outside",
+                "read",
+                json!({"path": "/home/dev/apple/x"}),
+            ),
+            ("ask", "read-secret", "read", json!({"path": ".env"})),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": ".env.production"}),
+            ),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": "certs/server.pem"}),
+            ),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": "config/app.key"}),
+            ),
+            ("ask", "read-secret", "read", json!({"path": "keys/id_rsa"})),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": "deploy/id_ed25519.pub"}),
+            ),
+            ("ask", "read-secret", "read", json!({"path": ".ssh/config"})),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": "~/.ssh/known_hosts"}),
+            ),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": ".aws/credentials"}),
+            ),
+            ("ask", "read-secret", "read", json!({"path": ".netrc"})),
+            (
+                "ask",
+                "read-secret",
+                "read",
+                json!({"path": ".git-credentials"}),
+            ),
+            (
+                "auto",
+                "edit-workspace",
+                "edit",
+                json!({"path": "src/lib.rs"}),
+            ),
+            (
+                "auto",
+                "edit-workspace",
+                "write",
+                json!({"path": "docs/new.md", "content": "x"}),
+            ),
+            (
+                "auto",
+                "edit-workspace",
+                "str_replace",
+                json!({"file_path": "/home/dev/app/src/app.rs"}),
+            ),
+            (
+                "auto",
+                "edit-workspace",
+                "CREATE",
+                json!({"path": "notes/todo.md"}),
+            ),
+            (
+                "ask",
+                "edit-outside",
+                "edit",
+                json!({"path": "/home/dev/.profile"}),
+            ),
+            (
+                "ask",
+                "edit-outside",
+                "edit",
+                json!({"path": "/tmp/out.txt"}),
+            ),
+            ("ask", "edit-outside", "edit", json!({"path": "~/.bashrc"})),
+            ("ask", "edit-git", "edit", json!({"path": ".git/config"})),
+            (
+                "ask",
+                "edit-git",
+                "write",
+                json!({"path": "sub/.git/hooks/pre-commit"}),
+            ),
+            ("ask", "edit-secret", "edit", json!({"path": "config/.env"})),
+            ("deny", "edit-system", "edit", json!({"path": "/etc/hosts"})),
+            (
+                "deny",
+                "edit-system",
+                "write",
+                json!({"path": "/usr/bin/python3"}),
+            ),
+            (
+                "deny",
+                "edit-system",
+                "edit",
+                json!({"path": "/home/dev/app/../../../etc/shadow"}),
+            ),
+            (
+                "deny",
+                "edit-system",
+                "edit",
+                json!({"path": "/proc/sysrq-trigger"}),
+            ),
+            (
+                "deny",
+                "edit-system",
+                "edit",
+                json!({"path": "/sys/power/state"}),
+            ),
+            ("deny", "edit-system", "edit", json!({"path": "/dev/sdb"})),
+            (
+                "deny",
+                "edit-system",
+                "edit",
+                json!({"path": "/lib64/libc.so.6"}),
+            ),
+            (
+                "deny",
+                "edit-system",
+                "edit",
+                json!({"path": "//etc//passwd"}),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn fetch_urls() {
+    let mut cases = vec![
+        (
+            "auto",
+            "fetch-public",
+            "webfetch",
+            json!({"url": "https://example.com/"}),
+        ),
+        (
+            "auto",
+            "fetch-public",
+            "fetch",
+            json!({"url": "http://example.org/page"}),
+        ),
+        (
+            "auto",
+            "fetch-public",
+            "http_get",
+            json!({"url": "https://api.github.com/"}),
+        ),
+        (
+            "auto",
+            "fetch-public",
+            "WebFetch",
+            json!({"url": "HTTPS://Example.COM:443/a?b#c"}),
+        ),
+        (
+            "deny",
+            "fetch-scheme",
+            "webfetch",
+            json!({"url": "file:///etc/passwd"}),
+        ),
+        (
+            "deny",
+            "fetch-scheme",
+            "webfetch",
+            json!({"url": "javascript:alert(1)"}),
+        ),
+        (
+            "deny",
+            "fetch-scheme",
+            "webfetch",
+            json!({"url": "data:text/html,<b>hi</b>"}),
+        ),
+        (
+            "deny",
+            "fetch-scheme",
+            "webfetch",
+            json!({"url": "ftp://x/y"}),
+        ),
+        (
+            "deny",
+            "fetch-scheme",
+            "webfetch",
+            json!({"url": "gopher://x/1"}),
+        ),
+        (
+            "deny",
+            "fetch-scheme",
+            "webfetch",
+            json!({"url": "FILE:///etc/passwd"}),
+        ),
+        (
+            "deny",
+            "fetch-metadata",
+            "webfetch",
+            json!({"url": "http://169.254.169.254/latest/meta-data/"}),
+        ),
+        (
+            "deny",
+            "fetch-metadata",
+            "webfetch",
+            json!({"url": "http://[fd00:ec2::254]/"}),
+        ),
+        (
+            "deny",
+            "fetch-metadata",
+            "webfetch",
+            json!({"url": "http://metadata.google.internal/x"}),
+        ),
+        (
+            "deny",
+            "fetch-metadata",
+            "webfetch",
+            json!({"url": "http://2852039166/"}),
+        ),
+        (
+            "deny",
+            "fetch-metadata",
+            "webfetch",
+            json!({"url": "http://0xa9fea9fe/"}),
+        ),
+        (
+            "deny",
+            "fetch-metadata",
+            "webfetch",
+            json!({"url": "http://[::ffff:169.254.169.254]/"}),
+        ),
+        ("ask", "malformed", "webfetch", json!({"url": "not a url"})),
+        ("ask", "malformed", "webfetch", json!({"url": "http://"})),
+    ];
+    for u in [
+        "http://localhost:8080/",
+        "http://127.0.0.1/",
+        "http://127.1/",
+        "http://0/",
+        "http://0.0.0.0/",
+        "http://10.1.2.3/",
+        "http://172.20.0.5/",
+        "http://192.168.1.10/",
+        "http://169.254.1.1/",
+        "http://100.64.0.1/",
+        "http://[::1]/",
+        "http://[0:0:0:0:0:0:0:1]/",
+        "http://[::]/",
+        "http://[fe80::1]/",
+        "http://[fe80::1%25eth0]/",
+        "http://[fd00::1]/",
+        "http://[fc00::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:7f00:1]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[64:ff9b::127.0.0.1]/",
+        "http://2130706433/",
+        "http://0x7f000001/",
+        "http://0177.0.0.1/",
+        "http://0x7f.0.0.1/",
+        "http://017700000001/",
+        "http://myhost.local/",
+        "http://api.corp.internal/",
+        "http://LOCALHOST/",
+        "http://localhost./",
+        "http://a.localhost/",
+        "http://user:pw@127.0.0.1/",
+        "http://example.com@127.0.0.1/",
+        "http://127.0.0.1.nip.io/",
+        "http://%31%32%37.0.0.1/",
+        "http://intranet/",
+    ] {
+        cases.push(("ask", "fetch-private", "webfetch", json!({ "url": u })));
+    }
+    check(&p(), &cases);
+}
+
+#[test]
+fn malformed_mcp_other() {
+    check(
+        &p(),
+        &[
+            ("ask", "malformed", "bash", json!({})),
+            ("ask", "malformed", "bash", json!({"command": 42})),
+            ("ask", "malformed", "bash", json!({"command": null})),
+            ("ask", "malformed", "bash", json!("ls")),
+            ("ask", "malformed", "bash", json!(null)),
+            ("ask", "malformed", "read", json!({})),
+            ("ask", "malformed", "read", json!({"path": ""})),
+            (
+                "ask",
+                "malformed",
+                "fetch",
+                json!({"url": ["https://example.com/"]}),
+            ),
+            ("ask", "malformed", "edit", json!({"path": null})),
+            (
+                "ask",
+                "mcp",
+                "mcp__github__create_issue",
+                json!({"title": "bug"}),
+            ),
+            ("ask", "mcp", "mcp__db__query", json!({"sql": "select 1"})),
+            ("ask", "other", "todo_write", json!({"todos": []})),
+            ("ask", "other", "", json!({})),
+        ],
+    );
+    let p = p();
+    for v in [
+        json!(null),
+        json!([]),
+        json!({"tool": 1}),
+        json!({"args": {}}),
+        json!("x"),
+    ] {
+        let verdict = p.classify_value(&v);
+        assert_eq!(verdict.tier, Tier::Ask, "{v}");
+        assert!(
+            verdict.reason.starts_with("malformed tool call"),
+            "{v}: {}",
+            verdict.reason
+        );
+    }
+}
+
+const POLICY: &str = r#"
+workspace = "/home/dev/app"
+home = "/home/dev"
+default = "ask"
+[rules]
+allow = ["Bash(npm run test:*)", "Bash(cargo build*)", "Bash(npm test*)", "mcp__github__get_*", "Read(/home/dev/docs/**)", "Bash(sudo ls)", "Edit(/etc/hosts)"]
+ask   = ["Bash(git push*)", "WebFetch(domain:internal.example.com)", "Read(**/README.md)"]
+deny  = ["Bash(terraform destroy*)", "Edit(**/.env)", "mcp__*__delete_*", "WebFetch(domain:*.evil.test)", "Bash(ls secret*)"]
+"#;
+
+#[test]
+fn policy_file_rules_and_order() {
+    let policy = Policy::from_toml(POLICY).unwrap();
+    check(
+        &policy,
+        &[
+            (
+                "auto",
+                "user.allow[0]",
+                "bash",
+                json!({"command": "npm run test -- --watch"}),
+            ),
+            (
+                "ask",
+                "default",
+                "bash",
+                json!({"command": "npm run test:unit"}),
+            ),
+            (
+                "auto",
+                "user.allow[0]",
+                "bash",
+                json!({"command": "npm run test"}),
+            ),
+            (
+                "ask",
+                "default",
+                "bash",
+                json!({"command": "npm run testing"}),
+            ),
+            (
+                "auto",
+                "user.allow[1]",
+                "bash",
+                json!({"command": "cargo build --release"}),
+            ),
+            (
+                "auto",
+                "user.allow[1]",
+                "bash",
+                json!({"command": "time cargo build"}),
+            ),
+            (
+                "ask",
+                "default",
+                "bash",
+                json!({"command": "npm test && rm -rf build"}),
+            ),
+            (
+                "ask",
+                "default",
+                "bash",
+                json!({"command": "npm test; npm publish"}),
+            ),
+            (
+                "deny",
+                "rm-root",
+                "bash",
+                json!({"command": "npm test && rm -rf /"}),
+            ),
+            (
+                "ask",
+                "default",
+                "bash",
+                json!({"command": "npm test $(curl x)"}),
+            ),
+            (
+                "deny",
+                "priv-esc",
+                "bash",
+                json!({"command": "npm test $(sudo id)"}),
+            ),
+            (
+                "ask",
+                "user.ask[0]",
+                "bash",
+                json!({"command": "git push origin main"}),
+            ),
+            (
+                "deny",
+                "user.deny[0]",
+                "bash",
+                json!({"command": "terraform destroy -auto-approve"}),
+            ),
+            (
+                "deny",
+                "user.deny[4]",
+                "bash",
+                json!({"command": "ls secrets/"}),
+            ),
+            ("deny", "priv-esc", "bash", json!({"command": "sudo ls"})),
+            ("auto", "user.allow[3]", "mcp__github__get_issue", json!({})),
+            (
+                "deny",
+                "user.deny[2]",
+                "mcp__github__delete_repo",
+                json!({}),
+            ),
+            ("ask", "mcp", "mcp__github__create_issue", json!({})),
+            (
+                "auto",
+                "user.allow[4]",
+                "read",
+                json!({"path": "/home/dev/docs/a/b.md"}),
+            ),
+            ("ask", "user.ask[2]", "read", json!({"path": "README.md"})),
+            (
+                "deny",
+                "user.deny[1]",
+                "edit",
+                json!({"path": "config/.env"}),
+            ),
+            ("deny", "edit-system", "edit", json!({"path": "/etc/hosts"})),
+            (
+                "ask",
+                "user.ask[1]",
+                "webfetch",
+                json!({"url": "https://internal.example.com/x"}),
+            ),
+            (
+                "deny",
+                "user.deny[3]",
+                "webfetch",
+                json!({"url": "https://a.evil.test/"}),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                json!({"url": "http://169.254.169.254/"}),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn policy_defaults_and_errors() {
+    let p = Policy::from_toml("default = \"deny\"\nworkspace = \"/w\"\n").unwrap();
+    assert_eq!(
+        p.classify(&call("bash", json!({"command": "npm install"})))
+            .tier,
+        Tier::Deny
+    );
+    assert_eq!(
+        p.classify(&call("bash", json!({"command": "ls"}))).tier,
+        Tier::Auto
+    );
+    assert_eq!(
+        p.classify(&call("bash", json!({"command": "$X"}))).tier,
+        Tier::Ask,
+        "dynamic stays ask"
+    );
+    let p = Policy::from_toml("default = \"auto\"\n").unwrap();
+    assert_eq!(
+        p.classify(&call("bash", json!({"command": "echo \"x"})))
+            .tier,
+        Tier::Ask,
+        "unparseable stays ask"
+    );
+    assert_eq!(
+        p.classify(&call("bash", json!({"command": "sudo ls"})))
+            .tier,
+        Tier::Deny
+    );
+
+    let cases: &[(&str, usize, &str)] = &[
+        ("default = \"maybe\"\n", 1, "`default` must be"),
+        ("\n\nworkspace = 3\n", 3, "invalid type"),
+        ("[rules]\nallow = [\"Bash(npm test\"]\n", 2, "missing `)`"),
+        (
+            "[rules]\n\ndeny = [\"WebFetch(example.com)\"]\n",
+            3,
+            "domain:",
+        ),
+        ("x = 1\n", 1, "unknown field"),
+        ("[rules\n", 1, ""),
+        ("workspace = \"relative\"\n", 1, "absolute"),
+        ("[rules]\nallow = [\"\"]\n", 2, "empty rule"),
+        ("[rules]\nask = [\"Bash(:*)\"]\n", 2, "prefix"),
+    ];
+    for (text, line, needle) in cases {
+        match Policy::from_toml(text) {
+            Err(Error::Policy { line: l, message }) => {
+                assert_eq!(l, *line, "{text:?}: {message}");
+                assert!(message.contains(needle), "{text:?}: {message}");
+            }
+            other => panic!("{text:?}: expected a policy error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn session_rules_and_scopes() {
+    let p = p();
+    let push = call("bash", json!({"command": "git push origin main"}));
+    assert_eq!(p.classify(&push).tier, Tier::Ask);
+    let scopes = p.scopes(&push);
+    assert_eq!(
+        scopes,
+        vec![
+            "Bash(git push origin main)".to_string(),
+            "Bash(git push:*)".to_string()
+        ]
+    );
+
+    let mut s = SessionRules::new();
+    s.add(Tier::Auto, &scopes[0]).unwrap();
+    assert_eq!(p.classify_with(&push, &s).tier, Tier::Auto);
+    let other = call("bash", json!({"command": "git push origin dev"}));
+    assert_eq!(
+        p.classify_with(&other, &s).tier,
+        Tier::Ask,
+        "exact scope is not broader"
+    );
+    s.add(Tier::Auto, &scopes[1]).unwrap();
+    assert_eq!(p.classify_with(&other, &s).tier, Tier::Auto);
+    assert_eq!(
+        p.classify_with(&call("bash", json!({"command": "git pushx"})), &s)
+            .tier,
+        Tier::Ask
+    );
+    assert_eq!(
+        p.classify_with(&call("bash", json!({"command": "git push && rm x"})), &s)
+            .tier,
+        Tier::Ask
+    );
+
+    // An exact scope of a compound command covers exactly that command line.
+    let compound = call("bash", json!({"command": "npm test && rm -rf build"}));
+    let sc = p.scopes(&compound);
+    assert_eq!(sc, vec!["Bash(npm test && rm -rf build)".to_string()]);
+    let mut s2 = SessionRules::new();
+    s2.add(Tier::Auto, &sc[0]).unwrap();
+    assert_eq!(p.classify_with(&compound, &s2).tier, Tier::Auto);
+    assert_eq!(
+        p.classify_with(
+            &call("bash", json!({"command": "npm test && rm -rf /"})),
+            &s2
+        )
+        .tier,
+        Tier::Deny
+    );
+
+    // Session deny.
+    let mut s3 = SessionRules::new();
+    s3.add(Tier::Deny, "Bash(git push:*)").unwrap();
+    assert_eq!(p.classify_with(&push, &s3).tier, Tier::Deny);
+
+    // No scopes for hard deny, dynamic or unparseable commands.
+    for cmd in ["sudo ls", "$X", "echo \"x"] {
+        assert!(
+            p.scopes(&call("bash", json!({ "command": cmd })))
+                .is_empty(),
+            "{cmd}"
+        );
+    }
+    assert_eq!(
+        p.scopes(&call("read", json!({"path": "/etc/passwd"}))),
+        vec!["Read(/etc/passwd)".to_string(), "Read(/etc/**)".to_string()]
+    );
+    assert_eq!(
+        p.scopes(&call("webfetch", json!({"url": "http://localhost:3000/x"}))),
+        vec!["WebFetch(domain:localhost)".to_string()]
+    );
+    assert_eq!(
+        p.scopes(&call("mcp__github__create_issue", json!({}))),
+        vec!["mcp__github__create_issue".to_string()]
+    );
+}

@@ -1,0 +1,164 @@
+//! Property tests of the classifier's invariants.
+#![cfg(test)]
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use toolgate_core::{Policy, SessionRules, Tier, ToolCall};
+
+fn policy() -> Policy {
+    Policy::defaults("/home/dev/app", "/home/dev")
+}
+
+/// Shell-ish strings: random mixes of the syntax the parser cares about.
+fn shellish() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "ls", "rm", "-rf", "/", "~", "sudo", "bash", "-c", "'", "\"", "\\", "$(", ")", "`", "${",
+        "}", "$((", "((", "|", "||", "&&", ";", "&", "\n", "<<", "EOF", "<<<", ">", ">>", "2>&1",
+        "<(", "{", "(", "if", "then", "fi", "for", "do", "done", "case", "esac", "in", "eval",
+        "env", "-S", "curl", "sh", "x", " ", " ", "$HOME", "*", "{a,b}", "#", "=", "$'\\x41'",
+        "find", "-exec", "\\;", "xargs",
+    ]);
+    prop::collection::vec(atoms, 0..24).prop_map(|v| v.concat())
+}
+
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        ".{0,20}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::hash_map("[a-z_]{1,8}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_strings_never_panic(cmd in any::<String>()) {
+        let v = policy().classify(&ToolCall::new("bash", json!({ "command": cmd })));
+        prop_assert!(!v.rule.is_empty() && !v.reason.is_empty());
+    }
+
+    #[test]
+    fn shellish_strings_verdict_is_strictest_part(cmd in shellish()) {
+        let v = policy().classify(&ToolCall::new("bash", json!({ "command": cmd.clone() })));
+        let strictest = v.parts.iter().map(|p| p.tier).max();
+        prop_assert_eq!(strictest, Some(v.tier), "{:?} -> {:?}", cmd, v);
+        for p in &v.parts {
+            if let Some([a, b]) = p.span {
+                prop_assert!(a <= b && b <= cmd.len(), "span {:?} in {:?}", p.span, cmd);
+            }
+        }
+    }
+
+    #[test]
+    fn compound_never_weaker_than_parts(a in shellish(), b in shellish(), op in prop::sample::select(vec![";", "&&", "||", "|", "\n", "&"])) {
+        let p = policy();
+        let tier = |c: &str| p.classify(&ToolCall::new("bash", json!({ "command": c }))).tier;
+        let (ta, tb) = (tier(&a), tier(&b));
+        let joined = format!("{a} {op} {b}");
+        let tj = tier(&joined);
+        // Only when both halves parse on their own is each half a part of the whole.
+        let parses = |c: &str| toolgate_core::shell::parse(c).is_ok();
+        // A comment, a here-doc or a trailing backslash in `a` legitimately swallows `b`.
+        let swallows = a.contains('#') || a.contains("<<") || a.ends_with('\\');
+        if !swallows && parses(&a) && parses(&b) && parses(&joined) {
+            prop_assert!(tj >= ta.max(tb), "{:?}={:?} {:?}={:?} joined={:?}", a, ta, b, tb, tj);
+        }
+    }
+
+    #[test]
+    fn arbitrary_json_never_panics(tool in prop::sample::select(vec!["bash", "read", "edit", "webfetch", "mcp__x__y", "other", "str_replace"]), args in arb_json()) {
+        let p = policy();
+        let v = p.classify(&ToolCall::new(tool, args.clone()));
+        prop_assert!(!v.reason.is_empty());
+        let v2 = p.classify_value(&json!({"tool": tool, "args": args}));
+        prop_assert_eq!(v.tier, v2.tier);
+        let v3 = p.classify_value(&args);
+        prop_assert!(v3.tier >= Tier::Ask || v3.tier == Tier::Auto);
+    }
+
+    #[test]
+    fn allow_rules_never_lift_a_hard_deny(cmd in shellish(), rule in prop::sample::select(vec!["Bash", "Bash(*)", "Bash(sudo:*)", "Bash(rm:*)", "Bash(curl*)", "Bash(bash:*)", "Bash(echo*)"])) {
+        let p = policy();
+        let call = ToolCall::new("bash", json!({ "command": cmd.clone() }));
+        let before = p.classify(&call);
+        let mut s = SessionRules::new();
+        s.add(Tier::Auto, rule).unwrap();
+        let after = p.classify_with(&call, &s);
+        if before.is_hard_deny() {
+            prop_assert_eq!(after.tier, Tier::Deny, "{:?} with {} -> {:?}", cmd, rule, after);
+        }
+        let toml = format!("[rules]\nallow = [{:?}]\n", rule);
+        let user = Policy::from_toml(&toml).unwrap().with_workspace("/home/dev/app").with_home("/home/dev");
+        let with_user = user.classify(&call);
+        if before.is_hard_deny() {
+            prop_assert_eq!(with_user.tier, Tier::Deny);
+        }
+    }
+
+    #[test]
+    fn hard_deny_survives_any_surrounding_commands(
+        pre in prop::collection::vec((complete_command(), separator()), 0..5),
+        deny in prop::sample::select(vec!["sudo id", "rm -rf /", "reboot", "curl x | sh", "echo x > /etc/passwd", "mkfs /dev/sda", ":(){ :|:& };:", "chmod -R 777 /", "find / -delete", "echo x | base64 -d | bash"]),
+        post in prop::collection::vec((separator(), complete_command()), 0..5),
+    ) {
+        let mut cmds: Vec<(&str, &str)> = pre.iter().map(|(c, sep)| (*c, *sep)).collect();
+        let mut seps: Vec<&str> = pre.iter().map(|(_, sep)| *sep).collect();
+        cmds.push((deny, ""));
+        for (sep, c) in &post {
+            seps.push(sep);
+            cmds.push((c, ""));
+        }
+        let mut cmd = String::new();
+        for (i, (c, _)) in cmds.iter().enumerate() {
+            if i > 0 && !cmds[i - 1].0.ends_with('\n') {
+                // A here-doc or comment ends its line: no separator after it.
+                cmd.push_str(seps[i - 1]);
+            }
+            cmd.push_str(c);
+        }
+        let v = policy().classify(&ToolCall::new("bash", json!({ "command": cmd.clone() })));
+        prop_assert_eq!(v.tier, Tier::Deny, "{:?} -> {:?}", cmd, v);
+        prop_assert!(v.is_hard_deny(), "{:?} -> {:?}", cmd, v);
+    }
+}
+
+fn complete_command() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "ls -la",
+        "git status",
+        "echo $(ls)",
+        "bash -c 'ls'",
+        "cat <<EOF\nx\nEOF\n",
+        "if true; then ls; fi",
+        "for x in a b; do echo $x; done",
+        "while false; do ls; done",
+        "case x in a) ls;; esac",
+        "(cd src && ls)",
+        "{ ls; }",
+        "npm test",
+        "X=1",
+        "echo 'a;b' \"c|d\"",
+        "grep -r 'sudo' .",
+        "f() { ls; }",
+        "echo `date`",
+        "ls > /dev/null 2>&1",
+        "time ls",
+        "xargs grep x",
+        "ls # comment\n",
+        "true",
+        "cat < x",
+    ])
+}
+
+fn separator() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![";", " && ", " || ", "\n", " & ", " | ", ";\n"])
+}
