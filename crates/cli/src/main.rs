@@ -1,2 +1,75 @@
-//! The `toolgate` command. SKELETON — being written.
-fn main() {}
+//! The `toolgate` command: classify tool calls (JSON lines), explain a verdict, and
+//! benchmark the classifier. See `toolgate --help`.
+
+mod args;
+mod bench;
+mod classify;
+mod error;
+mod explain;
+mod load;
+
+use args::Command;
+use error::CliError;
+use std::io::{BufReader, BufWriter, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let argv: Result<Vec<String>, _> = std::env::args_os()
+        .skip(1)
+        .map(|a| {
+            a.into_string()
+                .map_err(|a| CliError::Usage(format!("argument {a:?} is not valid UTF-8")))
+        })
+        .collect();
+    match argv.and_then(args::parse).and_then(run) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolgate: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn run(command: Command) -> Result<(), CliError> {
+    let env = load::Env::from_process();
+    match command {
+        Command::Help => print(args::USAGE),
+        Command::Version => print(&format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Classify(opts) => {
+            let policy = load::policy(&opts, &env)?;
+            let stdin = std::io::stdin();
+            let mut input = BufReader::with_capacity(64 * 1024, stdin.lock());
+            let stdout = std::io::stdout();
+            let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+            classify::run(&policy, &mut input, &mut out).map(|_| ())
+        }
+        Command::Explain { policy, input } => {
+            let policy = load::policy(&policy, &env)?;
+            print(&explain::explain(&policy, &input)?)
+        }
+        Command::Bench {
+            policy,
+            file,
+            seconds,
+        } => {
+            let policy = load::policy(&policy, &env)?;
+            print(&bench::bench(&policy, &file, seconds)?)
+        }
+        Command::BenchAdversarial {
+            policy,
+            seconds_per_input,
+        } => {
+            let policy = load::policy(&policy, &env)?;
+            print(&bench::bench_adversarial(&policy, seconds_per_input))
+        }
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe is reported as an error the caller ignores.
+fn print(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(CliError::io("writing stdout"))
+}

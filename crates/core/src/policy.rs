@@ -694,6 +694,12 @@ impl Policy {
         if v.is_hard_deny() || v.rule.starts_with("input.") {
             return Vec::new();
         }
+        // A user ask or deny rule outranks every allow rule: an "always allow" scope
+        // could never take effect, so none is offered.
+        let outranked = |rule: &str| rule.starts_with("user.ask") || rule.starts_with("user.deny");
+        if outranked(&v.rule) || v.parts.iter().any(|p| outranked(&p.rule)) {
+            return Vec::new();
+        }
         match call.family() {
             Family::Shell => {
                 if v.parts.iter().any(|p| {

@@ -106,16 +106,25 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         Ok(script) => {
             w.script(&script);
         }
-        Err(e) => w.parts.push(RawPart {
-            span: e.span,
-            finding: Finding::new(
-                Tier::Ask,
-                "builtin.shell.unparseable",
-                format!("cannot parse the command: {}", e.message),
-                e.span,
-            ),
-            norm: None,
-        }),
+        Err(e) => {
+            // A shell runs the lines before a syntax error: classify them too, so an
+            // unparseable tail cannot hide a hard deny before it.
+            if let Some(nl) = cmd.get(..e.span[0]).and_then(|head| head.rfind('\n')) {
+                if let Ok(script) = shell::parse(&cmd[..nl]) {
+                    w.script(&script);
+                }
+            }
+            w.parts.push(RawPart {
+                span: e.span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    format!("cannot parse the command: {}", e.message),
+                    e.span,
+                ),
+                norm: None,
+            })
+        }
     }
     if w.parts.is_empty() {
         w.parts.push(RawPart {
@@ -349,12 +358,20 @@ impl<'a> Walker<'a> {
 
     /// `curl … | sh`, `base64 -d | bash`, `echo 'rm -rf /' | sh`.
     fn pipe_checks(&mut self, stages: &[(Traits, Option<usize>, Span)], pl: &shell::Pipeline) {
+        // First downloader / decoder seen so far: one pass, linear in the stages.
+        let mut first_down: Option<usize> = None;
+        let mut first_dec: Option<usize> = None;
         for (j, (tj, main_j, span_j)) in stages.iter().enumerate() {
+            let (down, dec) = (first_down, first_dec);
+            if tj.downloader {
+                first_down.get_or_insert(j);
+            }
+            if tj.decoder {
+                first_dec.get_or_insert(j);
+            }
             if !tj.stdin_exec || j == 0 {
                 continue;
             }
-            let down = stages[..j].iter().position(|s| s.0.downloader);
-            let dec = stages[..j].iter().position(|s| s.0.decoder);
             let (rule, what, from) = match (down, dec) {
                 (Some(i), _) => (
                     "builtin.shell.pipe-to-shell",
@@ -744,6 +761,27 @@ impl<'a> Walker<'a> {
 
     /// Classifies a command given as words (wrappers unwrapped recursively).
     fn words(&mut self, words: &[&Word], sc: &SimpleCommand) -> (Finding, Traits, Option<String>) {
+        if self.depth >= shell::MAX_DEPTH {
+            let span = words_span(words, sc.span);
+            let f = Finding::new(
+                Tier::Ask,
+                "builtin.shell.unparseable",
+                "too many nested wrappers",
+                span,
+            );
+            return (f, Traits::default(), None);
+        }
+        self.depth += 1;
+        let r = self.words_inner(words, sc);
+        self.depth -= 1;
+        r
+    }
+
+    fn words_inner(
+        &mut self,
+        words: &[&Word],
+        sc: &SimpleCommand,
+    ) -> (Finding, Traits, Option<String>) {
         let none = Traits::default();
         let Some(first) = words.first() else {
             return (
@@ -844,7 +882,7 @@ impl<'a> Walker<'a> {
                 let skip = args.iter().take_while(|a| a.text.starts_with('-')).count();
                 return self.wrapped(&words[1 + skip..], sc, name);
             }
-            "builtin" | "nohup" => return self.wrapped(&words[1..], sc, name),
+            "builtin" | "nohup" | "coproc" => return self.wrapped(&words[1..], sc, name),
             "exec" => {
                 let k = skip_opts(args, "a", &[]);
                 return self.wrapped(&words[1 + k..], sc, name);
@@ -1128,18 +1166,6 @@ impl<'a> Walker<'a> {
                             );
                         }
                     }
-                }
-                if o.operands.iter().all(|w| w.text == "/dev/null") {
-                    return (
-                        Finding::new(
-                            Tier::Auto,
-                            "builtin.shell.readonly",
-                            "tee to /dev/null",
-                            all,
-                        ),
-                        none,
-                        norm(),
-                    );
                 }
                 return ask_default("tee writes files".to_string());
             }

@@ -177,6 +177,19 @@ impl<S: MarkerStore> Runs<S> {
         Ok(out)
     }
 
+    /// [`Runs::run`] as `owner` sees it: a run of another owner is `None`.
+    pub fn run_of(&self, run_id: &str, owner: &str, now: u64) -> Result<Option<Run>, Error> {
+        Ok(self.run(run_id, now)?.filter(|run| owned_by(run, owner)))
+    }
+
+    /// The runs `owner` may see (its own, and failed runs whose owner was unreadable),
+    /// by run id, healing as [`Runs::run`] does. What `gate.runs()` lists.
+    pub fn runs_of(&self, owner: &str, now: u64) -> Result<Vec<Run>, Error> {
+        let mut runs = self.runs(now)?;
+        runs.retain(|run| owned_by(run, owner));
+        Ok(runs)
+    }
+
     /// Resumes a parked run with one decision per pending call. Checks the owner (a
     /// run of another owner is not found), expiry, each decision's anchor, that every
     /// pending id is decided exactly once and no unknown id is given; then clears the

@@ -261,6 +261,10 @@ fn is_special(b: u8) -> bool {
     )
 }
 
+fn is_empty_command(c: &Command) -> bool {
+    matches!(c, Command::Simple(sc) if sc.words.is_empty() && sc.assigns.is_empty() && sc.redirects.is_empty())
+}
+
 fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
@@ -432,8 +436,13 @@ impl<'a> Parser<'a> {
     /// Parses a command list until `stop`.
     fn list(&mut self, stop: Stop) -> Result<Script, ParseError> {
         let mut script = Script::default();
+        // After `&&` / `||` a command must follow (newlines may come first).
+        let mut need_cmd = false;
         loop {
             self.skip_blanks();
+            if need_cmd && matches!(self.peek(), None | Some(b';' | b')' | b'&' | b'|')) {
+                return Err(self.err("`&&` or `||` with nothing after it", self.pos));
+            }
             match self.peek() {
                 None => {
                     return match stop {
@@ -476,11 +485,25 @@ impl<'a> Parser<'a> {
                 }
             }
             let pl = self.pipeline(stop)?;
+            let empty = pl.stages.len() == 1 && pl.stages.first().is_some_and(is_empty_command);
+            if need_cmd && empty {
+                return Err(self.err("`&&` or `||` with nothing after it", self.pos));
+            }
+            need_cmd = false;
             script.pipelines.push(pl);
             self.skip_blanks();
             match self.peek() {
-                Some(b'&') if self.peek_at(1) == Some(b'&') => self.pos += 2,
-                Some(b'|') if self.peek_at(1) == Some(b'|') => self.pos += 2,
+                Some(b'&' | b'|') if self.peek_at(1) == self.peek() && empty => {
+                    return Err(self.err("`&&` or `||` with nothing before it", self.pos));
+                }
+                Some(b'&') if self.peek_at(1) == Some(b'&') => {
+                    self.pos += 2;
+                    need_cmd = true;
+                }
+                Some(b'|') if self.peek_at(1) == Some(b'|') => {
+                    self.pos += 2;
+                    need_cmd = true;
+                }
                 Some(b'&') => {
                     self.pos += 1;
                     if let Some(last) = script.pipelines.last_mut() {
@@ -515,9 +538,16 @@ impl<'a> Parser<'a> {
         let mut pl = Pipeline::default();
         loop {
             let cmd = self.command(stop)?;
+            let empty = is_empty_command(&cmd);
             pl.stages.push(cmd);
             self.skip_blanks();
+            if empty && pl.stages.len() > 1 {
+                return Err(self.err("a pipe with nothing after it", self.pos));
+            }
             if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
+                if empty {
+                    return Err(self.err("a pipe with nothing before it", self.pos));
+                }
                 self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
                 loop {
                     self.skip_blanks();
@@ -581,11 +611,10 @@ impl<'a> Parser<'a> {
                     "done" => self.open_do -= 1,
                     _ => {}
                 }
+                // The end of a compound command: nothing to run, but it may carry
+                // redirects (`done < <(curl …)`) and may be followed by `&&` / `|`.
                 self.pos += w.len();
-                let mut sc = SimpleCommand::default();
-                self.redirects_only(&mut sc)?;
-                sc.span = self.span(start, self.pos);
-                return Ok(Command::Simple(sc));
+                return self.compound_tail(Script::default(), Vec::new(), start);
             }
             "for" | "select" => return self.for_command(start),
             "case" => return self.case_command(start),
@@ -1033,6 +1062,8 @@ impl<'a> Parser<'a> {
             words: Vec::with_capacity(4),
             ..SimpleCommand::default()
         };
+        // End of the last word or redirect: the span leaves out trailing blanks.
+        let mut end = self.pos;
         loop {
             self.skip_blanks();
             match self.peek() {
@@ -1058,19 +1089,21 @@ impl<'a> Parser<'a> {
             }
             if self.redirect_here() {
                 self.redirect(&mut sc)?;
+                end = self.pos;
                 continue;
             }
             if matches!(stop, Stop::Brace) && sc.words.is_empty() && self.word_is("}") {
                 break;
             }
             let w = self.word()?;
+            end = self.pos;
             if w.assign && sc.words.is_empty() {
                 sc.assigns.push(w);
             } else {
                 sc.words.push(w);
             }
         }
-        sc.span = self.span(start, self.pos);
+        sc.span = self.span(start, end.max(start));
         Ok(Command::Simple(sc))
     }
 
@@ -1392,21 +1425,13 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         match self.peek_at(1) {
             Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                // Always arithmetic: `$((cmd) )` (a subshell in a substitution written
+                // without a space) is unparseable here rather than re-parsed, so that
+                // nested `$((` cannot make parsing exponential.
                 self.pos += 3;
-                let save = self.pos;
                 let mut tmp = Word::default();
-                if self.arith_body(&mut tmp, start).is_ok() {
-                    w.subs.append(&mut tmp.subs);
-                } else {
-                    // `$( (cmd) )` written without a space: a command substitution.
-                    self.pos = save - 1;
-                    let script = self.nested(Stop::Paren)?;
-                    if self.peek() != Some(b')') {
-                        return Err(self.err("unterminated `$(`", start));
-                    }
-                    self.pos += 1;
-                    w.subs.push(script);
-                }
+                self.arith_body(&mut tmp, start)?;
+                w.subs.append(&mut tmp.subs);
                 w.dynamic = true;
             }
             Some(b'(') => {
@@ -1689,10 +1714,10 @@ mod tests {
             ("(a; b) && { c; }", &[&["a"], &["b"], &["c"]]),
             (
                 "if a; then b; elif c; then d; else e; fi",
-                &[&["a"], &["b"], &["c"], &["d"], &["e"], &[]],
+                &[&["a"], &["b"], &["c"], &["d"], &["e"]],
             ),
             ("for x in 1 2; do echo $x; done", &[&["echo", "$x"]]),
-            ("while true; do ls; done", &[&["true"], &["ls"], &[]]),
+            ("while true; do ls; done", &[&["true"], &["ls"]]),
             (
                 "case $x in a) rm a;; b|c) ls;; esac",
                 &[&["rm", "a"], &["ls"]],

@@ -110,14 +110,19 @@ proptest! {
         deny in prop::sample::select(vec!["sudo id", "rm -rf /", "reboot", "curl x | sh", "echo x > /etc/passwd", "mkfs /dev/sda", ":(){ :|:& };:", "chmod -R 777 /", "find / -delete", "echo x | base64 -d | bash"]),
         post in prop::collection::vec((separator(), complete_command()), 0..5),
     ) {
-        let mut cmd = String::new();
-        for (c, sep) in &pre {
-            cmd.push_str(c);
-            cmd.push_str(sep);
-        }
-        cmd.push_str(deny);
+        let mut cmds: Vec<(&str, &str)> = pre.iter().map(|(c, sep)| (*c, *sep)).collect();
+        let mut seps: Vec<&str> = pre.iter().map(|(_, sep)| *sep).collect();
+        cmds.push((deny, ""));
         for (sep, c) in &post {
-            cmd.push_str(sep);
+            seps.push(sep);
+            cmds.push((c, ""));
+        }
+        let mut cmd = String::new();
+        for (i, (c, _)) in cmds.iter().enumerate() {
+            if i > 0 && !cmds[i - 1].0.ends_with('\n') {
+                // A here-doc or comment ends its line: no separator after it.
+                cmd.push_str(seps[i - 1]);
+            }
             cmd.push_str(c);
         }
         let v = policy().classify(&ToolCall::new("bash", json!({ "command": cmd.clone() })));
@@ -148,7 +153,7 @@ fn complete_command() -> impl Strategy<Value = &'static str> {
         "ls > /dev/null 2>&1",
         "time ls",
         "xargs grep x",
-        "# comment\n",
+        "ls # comment\n",
         "true",
         "cat < x",
     ])

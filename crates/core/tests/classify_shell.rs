@@ -153,6 +153,8 @@ fn wrappers_are_transparent() {
         ("deny", "priv-esc", "env -iS'sudo ls'"),
         ("deny", "priv-esc", "env -iu HOME sudo ls"),
         ("ask", "printf-v", "printf -v PATH /tmp"),
+        ("deny", "priv-esc", "coproc sudo ls"),
+        ("ask", "default", "echo x | tee /dev/null"),
     ]);
 }
 
@@ -229,6 +231,9 @@ fn dynamic_and_unparseable() {
         ("auto", "empty", ""),
         ("auto", "empty", "   "),
         ("auto", "empty", "# just a comment"),
+        ("deny", "priv-esc", "sudo id\necho \"unterminated"),
+        ("deny", "rm-root", "ls\nrm -rf /\n && ls"),
+        ("ask", "unparseable", "sudo id && # comment\n"),
     ]);
 }
 
@@ -697,6 +702,11 @@ fn verdict_shape() {
     assert_eq!(v.span, Some([0, 4]));
     assert_eq!(v.parts.len(), 1);
     assert_eq!(v.parts[0].text, "sudo rm -rf /tmp/x");
+    let v = bash(&p, "git status && ls");
+    assert_eq!(
+        v.parts[0].text, "git status",
+        "no trailing blanks in part text"
+    );
     let v = bash(&p, "git status && sudo reboot");
     assert_eq!(v.tier, Tier::Deny);
     assert_eq!(v.span, Some([14, 18]), "{v:?}");

@@ -1202,3 +1202,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn runs_of_lists_an_owners_runs_and_unowned_failures_only() {
+    let runs = Runs::new(MemoryStore::new());
+    runs.park(park_req("r-a", vec![rm_build()], "h"), T0)
+        .unwrap();
+    let mut bob = park_req("r-b", vec![rm_build()], "h");
+    bob.owner = "bob".to_string();
+    runs.park(bob, T0).unwrap();
+    inject(runs.store(), "r-x", 1, "garbage");
+    let ids = |owner: &str| -> Vec<String> {
+        runs.runs_of(owner, T0 + 1)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.run_id)
+            .collect()
+    };
+    assert_eq!(ids("alice"), ["r-a", "r-x"]);
+    assert_eq!(ids("bob"), ["r-b", "r-x"]);
+    assert_eq!(ids("mallory"), ["r-x"]);
+    assert_eq!(runs.runs(T0 + 1).unwrap().len(), 3);
+    let status = |id: &str, owner: &str| runs.run_of(id, owner, T0 + 1).unwrap().map(|r| r.status);
+    assert_eq!(status("r-a", "alice"), Some(RunStatus::AwaitingPermission));
+    assert_eq!(
+        status("r-a", "bob"),
+        None,
+        "another owner's run is not found"
+    );
+    assert_eq!(status("r-x", "bob"), Some(RunStatus::Failed));
+    assert_eq!(status("r-none", "alice"), None);
+}

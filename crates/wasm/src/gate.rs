@@ -5,12 +5,17 @@
 //! that cleans up, Promises for waiters, and change listeners. Every registry call
 //! returns the requests it settled, and each one wakes exactly one waiter.
 
+mod park;
+
 use crate::error::{into_error, GateError};
 use crate::ids::CryptoIds;
 use crate::js::{from_js, to_js, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
 use crate::oneshot::{self, Sender};
 use crate::policy::Policy;
+use crate::storage::LocalStore;
 use gloo_timers::callback::Timeout;
+use park::RunsPart;
+pub use park::{ChangeSource, RunsChange, RunsSubscription};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,8 +25,8 @@ use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
 use toolgate_core::registry::IdBuildHasher;
 use toolgate_core::{
-    CleanupCounts, Decision, NewRequest, Outcome, Pending, PendingQuestion, QuestionOutcome,
-    Registry, RegistryConfig, RequestId, Settled, Tier, ToolCall, Verdict,
+    CleanupCounts, Decision, MarkerStore, NewRequest, Outcome, Pending, PendingQuestion,
+    QuestionOutcome, Registry, RegistryConfig, RequestId, Settled, Tier, ToolCall, Verdict,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -35,6 +40,11 @@ pub struct GateOptions {
     pub session_id: String,
     pub timeout_ms: u64,
     pub registry: RegistryConfig,
+    /// Whose runs this gate parks, sees and resumes; `None`: the session id.
+    pub owner: Option<String>,
+    /// Resume under a Web Lock where `navigator.locks` exists (default true). The
+    /// revision compare-and-swap guards every resume either way.
+    pub locks: bool,
 }
 
 impl GateOptions {
@@ -43,6 +53,8 @@ impl GateOptions {
             session_id: session_id.into(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             registry: RegistryConfig::default(),
+            owner: None,
+            locks: true,
         }
     }
 }
@@ -130,6 +142,8 @@ struct Inner {
     policy: Rc<toolgate_core::Policy>,
     timeout_ms: u64,
     state: RefCell<State>,
+    /// Parked runs: store, owner, locks, change channel (see `park.rs`).
+    runs: RunsPart,
 }
 
 /// What a mutation leaves to do once the state borrow is released: wake waiters,
@@ -267,6 +281,7 @@ impl Inner {
             )
         };
         drop(timer);
+        self.runs.close();
         if let Some(cb) = pagehide {
             if let Some(w) = web_sys::window() {
                 let _ =
@@ -290,13 +305,25 @@ impl Drop for Inner {
 
 /// Rust-side API (also used by the JS methods below).
 impl Gate {
-    /// A gate for one session.
+    /// A gate for one session; parked runs live in `localStorage` (see `LocalStore`).
     pub fn create(policy: &Policy, options: GateOptions) -> Result<Gate, GateError> {
+        Gate::create_with_store(policy, options, Rc::new(LocalStore::new()))
+    }
+
+    /// A gate whose parked runs live in `store` (e.g. a `MemoryStore` in tests).
+    pub fn create_with_store(
+        policy: &Policy,
+        options: GateOptions,
+        store: Rc<dyn MarkerStore>,
+    ) -> Result<Gate, GateError> {
         let ids = CryptoIds::new()?;
+        let owner = options.owner.unwrap_or_else(|| options.session_id.clone());
+        let runs = RunsPart::new(store, options.session_id.clone(), owner, options.locks);
         let registry = Registry::new(options.session_id, options.registry, ids);
         let inner = Rc::new(Inner {
             policy: policy.shared(),
             timeout_ms: options.timeout_ms,
+            runs,
             state: RefCell::new(State {
                 registry,
                 waiters: HashMap::default(),
@@ -522,7 +549,7 @@ impl Drop for Subscription {
 
 #[wasm_bindgen]
 impl Gate {
-    /// `new Gate(policy, {sessionId, timeoutMs?, maxTimeoutMs?})`.
+    /// `new Gate(policy, {sessionId, timeoutMs?, maxTimeoutMs?, owner?, locks?})`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         policy: &Policy,
@@ -537,6 +564,8 @@ impl Gate {
         if let Some(m) = o.max_timeout_ms {
             opts.registry.max_timeout_ms = m;
         }
+        opts.owner = o.owner;
+        opts.locks = o.locks.unwrap_or(true);
         Gate::create(policy, opts).map_err(into_error)
     }
 
@@ -606,7 +635,7 @@ impl Gate {
     pub fn ask(
         &self,
         question: String,
-        #[wasm_bindgen(unchecked_param_type = "AskOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "AskOptions")] options: Option<JsValue>,
     ) -> js_sys::Promise {
         #[derive(serde::Deserialize, Default)]
         #[serde(rename_all = "camelCase")]
@@ -737,7 +766,8 @@ impl Gate {
     }
 
     /// Cleans up (every pending Promise settles as cancelled / no answer), cancels the
-    /// timer, removes the `pagehide` listener and every change listener. Idempotent.
+    /// timer, removes the `pagehide` listener and every change listener, closes the
+    /// runs channel. Parked runs stay in the store. Idempotent.
     pub fn dispose(&self) {
         if !self.inner.state.borrow().disposed {
             self.inner.teardown(true);

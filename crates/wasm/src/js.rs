@@ -103,6 +103,10 @@ pub(crate) struct GateOptionsJs {
     pub timeout_ms: Option<u64>,
     #[serde(default)]
     pub max_timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub owner: Option<String>,
+    #[serde(default)]
+    pub locks: Option<bool>,
 }
 
 /// `Policy.defaults(...)` options.
@@ -197,6 +201,12 @@ export interface GateOptions {
   timeoutMs?: number;
   /** Longer timeouts are clamped to this, ms (default 1800000). */
   maxTimeoutMs?: number;
+  /** Whose parked runs this gate sees and resumes (default: `sessionId`). A run of
+   * another owner is "not found". */
+  owner?: string;
+  /** Resume under a Web Lock (`navigator.locks`) where present (default true). The
+   * revision compare-and-swap guards every resume either way. */
+  locks?: boolean;
 }
 
 export interface PolicyDefaults {
@@ -210,7 +220,12 @@ export interface AskOptions {
 
 /** A JS `Error` thrown (or rejected) by toolgate, with a stable `code`:
  * `unknown_id`, `already_resolved`, `anchor_mismatch`, `hard_deny`, `scope_not_offered`,
- * `wrong_kind`, `bad_rule`, `policy`, `id_source`, `bad_input`, `disposed`, `no_crypto`. */
+ * `wrong_kind`, `bad_rule`, `policy`, `id_source`, `bad_input`, `disposed`, `no_crypto`;
+ * for parked runs: `already_resumed`, `expired`, `not_found`, `run_id_taken`,
+ * `marker_corrupt`, `not_awaiting_permission`, `illegal_transition`, `bad_park`,
+ * `history_too_large`, `marker_too_large`, `history_rejected`, `unknown_tool_call`,
+ * `duplicate_decision`, `missing_decision`, `quota_exceeded`, `store_unavailable`,
+ * `store_conflict`. */
 export interface ToolgateError extends Error {
   code: string;
 }

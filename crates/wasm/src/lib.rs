@@ -5,18 +5,28 @@
 //! [`into_error`]. The same types are usable from Rust (the Leptos UI depends on this
 //! crate as a library): see the non-`wasm_bindgen` methods of [`Gate`].
 
+mod channel;
+mod claims;
 mod error;
 mod gate;
 mod ids;
 mod js;
+mod js_runs;
+mod locks;
 mod oneshot;
 mod policy;
+mod storage;
 
+pub use claims::{ResumeGuarantee, CLAIMS_DB, CLAIMS_STORE};
 pub use error::{into_error, GateError};
-pub use gate::{CheckFuture, CheckOutcome, Gate, GateOptions, Subscription, DEFAULT_TIMEOUT_MS};
+pub use gate::{
+    ChangeSource, CheckFuture, CheckOutcome, Gate, GateOptions, RunsChange, RunsSubscription,
+    Subscription, DEFAULT_TIMEOUT_MS,
+};
 pub use ids::CryptoIds;
 pub use policy::Policy;
+pub use storage::{storage_key, LocalStore, KEY_PREFIX};
 pub use toolgate_core::{
-    CleanupCounts, Decision, Outcome, Pending, PendingQuestion, QuestionOutcome, RequestId,
-    ToolCall, Verdict,
+    CleanupCounts, Decision, MarkerStore, Outcome, Parked, Pending, PendingQuestion,
+    QuestionOutcome, RequestId, ResumeDecision, Resumed, Run, RunStatus, ToolCall, Verdict,
 };

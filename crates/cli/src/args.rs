@@ -1,0 +1,368 @@
+//! The command line, parsed by hand: a handful of subcommands and options does not
+//! need a framework, and every mistake gets a usage error that says what was wrong.
+
+use crate::error::CliError;
+use std::path::PathBuf;
+
+/// The full usage text (`toolgate --help`).
+pub const USAGE: &str = "\
+toolgate — a human-in-the-loop gate for AI agents' tool calls
+
+USAGE:
+  toolgate classify [OPTIONS]
+      Reads JSON lines of tool calls ({\"tool\":…,\"args\":…}) on stdin and writes exactly
+      one verdict JSON line per input line, in order. A line that is not a JSON object
+      (blank lines included) gets {\"tier\":\"ask\",\"rule\":\"input.malformed\",…}.
+  toolgate explain [OPTIONS] COMMAND
+  toolgate explain [OPTIONS] --call JSON
+      Explains the verdict for a shell command (or any tool call): the tier, the
+      deciding rule, every part, and the deciding span marked under the command.
+  toolgate bench FILE [OPTIONS] [--seconds S]
+      Classifies the calls in FILE (JSON lines) round-robin on one thread for S
+      seconds (default 3); the last line is classifications_per_sec=N.
+  toolgate bench-adversarial [OPTIONS] [--seconds S]
+      Times hostile shell inputs (64 KiB of `$(`, of quotes, …) at 16 KiB and 64 KiB,
+      S seconds per input (default 0.2); the last line is the worst time per input.
+  toolgate --help | --version
+
+OPTIONS:
+  --policy FILE     a policy file (TOML); default: the built-in policy
+  --workspace DIR   the workspace directory (default: the policy's, else the current directory)
+  --home DIR        the home directory (default: the policy's, else $HOME)
+  Options come before COMMAND; use `--` before a COMMAND that starts with `-`.
+
+EXIT STATUS:
+  0 done, 1 an I/O error, 2 a usage error or a bad policy file
+";
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Help,
+    Version,
+    Classify(PolicyOpts),
+    Explain {
+        policy: PolicyOpts,
+        input: ExplainInput,
+    },
+    Bench {
+        policy: PolicyOpts,
+        file: PathBuf,
+        seconds: f64,
+    },
+    BenchAdversarial {
+        policy: PolicyOpts,
+        seconds_per_input: f64,
+    },
+}
+
+/// Where the policy comes from and what overrides it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyOpts {
+    pub policy: Option<PathBuf>,
+    pub workspace: Option<String>,
+    pub home: Option<String>,
+}
+
+/// What `explain` explains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExplainInput {
+    /// A shell command, classified as `{"tool":"bash","args":{"command":…}}`.
+    Command(String),
+    /// A whole tool call as JSON.
+    Call(String),
+}
+
+/// Default run time of `toolgate bench`.
+pub const BENCH_SECONDS: f64 = 3.0;
+/// Default time per input of `toolgate bench-adversarial`.
+pub const ADVERSARIAL_SECONDS: f64 = 0.2;
+
+const POLICY_OPTS: [&str; 3] = ["--policy", "--workspace", "--home"];
+
+/// Parses the arguments after the program name.
+pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
+    let mut args = args.into_iter();
+    let Some(sub) = args.next() else {
+        return Err(usage("no command given"));
+    };
+    let rest: Vec<String> = args.collect();
+    match sub.as_str() {
+        "-h" | "--help" | "help" => Ok(Command::Help),
+        "-V" | "--version" => Ok(Command::Version),
+        "classify" => {
+            let Some(mut p) = Parsed::new(&rest, &[])? else {
+                return Ok(Command::Help);
+            };
+            p.no_positionals("classify")?;
+            Ok(Command::Classify(p.policy_opts()))
+        }
+        "explain" => {
+            let Some(mut p) = Parsed::new(&rest, &["--call"])? else {
+                return Ok(Command::Help);
+            };
+            let call = p.take("--call");
+            let input = match (call, p.positionals.len()) {
+                (Some(json), 0) => ExplainInput::Call(json),
+                (Some(_), _) => {
+                    return Err(usage("explain: give COMMAND or --call JSON, not both"))
+                }
+                (None, 1) => ExplainInput::Command(p.positionals.remove(0)),
+                (None, 0) => return Err(usage("explain: missing COMMAND (or --call JSON)")),
+                (None, n) => {
+                    return Err(usage(&format!(
+                        "explain: expected one COMMAND, got {n} words: quote the command, \
+                         e.g. toolgate explain 'rm -rf build'"
+                    )))
+                }
+            };
+            Ok(Command::Explain {
+                policy: p.policy_opts(),
+                input,
+            })
+        }
+        "bench" => {
+            let Some(mut p) = Parsed::new(&rest, &["--seconds"])? else {
+                return Ok(Command::Help);
+            };
+            let seconds = match p.take("--seconds") {
+                Some(s) => parse_seconds(&s)?,
+                None => BENCH_SECONDS,
+            };
+            let file = match p.positionals.len() {
+                1 => PathBuf::from(p.positionals.remove(0)),
+                0 => return Err(usage("bench: missing FILE (JSON lines of tool calls)")),
+                n => return Err(usage(&format!("bench: expected one FILE, got {n}"))),
+            };
+            Ok(Command::Bench {
+                policy: p.policy_opts(),
+                file,
+                seconds,
+            })
+        }
+        "bench-adversarial" => {
+            let Some(mut p) = Parsed::new(&rest, &["--seconds"])? else {
+                return Ok(Command::Help);
+            };
+            let seconds_per_input = match p.take("--seconds") {
+                Some(s) => parse_seconds(&s)?,
+                None => ADVERSARIAL_SECONDS,
+            };
+            p.no_positionals("bench-adversarial")?;
+            Ok(Command::BenchAdversarial {
+                policy: p.policy_opts(),
+                seconds_per_input,
+            })
+        }
+        other if other.starts_with('-') => Err(usage(&format!(
+            "unknown option `{other}` (options come after the command)"
+        ))),
+        other => Err(usage(&format!("unknown command `{other}`"))),
+    }
+}
+
+fn usage(message: &str) -> CliError {
+    CliError::Usage(message.to_string())
+}
+
+fn parse_seconds(s: &str) -> Result<f64, CliError> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(usage(&format!(
+            "--seconds: expected a number of seconds in (0, 3600], got `{s}`"
+        ))),
+    }
+}
+
+/// A subcommand's arguments split into option values and positionals.
+struct Parsed {
+    values: Vec<(&'static str, String)>,
+    positionals: Vec<String>,
+}
+
+impl Parsed {
+    /// Splits `args`; `extra` are the options (besides the policy ones) that take a
+    /// value. `None` means help was asked for.
+    fn new(args: &[String], extra: &[&'static str]) -> Result<Option<Parsed>, CliError> {
+        let mut values: Vec<(&'static str, String)> = Vec::new();
+        let mut positionals = Vec::new();
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            if arg == "--" {
+                positionals.extend(it.by_ref().cloned());
+                break;
+            }
+            if arg == "-h" || arg == "--help" {
+                return Ok(None);
+            }
+            if !arg.starts_with('-') || arg == "-" {
+                positionals.push(arg.clone());
+                continue;
+            }
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (arg.as_str(), None),
+            };
+            let Some(known) = POLICY_OPTS
+                .iter()
+                .chain(extra.iter())
+                .copied()
+                .find(|k| *k == name)
+            else {
+                return Err(usage(&format!("unknown option `{name}`")));
+            };
+            let value = match inline {
+                Some(v) => v,
+                None => match it.next() {
+                    Some(v) => v.clone(),
+                    None => return Err(usage(&format!("{known} needs a value"))),
+                },
+            };
+            if values.iter().any(|(k, _)| *k == known) {
+                return Err(usage(&format!("{known} given twice")));
+            }
+            if value.is_empty() {
+                return Err(usage(&format!("{known}: empty value")));
+            }
+            values.push((known, value));
+        }
+        Ok(Some(Parsed {
+            values,
+            positionals,
+        }))
+    }
+
+    fn take(&mut self, name: &str) -> Option<String> {
+        let i = self.values.iter().position(|(k, _)| *k == name)?;
+        Some(self.values.remove(i).1)
+    }
+
+    fn no_positionals(&self, sub: &str) -> Result<(), CliError> {
+        match self.positionals.first() {
+            Some(extra) => Err(usage(&format!("{sub}: unexpected argument `{extra}`"))),
+            None => Ok(()),
+        }
+    }
+
+    fn policy_opts(&mut self) -> PolicyOpts {
+        PolicyOpts {
+            policy: self.take("--policy").map(PathBuf::from),
+            workspace: self.take("--workspace"),
+            home: self.take("--home"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Command, CliError> {
+        parse(args.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn good_command_lines() {
+        let ws = |w: &str| PolicyOpts {
+            workspace: Some(w.into()),
+            ..PolicyOpts::default()
+        };
+        let cases: Vec<(Vec<&str>, Command)> = vec![
+            (vec!["--help"], Command::Help),
+            (vec!["classify", "-h"], Command::Help),
+            (vec!["--version"], Command::Version),
+            (vec!["classify"], Command::Classify(PolicyOpts::default())),
+            (
+                vec![
+                    "classify",
+                    "--policy",
+                    "p.toml",
+                    "--home=/h",
+                    "--workspace",
+                    "/w",
+                ],
+                Command::Classify(PolicyOpts {
+                    policy: Some("p.toml".into()),
+                    workspace: Some("/w".into()),
+                    home: Some("/h".into()),
+                }),
+            ),
+            (
+                vec!["explain", "--workspace", "/w", "rm -rf /"],
+                Command::Explain {
+                    policy: ws("/w"),
+                    input: ExplainInput::Command("rm -rf /".into()),
+                },
+            ),
+            (
+                vec!["explain", "--", "-rf"],
+                Command::Explain {
+                    policy: PolicyOpts::default(),
+                    input: ExplainInput::Command("-rf".into()),
+                },
+            ),
+            (
+                vec!["explain", "--call", "{}"],
+                Command::Explain {
+                    policy: PolicyOpts::default(),
+                    input: ExplainInput::Call("{}".into()),
+                },
+            ),
+            (
+                vec!["bench", "c.jsonl", "--seconds", "0.5"],
+                Command::Bench {
+                    policy: PolicyOpts::default(),
+                    file: "c.jsonl".into(),
+                    seconds: 0.5,
+                },
+            ),
+            (
+                vec!["bench", "c.jsonl"],
+                Command::Bench {
+                    policy: PolicyOpts::default(),
+                    file: "c.jsonl".into(),
+                    seconds: BENCH_SECONDS,
+                },
+            ),
+            (
+                vec!["bench-adversarial"],
+                Command::BenchAdversarial {
+                    policy: PolicyOpts::default(),
+                    seconds_per_input: ADVERSARIAL_SECONDS,
+                },
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(p(&args).unwrap(), want, "args: {args:?}");
+        }
+    }
+
+    #[test]
+    fn bad_command_lines_say_what_is_wrong() {
+        let cases: Vec<(Vec<&str>, &str)> = vec![
+            (vec![], "no command"),
+            (vec!["frobnicate"], "unknown command `frobnicate`"),
+            (vec!["classify", "--nope"], "unknown option `--nope`"),
+            (vec!["classify", "--policy"], "--policy needs a value"),
+            (
+                vec!["classify", "--policy", "a", "--policy", "b"],
+                "given twice",
+            ),
+            (vec!["classify", "extra"], "unexpected argument `extra`"),
+            (vec!["explain"], "missing COMMAND"),
+            (vec!["explain", "rm", "-rf"], "unknown option `-rf`"),
+            (vec!["explain", "rm", "x"], "quote the command"),
+            (vec!["explain", "--call", "{}", "ls"], "not both"),
+            (vec!["bench"], "missing FILE"),
+            (vec!["bench", "f", "--seconds", "0"], "--seconds"),
+            (vec!["bench", "f", "--seconds", "NaN"], "--seconds"),
+            (vec!["bench", "f", "--workspace="], "empty value"),
+        ];
+        for (args, want) in cases {
+            match p(&args) {
+                Err(CliError::Usage(msg)) => assert!(msg.contains(want), "args {args:?}: {msg}"),
+                other => panic!("args {args:?}: expected a usage error, got {other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! End-to-end tests of the `toolgate` binary: what an integrator sees on stdin,
+//! stdout, stderr and the exit status.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolgate");
+const WS: [&str; 4] = ["--workspace", "/home/dev/app", "--home", "/home/dev"];
+
+fn toolgate(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn verdicts(o: &Output) -> Vec<Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
+/// A file in a fresh temporary directory, removed when the test process ends.
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolgate-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn classify_answers_every_line_in_order_and_names_a_malformed_one() {
+    let input = concat!(
+        r#"{"tool":"bash","args":{"command":"ls -la"},"id":"call_1"}"#,
+        "\n",
+        r#"{"tool":"bash","args":{"command":"#,
+        "\n",
+        r#"{"tool":"bash","args":{"command":"sudo rm -rf /tmp/x"}}"#,
+        "\n",
+    );
+    let out = toolgate(&[&["classify"], &WS[..]].concat(), input);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let v = verdicts(&out);
+    assert_eq!(v.len(), 3, "3 lines in, 3 lines out: {}", stdout(&out));
+    assert_eq!(v[1]["tier"], "ask");
+    assert_eq!(v[1]["rule"], "input.malformed");
+    let reason = v[1]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("line 2: "), "reason: {reason}");
+    assert_eq!(v[0]["tier"], "auto", "ls -la: {}", v[0]);
+    assert_eq!(v[2]["tier"], "deny", "sudo: {}", v[2]);
+    assert_eq!(v[2]["rule"], "builtin.shell.priv-esc", "sudo: {}", v[2]);
+}
+
+#[test]
+fn classify_keeps_counts_one_to_one_for_blank_and_odd_lines() {
+    let input = "\n[1,2]\n\"bash\"\r\n{\"tool\":\"bash\",\"args\":{\"command\":\"pwd\"}}";
+    let out = toolgate(&[&["classify"], &WS[..]].concat(), input);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let v = verdicts(&out);
+    assert_eq!(v.len(), 4, "{}", stdout(&out));
+    for (i, line) in v.iter().enumerate().take(3) {
+        assert_eq!(line["rule"], "input.malformed", "line {}: {line}", i + 1);
+        let want = format!("line {}: ", i + 1);
+        assert!(
+            line["reason"].as_str().unwrap().starts_with(&want),
+            "{line}"
+        );
+    }
+    assert_ne!(
+        v[3]["rule"], "input.malformed",
+        "a last line without newline counts"
+    );
+}
+
+#[test]
+fn classify_answers_each_line_before_the_next_arrives() {
+    // An agent host may keep toolgate running and send one call at a time.
+    let mut child = Command::new(BIN)
+        .args([&["classify"], &WS[..]].concat())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        while let Some(Ok(line)) = lines.next() {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    for cmd in ["pwd", "sudo id"] {
+        writeln!(stdin, r#"{{"tool":"bash","args":{{"command":"{cmd}"}}}}"#).unwrap();
+        stdin.flush().unwrap();
+        let line = rx
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no verdict for {cmd} while stdin stays open"));
+        assert!(line.starts_with("{\"tier\":"), "{line}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn classify_survives_a_closed_stdout() {
+    let mut child = Command::new(BIN)
+        .args([&["classify"], &WS[..]].concat())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let line = "{\"tool\":\"bash\",\"args\":{\"command\":\"ls\"}}\n".repeat(1000);
+        for _ in 0..200 {
+            if stdin.write_all(line.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    drop(out); // like `toolgate classify | head -1`
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    writer.join().unwrap();
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    assert!(status.success(), "status {status:?}, stderr: {err}");
+}
+
+#[test]
+fn bad_policy_file_exits_2_and_names_the_file_and_line() {
+    let path = temp_file(
+        "bad-policy.toml",
+        "workspace = \"/home/dev/app\"\ndefault = \"ask\"\n[rules]\nallow = [\"Bash(npm test\"\n",
+    );
+    let out = toolgate(&["classify", "--policy", path.to_str().unwrap()], "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(
+        err.contains("bad-policy.toml"),
+        "stderr names the file: {err}"
+    );
+    assert!(err.contains("line "), "stderr names the line: {err}");
+    assert!(stdout(&out).is_empty(), "no verdicts from a bad policy");
+
+    let bad_tier = temp_file("bad-tier.toml", "default = \"maybe\"\n");
+    let out = toolgate(
+        &["explain", "--policy", bad_tier.to_str().unwrap(), "ls"],
+        "",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(
+        err.contains("policy line 1"),
+        "stderr names the line: {err}"
+    );
+}
+
+#[test]
+fn missing_policy_file_and_usage_errors_exit_2() {
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["classify", "--policy", "/nonexistent/p.toml"],
+            "/nonexistent/p.toml",
+        ),
+        (vec![], "no command"),
+        (vec!["classify", "--bogus"], "unknown option `--bogus`"),
+        (vec!["explain"], "missing COMMAND"),
+        (
+            vec!["explain", "--call", "{not json"],
+            "--call: invalid JSON",
+        ),
+        (vec!["bench"], "missing FILE"),
+        (vec!["bench", "x.jsonl", "--seconds", "-1"], "--seconds"),
+    ];
+    for (args, want) in cases {
+        let out = toolgate(&args, "");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "args {args:?}: stderr {err}");
+        assert!(err.contains(want), "args {args:?}: stderr {err}");
+        assert!(err.starts_with("toolgate: "), "args {args:?}: stderr {err}");
+    }
+}
+
+#[test]
+fn policy_file_values_and_flag_overrides() {
+    let path = temp_file(
+        "policy.toml",
+        "workspace = \"/srv/site\"\nhome = \"/home/dev\"\ndefault = \"ask\"\n[rules]\nallow = [\"Bash(npm test*)\"]\n",
+    );
+    let policy = path.to_str().unwrap();
+    let calls = concat!(
+        r#"{"tool":"read","args":{"path":"/srv/site/index.html"}}"#,
+        "\n",
+        r#"{"tool":"bash","args":{"command":"npm test"}}"#,
+        "\n",
+        r#"{"tool":"bash","args":{"command":"npm test && rm -rf build"}}"#,
+        "\n",
+    );
+    let out = toolgate(&["classify", "--policy", policy], calls);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let tiers: Vec<Value> = verdicts(&out).iter().map(|v| v["tier"].clone()).collect();
+    assert_eq!(tiers, ["auto", "auto", "ask"], "{}", stdout(&out));
+
+    // --workspace wins over the file's workspace.
+    let out = toolgate(
+        &[
+            "classify",
+            "--policy",
+            policy,
+            "--workspace",
+            "/home/dev/app",
+        ],
+        calls,
+    );
+    let v = verdicts(&out);
+    assert_eq!(
+        v[0]["tier"], "ask",
+        "/srv/site is no longer the workspace: {}",
+        v[0]
+    );
+}
+
+#[test]
+fn explain_shows_the_parts_and_marks_the_span() {
+    let command = "git status && sudo rm -rf /tmp/x";
+    let out = toolgate(&[&["explain"], &WS[..], &[command]].concat(), "");
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(text.contains("verdict: deny"), "{text}");
+    assert!(text.contains("builtin.shell.priv-esc"), "{text}");
+    assert!(text.contains("parts (2"), "{text}");
+    assert!(text.contains("auto  git status"), "{text}");
+    assert!(text.contains("deny  sudo rm -rf /tmp/x"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(command))
+        .unwrap_or_else(|| panic!("command not shown: {text}"));
+    let carets = lines[at + 1];
+    let col = lines[at].find("sudo").unwrap();
+    assert_eq!(carets.find('^'), Some(col), "caret under `sudo`:\n{text}");
+    assert_eq!(carets.trim(), "^^^^", "{text}");
+}
+
+#[test]
+fn explain_a_whole_call() {
+    let call = r#"{"tool":"webfetch","args":{"url":"http://169.254.169.254/latest/meta-data/"}}"#;
+    let out = toolgate(&[&["explain"], &WS[..], &["--call", call]].concat(), "");
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(text.contains("verdict: deny"), "{text}");
+    assert!(text.contains("169.254.169.254"), "{text}");
+}
+
+#[test]
+fn explain_never_prints_raw_control_characters() {
+    let out = toolgate(
+        &[&["explain"], &WS[..], &["echo \u{1b}[2J hi"]].concat(),
+        "",
+    );
+    let text = stdout(&out);
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(text.contains("\\u{1b}[2J"), "{text}");
+}
+
+#[test]
+fn bench_prints_the_rate_last() {
+    let calls = temp_file(
+        "calls.jsonl",
+        concat!(
+            r#"{"tool":"bash","args":{"command":"ls"},"expect":"auto","note":"ignored"}"#,
+            "\n\n",
+            r#"{"tool":"read","args":{"path":"src/main.rs"}}"#,
+            "\n",
+            r#"{"args":{"command":"no tool"}}"#,
+            "\n",
+        ),
+    );
+    let file = calls.to_str().unwrap();
+    let out = toolgate(
+        &[&["bench", file, "--seconds", "0.2"], &WS[..]].concat(),
+        "",
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let last = text.lines().last().unwrap();
+    let rate: f64 = last
+        .strip_prefix("classifications_per_sec=")
+        .unwrap_or_else(|| panic!("last line: {last}"))
+        .parse()
+        .unwrap();
+    assert!(rate > 0.0, "{text}");
+    assert!(text.contains("calls: 2, lines skipped: 1"), "{text}");
+    assert!(
+        text.contains("skipped line 4: no string \"tool\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn help_and_version() {
+    let out = toolgate(&["--help"], "");
+    assert_eq!(out.status.code(), Some(0));
+    for sub in [
+        "classify",
+        "explain",
+        "bench",
+        "bench-adversarial",
+        "--policy",
+    ] {
+        assert!(stdout(&out).contains(sub), "help mentions {sub}");
+    }
+    let out = toolgate(&["--version"], "");
+    assert_eq!(
+        stdout(&out),
+        format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}

@@ -1,0 +1,117 @@
+//! One pending tool call: tool, arguments (as text), tier, reason with the deciding
+//! span, time left, and Approve once / Always allow (with its exact scope) / Deny.
+
+use leptos::prelude::*;
+
+use super::command_text::CommandText;
+use crate::model::{CallView, Decision, TimeLeft};
+use crate::source::tier_text;
+
+#[component]
+pub fn CallCard(
+    call: CallView,
+    message: RwSignal<String>,
+    decision: Signal<Option<Decision>>,
+    busy: Signal<bool>,
+    time_left: Memo<TimeLeft>,
+    on_decide: Callback<(String, Decision)>,
+    on_undo: Callback<String>,
+) -> impl IntoView {
+    let disabled = move || {
+        busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
+    };
+    let tier = tier_text(call.tier);
+    let id = call.tool_call_id.clone();
+    let scope = call.scopes.first().cloned();
+    let label = format!("Permission request: {}", call.tool);
+    let once = {
+        let id = id.clone();
+        move |_| on_decide.run((id.clone(), Decision::AllowOnce))
+    };
+    let deny = {
+        let id = id.clone();
+        move |_| on_decide.run((id.clone(), Decision::Deny(message.get_untracked())))
+    };
+    let undo = {
+        let id = id.clone();
+        move |_| on_undo.run(id.clone())
+    };
+    let always = scope.map(|scope| {
+        let id = id.clone();
+        let s = scope.clone();
+        view! {
+            <button
+                class="tg-btn tg-always"
+                data-testid="approve-always"
+                aria-keyshortcuts="s"
+                title="Adds exactly this rule for the session"
+                disabled=disabled
+                on:click=move |_| on_decide.run((id.clone(), Decision::AllowAlways(s.clone())))
+            >
+                "Always allow " <code class="tg-scope">{scope}</code>
+            </button>
+        }
+    });
+    view! {
+        <section class="tg-call" data-testid="approval-prompt" data-tool-call-id=id aria-label=label>
+            <div class="tg-call-head">
+                <code class="tg-tool" data-testid="tool-name">{call.tool.clone()}</code>
+                <span class=format!("tg-tier tg-tier-{tier}") data-testid="tier">{tier}</span>
+                <span
+                    class="tg-countdown"
+                    class:tg-countdown-expired=move || time_left.with(TimeLeft::is_expired)
+                    data-testid="countdown"
+                >
+                    {move || time_left.get().text()}
+                </span>
+            </div>
+            <pre class="tg-args" data-testid="tool-args" aria-label="arguments">{call.args_text.clone()}</pre>
+            <p class="tg-reason" data-testid="reason">
+                {call.reason.clone()} " " <small class="tg-rule">"(" {call.rule.clone()} ")"</small>
+            </p>
+            {call.command.clone().map(|c| view! { <CommandText command=c span=call.span /> })}
+            {move || {
+                decision
+                    .get()
+                    .map(|d| {
+                        view! {
+                            <p class="tg-decided" role="status">
+                                {d.label()} " "
+                                <button class="tg-link" disabled=move || busy.get() on:click=undo.clone()>"Undo"</button>
+                            </p>
+                        }
+                    })
+            }}
+            <div class="tg-actions">
+                <button
+                    class="tg-btn tg-once"
+                    data-testid="approve-once"
+                    aria-keyshortcuts="a"
+                    disabled=disabled
+                    on:click=once
+                >
+                    "Approve once"
+                </button>
+                {always}
+                <input
+                    class="tg-message"
+                    type="text"
+                    data-testid="deny-message"
+                    placeholder="Why not? (optional, sent to the agent)"
+                    aria-label="Message to the agent if you deny"
+                    disabled=disabled
+                    bind:value=message
+                />
+                <button
+                    class="tg-btn tg-deny"
+                    data-testid="deny"
+                    aria-keyshortcuts="d"
+                    disabled=disabled
+                    on:click=deny
+                >
+                    "Deny"
+                </button>
+            </div>
+        </section>
+    }
+}

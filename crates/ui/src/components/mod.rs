@@ -1,0 +1,46 @@
+//! The panel's components, one per file.
+
+pub mod app;
+pub mod approval_panel;
+pub mod call_card;
+pub mod command_text;
+pub mod playground;
+pub mod run_list;
+pub mod run_prompt;
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use toolgate_core::Resumed;
+
+use crate::source::RunSource;
+
+/// What every prompt needs from the panel.
+#[derive(Clone, Copy)]
+pub struct PanelCtx {
+    pub source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
+    /// The host continues the run from what a resume returned.
+    pub on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
+    /// Poll now.
+    pub refresh: Callback<()>,
+    /// Wall clock (ms), ticking every second.
+    pub now: ReadSignal<u64>,
+}
+
+/// True when keyboard focus is in a text field (shortcuts must not fire, focus must
+/// not be stolen).
+pub fn typing_now() -> bool {
+    let Some(el) = document().active_element() else {
+        return false;
+    };
+    let tag = el.tag_name().to_ascii_lowercase();
+    matches!(tag.as_str(), "input" | "textarea" | "select")
+        || el
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false")
+}
+
+/// `performance.now()` in ms (0 when unavailable).
+pub fn perf_now() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}

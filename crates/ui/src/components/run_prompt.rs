@@ -1,0 +1,206 @@
+//! One parked run's prompt: every pending call of its marker, decided one by one and
+//! resumed together once each has a decision. Owns the keyboard shortcuts (while it
+//! is the active prompt) and takes focus when it appears.
+
+use leptos::ev::keydown;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_use_event_listener::use_event_listener;
+
+use super::call_card::CallCard;
+use super::{perf_now, typing_now, PanelCtx};
+use crate::local_store::now_ms;
+use crate::model::{shortcut, Decision, Draft, KeyPress, RunView, Shortcut, TimeLeft};
+use crate::source::SourceError;
+
+#[component]
+pub fn RunPrompt(
+    ctx: PanelCtx,
+    run: RunView,
+    active: Memo<Option<(String, u64)>>,
+    dismiss: Callback<(String, u64)>,
+) -> impl IntoView {
+    let key = run.prompt_key();
+    let run_id = run.run_id.clone();
+    let calls = StoredValue::new(run.calls.clone());
+    let expires_at = run.expires_at.unwrap_or(0);
+    let settled_expired = run.expired_at.is_some();
+    let time_left = Memo::new(move |_| {
+        if settled_expired {
+            TimeLeft::Expired
+        } else {
+            TimeLeft::at(ctx.now.get(), expires_at)
+        }
+    });
+    let expired = Memo::new(move |_| time_left.with(TimeLeft::is_expired));
+    let draft = RwSignal::new(Draft::default());
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let messages: Vec<RwSignal<String>> = run
+        .calls
+        .iter()
+        .map(|_| RwSignal::new(String::new()))
+        .collect();
+    let messages = StoredValue::new(messages);
+    let shown_at = perf_now();
+
+    let resume = {
+        let run_id = run_id.clone();
+        move || {
+            let Some(decisions) = calls.with_value(|c| draft.with_untracked(|d| d.complete(c)))
+            else {
+                return;
+            };
+            busy.set(true);
+            error.set(None);
+            let run_id = run_id.clone();
+            spawn_local(async move {
+                let fut = ctx
+                    .source
+                    .with_value(|s| s.resume(&run_id, decisions, now_ms()));
+                match fut.await {
+                    Ok(resumed) => {
+                        ctx.on_resumed.with_value(|f| f(resumed));
+                        ctx.refresh.run(());
+                    }
+                    Err(e) => {
+                        let retry = matches!(e, SourceError::Storage(_) | SourceError::Other(_));
+                        error.set(Some(e.to_string()));
+                        busy.set(false);
+                        if retry {
+                            // Nothing changed in storage: let the person decide again.
+                            draft.set(Draft::default());
+                        }
+                        ctx.refresh.run(());
+                    }
+                }
+            });
+        }
+    };
+    let decide = Callback::new(move |(id, decision): (String, Decision)| {
+        if busy.get_untracked() || expired.get_untracked() {
+            return;
+        }
+        draft.update(|d| d.decide(&id, decision));
+        resume();
+    });
+    let undo = Callback::new(move |id: String| {
+        if !busy.get_untracked() {
+            draft.update(|d| d.undo(&id));
+        }
+    });
+
+    let _ = {
+        let key = key.clone();
+        use_event_listener(window(), keydown, move |ev| {
+            if active.get_untracked().as_ref() != Some(&key) || expired.get_untracked() {
+                return;
+            }
+            let k = ev.key();
+            let press = KeyPress {
+                key: &k,
+                modifier: ev.ctrl_key() || ev.alt_key() || ev.meta_key(),
+                repeat: ev.repeat(),
+                typing: typing_now(),
+                since_shown_ms: perf_now() - shown_at,
+            };
+            let Some(sc) = shortcut(press) else {
+                return;
+            };
+            let open = calls.with_value(|c| {
+                draft.with_untracked(|d| {
+                    d.next_open(c)
+                        .and_then(|call| c.iter().position(|x| x.tool_call_id == call.tool_call_id))
+                        .map(|i| (i, c[i].clone()))
+                })
+            });
+            let Some((i, call)) = open else {
+                return;
+            };
+            let decision = match sc {
+                Shortcut::ApproveOnce => Some(Decision::AllowOnce),
+                Shortcut::AlwaysAllow => call.scopes.first().cloned().map(Decision::AllowAlways),
+                Shortcut::Deny => Some(Decision::Deny(
+                    messages
+                        .with_value(|m| m.get(i).map(|s| s.get_untracked()))
+                        .unwrap_or_default(),
+                )),
+            };
+            if let Some(d) = decision {
+                ev.prevent_default();
+                decide.run((call.tool_call_id, d));
+            }
+        })
+    };
+
+    let node = NodeRef::<leptos::html::Article>::new();
+    Effect::new(move |_| {
+        if let Some(el) = node.get() {
+            if !typing_now() {
+                let _ = el.focus();
+            }
+        }
+    });
+
+    let heading = format!("tg-prompt-{}-{}", run.run_id, run.revision);
+    let heading_id = heading.clone();
+    let title = if run.calls.len() == 1 {
+        "The agent asks to run 1 tool call".to_string()
+    } else {
+        format!("The agent asks to run {} tool calls", run.calls.len())
+    };
+    let cards = run
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let id = call.tool_call_id.clone();
+            let decision = Signal::derive(move || draft.with(|d| d.get(&id).cloned()));
+            let message = messages
+                .with_value(|m| m.get(i).copied())
+                .unwrap_or_default();
+            view! {
+                <CallCard
+                    call=call.clone()
+                    message
+                    decision
+                    busy=busy.into()
+                    time_left
+                    on_decide=decide
+                    on_undo=undo
+                />
+            }
+        })
+        .collect_view();
+    let dismiss_key = key.clone();
+    view! {
+        <article
+            class="tg-prompt"
+            class:tg-expired=move || expired.get()
+            aria-labelledby=heading.clone()
+            tabindex="-1"
+            node_ref=node
+            data-run-id=run_id.clone()
+        >
+            <h3 id=heading_id>{title} <small>" · run " {run_id.clone()}</small></h3>
+            <p class="tg-hint">
+                "Keys: " <kbd>"a"</kbd> " approve once · " <kbd>"s"</kbd> " always allow · "
+                <kbd>"d"</kbd> " deny (not while typing)"
+            </p>
+            {cards}
+            <Show when=move || busy.get()>
+                <p class="tg-busy" role="status">"Resuming the run…"</p>
+            </Show>
+            {move || error.get().map(|e| view! { <p class="tg-error" role="alert" data-testid="error">{e}</p> })}
+            <Show when=move || expired.get()>
+                <p class="tg-expired-note" role="status">
+                    "This request expired before anyone decided. Nobody said no, but nothing was run."
+                </p>
+                <button class="tg-dismiss" on:click={
+                    let k = dismiss_key.clone();
+                    move |_| dismiss.run(k.clone())
+                }>"Dismiss"</button>
+            </Show>
+        </article>
+    }
+}

@@ -1,0 +1,23 @@
+//! toolgate-ui: the approval panel (Leptos, client-side rendered) and the demo app.
+//!
+//! Domain state ([`model`]) and the bridge to toolgate-core ([`source`]) are plain Rust,
+//! tested natively; the components, browser hooks and the JS entry points exist only
+//! on wasm32. The wasm bundle also exports toolgate-wasm's `Gate` and `Policy`.
+
+pub mod model;
+pub mod source;
+
+#[cfg(target_arch = "wasm32")]
+pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod js_api;
+#[cfg(target_arch = "wasm32")]
+pub mod local_store;
+#[cfg(target_arch = "wasm32")]
+pub mod use_now;
+#[cfg(target_arch = "wasm32")]
+pub mod use_run_poll;
+
+/// Linked so that the bundle exports the `Gate` / `Policy` JS API too.
+#[cfg(target_arch = "wasm32")]
+pub use toolgate_wasm::{Gate, Policy};

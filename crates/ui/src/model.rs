@@ -1,0 +1,464 @@
+//! The approval panel's domain state as plain data: what a poll changes, how often to
+//! poll, the time left on a prompt, a person's decisions on a multi-call prompt, and
+//! which key is a shortcut. No signals, no DOM: the components wire these to signals,
+//! and the tests below run natively.
+
+use std::collections::BTreeMap;
+
+use toolgate_core::{RunStatus, Tier};
+
+/// Poll period while some run is running or awaiting permission (ms).
+pub const ACTIVE_POLL_MS: u64 = 3_000;
+/// Poll period when every run is finished or there is none (ms).
+pub const IDLE_POLL_MS: u64 = 5_000;
+/// A prompt ignores shortcut keys for this long after it appears (ms): no type-ahead
+/// approvals from keys meant for something else.
+pub const KEY_GRACE_MS: f64 = 500.0;
+
+/// One pending tool call of a parked run, as the prompt shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallView {
+    pub tool_call_id: String,
+    pub tool: String,
+    /// The arguments as text (pretty JSON); rendered as text, never as HTML.
+    pub args_text: String,
+    /// The shell command, for a shell tool: what `span` points into.
+    pub command: Option<String>,
+    /// A decision must carry this (it binds the decision to these exact args).
+    pub anchor: String,
+    pub tier: Tier,
+    pub rule: String,
+    pub reason: String,
+    /// Byte range of `command` that decided the verdict.
+    pub span: Option<[usize; 2]>,
+    /// "Always allow" scopes (rule strings), narrowest first; empty: not offered.
+    pub scopes: Vec<String>,
+}
+
+/// A run as the panel shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunView {
+    pub run_id: String,
+    pub status: RunStatus,
+    pub revision: u64,
+    pub updated_at: u64,
+    pub last_error: Option<String>,
+    /// Set when the run was cancelled because its permission request expired.
+    pub expired_at: Option<u64>,
+    /// The marker's deadline, while it awaits permission.
+    pub expires_at: Option<u64>,
+    /// The pending calls: the marker's while awaiting; kept from the last marker seen
+    /// when the request expired (so the prompt can say "expired").
+    pub calls: Vec<CallView>,
+}
+
+impl RunView {
+    /// Shows a prompt: parked, or expired with the calls it had.
+    pub fn has_prompt(&self) -> bool {
+        !self.calls.is_empty()
+            && (self.status == RunStatus::AwaitingPermission || self.expired_at.is_some())
+    }
+
+    /// The prompt's identity: a new marker (new revision) is a new prompt.
+    pub fn prompt_key(&self) -> (String, u64) {
+        (self.run_id.clone(), self.revision)
+    }
+
+    /// Status in words for the run list.
+    pub fn status_text(&self) -> String {
+        match (self.status, self.expired_at) {
+            (RunStatus::Cancelled, Some(_)) => "expired (cancelled; nothing ran)".to_string(),
+            (RunStatus::AwaitingPermission, _) => "awaiting permission".to_string(),
+            (status, _) => status.as_str().to_string(),
+        }
+    }
+}
+
+/// Merges a poll into the current runs. `None` when the poll brings nothing new (the
+/// caller then leaves its signals, and so the DOM, alone). A run whose request
+/// expired keeps the calls of the marker it had, so its prompt can say "expired".
+pub fn apply_poll(current: &[RunView], mut fresh: Vec<RunView>) -> Option<Vec<RunView>> {
+    for run in &mut fresh {
+        if run.expired_at.is_some() && run.calls.is_empty() {
+            if let Some(old) = current.iter().find(|o| o.run_id == run.run_id) {
+                run.calls = old.calls.clone();
+                run.expires_at = old.expires_at.or(run.expired_at);
+            }
+        }
+    }
+    if fresh == current {
+        None
+    } else {
+        Some(fresh)
+    }
+}
+
+/// How often to poll given the runs: 3 s while anything is active, else 5 s.
+pub fn poll_period(runs: &[RunView]) -> u64 {
+    if runs.iter().any(|r| !r.status.is_terminal()) {
+        ACTIVE_POLL_MS
+    } else {
+        IDLE_POLL_MS
+    }
+}
+
+/// The time left on a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeLeft {
+    /// Still open; the text says how long (coarse when far away, so the page does
+    /// not change every second for a request due tomorrow).
+    Left(String),
+    /// The deadline passed: nobody said no, yet it will not run.
+    Expired,
+}
+
+impl TimeLeft {
+    pub fn at(now: u64, expires_at: u64) -> TimeLeft {
+        if now >= expires_at {
+            return TimeLeft::Expired;
+        }
+        let s = (expires_at - now).div_ceil(1000);
+        TimeLeft::Left(if s >= 3600 {
+            format!("{} h {:02} min left", s / 3600, (s % 3600) / 60)
+        } else if s >= 600 {
+            format!("{} min left", s.div_ceil(60))
+        } else {
+            format!("{}:{:02} left", s / 60, s % 60)
+        })
+    }
+
+    pub fn is_expired(&self) -> bool {
+        matches!(self, TimeLeft::Expired)
+    }
+
+    pub fn text(&self) -> String {
+        match self {
+            TimeLeft::Left(t) => t.clone(),
+            TimeLeft::Expired => "expired — not run".to_string(),
+        }
+    }
+}
+
+/// A person's decision on one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    AllowOnce,
+    /// Allow, and add this exact scope as a rule for the session.
+    AllowAlways(String),
+    /// Deny, with an optional message for the agent.
+    Deny(String),
+}
+
+impl Decision {
+    pub fn label(&self) -> String {
+        match self {
+            Decision::AllowOnce => "approved once".to_string(),
+            Decision::AllowAlways(scope) => format!("always allowed: {scope}"),
+            Decision::Deny(m) if m.trim().is_empty() => "denied".to_string(),
+            Decision::Deny(m) => format!("denied: {}", m.trim()),
+        }
+    }
+}
+
+/// The decisions taken so far on one prompt (one marker). A marker resumes with one
+/// decision per call, so the calls are decided one by one and sent together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Draft {
+    decided: BTreeMap<String, Decision>,
+}
+
+impl Draft {
+    pub fn decide(&mut self, tool_call_id: &str, decision: Decision) {
+        self.decided.insert(tool_call_id.to_string(), decision);
+    }
+
+    pub fn undo(&mut self, tool_call_id: &str) {
+        self.decided.remove(tool_call_id);
+    }
+
+    pub fn get(&self, tool_call_id: &str) -> Option<&Decision> {
+        self.decided.get(tool_call_id)
+    }
+
+    /// Every call's decision in marker order, once each call has one.
+    pub fn complete(&self, calls: &[CallView]) -> Option<Vec<(CallView, Decision)>> {
+        calls
+            .iter()
+            .map(|c| {
+                self.decided
+                    .get(&c.tool_call_id)
+                    .map(|d| (c.clone(), d.clone()))
+            })
+            .collect()
+    }
+
+    /// The first call still undecided (shortcuts act on it).
+    pub fn next_open<'a>(&self, calls: &'a [CallView]) -> Option<&'a CallView> {
+        calls
+            .iter()
+            .find(|c| !self.decided.contains_key(&c.tool_call_id))
+    }
+}
+
+/// A keyboard shortcut of the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shortcut {
+    /// `a`: approve once.
+    ApproveOnce,
+    /// `s`: always allow (the narrowest scope shown).
+    AlwaysAllow,
+    /// `d`: deny (with the message typed, if any).
+    Deny,
+}
+
+/// What the key handler knows about a key press.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyPress<'a> {
+    pub key: &'a str,
+    /// Ctrl, Alt or Meta held (browser / OS shortcuts are not ours).
+    pub modifier: bool,
+    /// Auto-repeat of a held key.
+    pub repeat: bool,
+    /// Focus is in a text field (input, textarea, select, contenteditable).
+    pub typing: bool,
+    /// Milliseconds since the prompt appeared.
+    pub since_shown_ms: f64,
+}
+
+/// The shortcut a key press means, if any. Never while typing, never with a modifier
+/// or auto-repeat, never in the first [`KEY_GRACE_MS`] after the prompt appeared.
+pub fn shortcut(k: KeyPress<'_>) -> Option<Shortcut> {
+    if k.typing || k.modifier || k.repeat || k.since_shown_ms < KEY_GRACE_MS {
+        return None;
+    }
+    match k.key {
+        "a" => Some(Shortcut::ApproveOnce),
+        "s" => Some(Shortcut::AlwaysAllow),
+        "d" => Some(Shortcut::Deny),
+        _ => None,
+    }
+}
+
+/// Splits `command` into (before, deciding span, after) on character boundaries; the
+/// whole command is "before" when there is no usable span.
+pub fn highlight(command: &str, span: Option<[usize; 2]>) -> (&str, &str, &str) {
+    match span {
+        Some([a, b])
+            if a < b
+                && b <= command.len()
+                && command.is_char_boundary(a)
+                && command.is_char_boundary(b) =>
+        {
+            (&command[..a], &command[a..b], &command[b..])
+        }
+        Some(_) | None => (command, "", ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str) -> CallView {
+        CallView {
+            tool_call_id: id.to_string(),
+            tool: "bash".to_string(),
+            args_text: "{}".to_string(),
+            command: Some("git push".to_string()),
+            anchor: format!("anchor-{id}"),
+            tier: Tier::Ask,
+            rule: "user.ask[0]".to_string(),
+            reason: "asks".to_string(),
+            span: Some([0, 8]),
+            scopes: vec!["Bash(git push)".to_string()],
+        }
+    }
+
+    fn run(id: &str, status: RunStatus, revision: u64, calls: Vec<CallView>) -> RunView {
+        RunView {
+            run_id: id.to_string(),
+            status,
+            revision,
+            updated_at: 1,
+            last_error: None,
+            expired_at: None,
+            expires_at: Some(10_000),
+            calls,
+        }
+    }
+
+    #[test]
+    fn unchanged_poll_changes_nothing() {
+        let runs = vec![run(
+            "r-1",
+            RunStatus::AwaitingPermission,
+            2,
+            vec![call("c1")],
+        )];
+        assert_eq!(apply_poll(&runs, runs.clone()), None);
+        assert_eq!(apply_poll(&[], Vec::new()), None);
+        let moved = vec![run("r-1", RunStatus::Running, 3, Vec::new())];
+        assert_eq!(apply_poll(&runs, moved.clone()), Some(moved));
+    }
+
+    #[test]
+    fn expired_run_keeps_its_calls() {
+        let before = vec![run(
+            "r-1",
+            RunStatus::AwaitingPermission,
+            2,
+            vec![call("c1")],
+        )];
+        let mut expired = run("r-1", RunStatus::Cancelled, 3, Vec::new());
+        expired.expired_at = Some(10_000);
+        expired.expires_at = None;
+        let got = apply_poll(&before, vec![expired.clone()]);
+        let mut want = expired;
+        want.calls = vec![call("c1")];
+        want.expires_at = Some(10_000);
+        assert_eq!(got, Some(vec![want.clone()]));
+        assert!(want.has_prompt());
+        assert_eq!(want.status_text(), "expired (cancelled; nothing ran)");
+        // The next identical poll (calls empty again) is still "nothing new".
+        let mut again = run("r-1", RunStatus::Cancelled, 3, Vec::new());
+        again.expired_at = Some(10_000);
+        again.expires_at = None;
+        assert_eq!(apply_poll(&[want], vec![again]), None);
+    }
+
+    #[test]
+    fn poll_period_table() {
+        let cases: [(&[RunStatus], u64); 5] = [
+            (&[], IDLE_POLL_MS),
+            (&[RunStatus::Completed, RunStatus::Failed], IDLE_POLL_MS),
+            (&[RunStatus::Completed, RunStatus::Running], ACTIVE_POLL_MS),
+            (&[RunStatus::AwaitingPermission], ACTIVE_POLL_MS),
+            (&[RunStatus::Cancelled], IDLE_POLL_MS),
+        ];
+        for (statuses, want) in cases {
+            let runs: Vec<RunView> = statuses.iter().map(|s| run("r", *s, 1, vec![])).collect();
+            assert_eq!(poll_period(&runs), want, "{statuses:?}");
+        }
+    }
+
+    #[test]
+    fn time_left_table() {
+        let cases = [
+            (0, 1, "0:01 left"),
+            (0, 59_001, "1:00 left"),
+            (0, 599_000, "9:59 left"),
+            (0, 600_000, "10 min left"),
+            (0, 3_600_000, "1 h 00 min left"),
+            (0, 86_400_000, "24 h 00 min left"),
+            (5, 5, "expired — not run"),
+            (6, 5, "expired — not run"),
+        ];
+        for (now, exp, want) in cases {
+            assert_eq!(
+                TimeLeft::at(now, exp).text(),
+                want,
+                "now={now} expires={exp}"
+            );
+        }
+        assert!(TimeLeft::at(10, 10).is_expired());
+        assert!(!TimeLeft::at(9, 10).is_expired());
+    }
+
+    #[test]
+    fn draft_completes_when_every_call_is_decided() {
+        let calls = vec![call("c1"), call("c2")];
+        let mut d = Draft::default();
+        assert_eq!(d.next_open(&calls), Some(&calls[0]));
+        d.decide("c1", Decision::AllowOnce);
+        assert_eq!(d.complete(&calls), None);
+        assert_eq!(d.next_open(&calls), Some(&calls[1]));
+        d.decide("c2", Decision::Deny("no".into()));
+        assert_eq!(
+            d.complete(&calls),
+            Some(vec![
+                (calls[0].clone(), Decision::AllowOnce),
+                (calls[1].clone(), Decision::Deny("no".into()))
+            ])
+        );
+        d.undo("c1");
+        assert_eq!(d.complete(&calls), None);
+    }
+
+    #[test]
+    fn shortcut_table() {
+        let base = KeyPress {
+            key: "a",
+            modifier: false,
+            repeat: false,
+            typing: false,
+            since_shown_ms: 1_000.0,
+        };
+        let cases = [
+            (base, Some(Shortcut::ApproveOnce)),
+            (KeyPress { key: "s", ..base }, Some(Shortcut::AlwaysAllow)),
+            (KeyPress { key: "d", ..base }, Some(Shortcut::Deny)),
+            (
+                KeyPress {
+                    key: "Enter",
+                    ..base
+                },
+                None,
+            ),
+            (KeyPress { key: "A", ..base }, None),
+            (
+                KeyPress {
+                    typing: true,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    modifier: true,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    repeat: true,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    since_shown_ms: 499.0,
+                    ..base
+                },
+                None,
+            ),
+            (
+                KeyPress {
+                    since_shown_ms: 500.0,
+                    ..base
+                },
+                Some(Shortcut::ApproveOnce),
+            ),
+        ];
+        for (press, want) in cases {
+            assert_eq!(shortcut(press), want, "{press:?}");
+        }
+    }
+
+    #[test]
+    fn highlight_table() {
+        type Case<'a> = (&'a str, Option<[usize; 2]>, (&'a str, &'a str, &'a str));
+        let cases: [Case; 6] = [
+            ("git push x", Some([0, 8]), ("", "git push", " x")),
+            ("a && rm -rf /", Some([5, 13]), ("a && ", "rm -rf /", "")),
+            ("ls", None, ("ls", "", "")),
+            ("ls", Some([0, 9]), ("ls", "", "")),
+            ("ls", Some([2, 1]), ("ls", "", "")),
+            ("é x", Some([1, 3]), ("é x", "", "")),
+        ];
+        for (cmd, span, want) in cases {
+            assert_eq!(highlight(cmd, span), want, "{cmd:?} {span:?}");
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! `use_now`: wall-clock milliseconds as a signal, ticking every `period_ms`. The
+//! interval is cleared when the owner is cleaned up (leptos-use registers the cleanup).
+
+use leptos::prelude::*;
+use leptos_use_interval_fn::use_interval_fn;
+
+use crate::local_store::now_ms;
+
+pub fn use_now(period_ms: u64) -> ReadSignal<u64> {
+    let (now, set_now) = signal(now_ms());
+    let _ = use_interval_fn(move || set_now.set(now_ms()), period_ms);
+    now
+}

@@ -1,0 +1,86 @@
+//! `use_run_poll`: the panel's view of the runs, kept fresh by polling the
+//! [`RunSource`]: every 3 s while a run is active, 5 s when idle, paused while the tab
+//! is hidden (and refreshed when it shows again), and refreshed at once on a
+//! same-origin change notification. A poll that brings nothing new sets no signal.
+
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use codee::string::FromToStringCodec;
+use leptos::prelude::*;
+use leptos_use_broadcast_channel::{use_broadcast_channel, UseBroadcastChannelReturn};
+use leptos_use_document_visibility::use_document_visibility;
+use leptos_use_interval_fn::use_interval_fn;
+
+use crate::local_store::{now_ms, CHANNEL};
+use crate::model::{apply_poll, poll_period, RunView};
+use crate::source::RunSource;
+
+/// Polls done by this page (read by the demo's measurements).
+pub static POLLS: AtomicU64 = AtomicU64::new(0);
+
+/// What [`use_run_poll`] returns.
+#[derive(Clone, Copy)]
+pub struct UseRunPoll {
+    /// The runs as last seen (only set when a poll changed something).
+    pub runs: ReadSignal<Vec<RunView>>,
+    /// The last read error, in words (storage failures).
+    pub error: ReadSignal<Option<String>>,
+    /// Poll now.
+    pub refresh: Callback<()>,
+}
+
+pub fn use_run_poll(source: StoredValue<Rc<dyn RunSource>, LocalStorage>) -> UseRunPoll {
+    let (runs, set_runs) = signal(Vec::<RunView>::new());
+    let (error, set_error) = signal(None::<String>);
+
+    let refresh = Callback::new(move |()| {
+        POLLS.fetch_add(1, Ordering::Relaxed);
+        let fresh = source.with_value(|s| s.runs(now_ms()));
+        match fresh {
+            Ok(fresh) => {
+                let changed = runs.with_untracked(|cur| apply_poll(cur, fresh));
+                if let Some(next) = changed {
+                    set_runs.set(next);
+                }
+                if error.with_untracked(Option::is_some) {
+                    set_error.set(None);
+                }
+            }
+            Err(e) => {
+                let text = e.to_string();
+                if error.with_untracked(|cur| cur.as_deref() != Some(text.as_str())) {
+                    set_error.set(Some(text));
+                }
+            }
+        }
+    });
+
+    let period = Memo::new(move |_| runs.with(|r| poll_period(r)));
+    let pausable = use_interval_fn(move || refresh.run(()), period);
+
+    let visibility = use_document_visibility();
+    Effect::new(move |_| {
+        if visibility.get() == web_sys::VisibilityState::Hidden {
+            (pausable.pause)();
+        } else {
+            refresh.run(());
+            (pausable.resume)();
+        }
+    });
+
+    let UseBroadcastChannelReturn { message, .. } =
+        use_broadcast_channel::<String, FromToStringCodec>(CHANNEL);
+    Effect::new(move |prev: Option<()>| {
+        let got = message.with(Option::is_some);
+        if prev.is_some() && got {
+            refresh.run(());
+        }
+    });
+
+    UseRunPoll {
+        runs,
+        error,
+        refresh,
+    }
+}

@@ -1,0 +1,626 @@
+//! Park and resume on `Gate` (DESIGN §3): `gate.park`, `gate.run`, `gate.runs`,
+//! `gate.resume`, `gate.failRun`, `gate.onRunsChange`, over toolgate-core's `Runs`
+//! and a [`MarkerStore`] (`localStorage` by default).
+//!
+//! - **Exactly-once resume.** Where `navigator.locks` exists (and the `locks` option
+//!   is not `false`), the whole resume runs inside the Web Lock `toolgate:run:<runId>`.
+//!   In it: read the record once (the snapshot); run core's resume on the snapshot
+//!   *dry* (would it succeed? no effect); if so, claim `<runId>:<revision>:<fingerprint>`
+//!   in IndexedDB (`claims.rs`), atomic across processes; only the claimer runs core's
+//!   resume for real, on the same snapshot, which clears the marker by compare-and-swap
+//!   on the store revision (defence in depth). A lost claim is `already_resumed`.
+//!   Invalid decisions claim nothing (the person can decide again). Without IndexedDB
+//!   the claim is skipped: exactly once within one renderer process
+//!   ([`ResumeGuarantee::SameProcess`]).
+//! - **Change notification.** Every park / resume / failRun is posted on the
+//!   `BroadcastChannel("toolgate")` and given to this gate's `onRunsChange` listeners;
+//!   other gates of the same owner hear it as `source: "remote"`. Polling stays the
+//!   source of truth.
+//! - **Owners.** A gate sees only its owner's runs (default owner: the session id).
+
+use super::{now_ms, Gate};
+use crate::channel::{Channel, CHANNEL_NAME};
+use crate::claims::{ClaimKey, Claimed, Claims, ResumeGuarantee};
+use crate::error::{into_error, GateError};
+use crate::js::{from_js, to_js};
+use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
+use crate::locks::{to_promise, Locks};
+use crate::storage::{fingerprint, storage_key, SnapshotStore};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::{Rc, Weak};
+use toolgate_core::{
+    Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run, RunStatus, Runs,
+    ToolCall,
+};
+use wasm_bindgen::prelude::*;
+
+/// Where a [`RunsChange`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeSource {
+    /// This gate made the change.
+    Local,
+    /// Another gate of this origin did (another tab, worker, or `Gate` in this page).
+    Remote,
+}
+
+/// A run of this gate's owner changed: refresh it (`Gate::get_run`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunsChange {
+    pub run_id: String,
+    pub status: RunStatus,
+    pub revision: u64,
+    pub source: ChangeSource,
+}
+
+/// What goes over the BroadcastChannel.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Note {
+    #[serde(rename = "type")]
+    kind: String,
+    run_id: String,
+    owner: String,
+    status: RunStatus,
+    revision: u64,
+}
+
+const NOTE_TYPE: &str = "toolgate.run";
+
+enum RunsListener {
+    Js(js_sys::Function),
+    Rust(Rc<dyn Fn(&RunsChange)>),
+}
+
+#[derive(Default)]
+struct Notify {
+    listeners: Vec<(u32, Rc<RunsListener>)>,
+    next: u32,
+    channel: Option<Channel>,
+}
+
+/// The park / resume half of a gate's inner state.
+pub(super) struct RunsPart {
+    runs: Runs<Rc<dyn MarkerStore>>,
+    session_id: String,
+    owner: String,
+    locks: Option<Locks>,
+    /// Cross-process resume claims (IndexedDB), when there is IndexedDB.
+    claims: Rc<Claims>,
+    notify: Rc<RefCell<Notify>>,
+}
+
+impl RunsPart {
+    pub(super) fn new(
+        store: Rc<dyn MarkerStore>,
+        session_id: String,
+        owner: String,
+        use_locks: bool,
+    ) -> RunsPart {
+        let notify = Rc::new(RefCell::new(Notify::default()));
+        let weak = Rc::downgrade(&notify);
+        let me = owner.clone();
+        let channel = Channel::open(CHANNEL_NAME, move |data| {
+            let Ok(note) = from_js::<Note>(data, "message") else {
+                return; // not ours
+            };
+            if note.kind != NOTE_TYPE || note.owner != me {
+                return;
+            }
+            deliver(
+                &weak,
+                &RunsChange {
+                    run_id: note.run_id,
+                    status: note.status,
+                    revision: note.revision,
+                    source: ChangeSource::Remote,
+                },
+            );
+        });
+        notify.borrow_mut().channel = channel;
+        RunsPart {
+            runs: Runs::new(store),
+            session_id,
+            owner,
+            locks: if use_locks { Locks::find() } else { None },
+            claims: Claims::new(),
+            notify,
+        }
+    }
+
+    /// Tells the other gates (channel) and this gate's listeners that a run changed.
+    fn emit(&self, run_id: &str, status: RunStatus, revision: u64) {
+        let note = Note {
+            kind: NOTE_TYPE.to_string(),
+            run_id: run_id.to_string(),
+            owner: self.owner.clone(),
+            status,
+            revision,
+        };
+        if let Some(channel) = &self.notify.borrow().channel {
+            if let Ok(message) = to_js(&note) {
+                channel.post(&message);
+            }
+        }
+        deliver(
+            &Rc::downgrade(&self.notify),
+            &RunsChange {
+                run_id: note.run_id,
+                status: note.status,
+                revision: note.revision,
+                source: ChangeSource::Local,
+            },
+        );
+    }
+
+    fn add_listener(&self, l: RunsListener) -> u32 {
+        let mut n = self.notify.borrow_mut();
+        n.next = n.next.wrapping_add(1);
+        let id = n.next;
+        n.listeners.push((id, Rc::new(l)));
+        id
+    }
+
+    /// Closes the channel and the claims database, drops every listener (dispose).
+    pub(super) fn close(&self) {
+        let channel = {
+            let mut n = self.notify.borrow_mut();
+            n.listeners.clear();
+            n.channel.take()
+        };
+        drop(channel);
+        self.claims.close();
+    }
+}
+
+/// Calls every listener, outside the borrow (a listener may call back into the gate).
+fn deliver(notify: &Weak<RefCell<Notify>>, change: &RunsChange) {
+    let Some(notify) = notify.upgrade() else {
+        return;
+    };
+    let listeners: Vec<Rc<RunsListener>> = match notify.try_borrow() {
+        Ok(n) => n.listeners.iter().map(|(_, l)| l.clone()).collect(),
+        Err(_) => return,
+    };
+    if listeners.is_empty() {
+        return;
+    }
+    let js = to_js(change).ok();
+    for l in listeners {
+        match &*l {
+            // A throwing listener must not break the gate: its exception is dropped.
+            RunsListener::Js(f) => {
+                if let Some(js) = &js {
+                    let _ = f.call1(&JsValue::NULL, js);
+                }
+            }
+            RunsListener::Rust(f) => f(change),
+        }
+    }
+}
+
+fn remove_listener(notify: &Weak<RefCell<Notify>>, id: u32) {
+    if let Some(n) = notify.upgrade() {
+        if let Ok(mut n) = n.try_borrow_mut() {
+            n.listeners.retain(|(i, _)| *i != id);
+        }
+    }
+}
+
+/// A runs-change subscription; unsubscribes on drop.
+#[must_use = "dropping the subscription unsubscribes"]
+pub struct RunsSubscription {
+    notify: Weak<RefCell<Notify>>,
+    id: u32,
+}
+
+impl Drop for RunsSubscription {
+    fn drop(&mut self) {
+        remove_listener(&self.notify, self.id);
+    }
+}
+
+/// Rust-side API (the Leptos UI calls these; the JS methods below wrap them).
+impl Gate {
+    /// The owner whose runs this gate sees.
+    pub fn owner(&self) -> &str {
+        &self.inner.runs.owner
+    }
+
+    /// True when resume takes a Web Lock (the `locks` option and `navigator.locks`).
+    pub fn uses_locks(&self) -> bool {
+        self.inner.runs.locks.is_some()
+    }
+
+    fn check_open(&self) -> Result<(), GateError> {
+        if self.inner.state.borrow().disposed {
+            return Err(GateError::Disposed);
+        }
+        Ok(())
+    }
+
+    /// Parks run `run_id` with `calls` (`(tool_call_id, call)`, classified here with
+    /// the policy and this session's rules) and the host's `history`. The turn ends
+    /// with stop reason `paused`. A full store is `quota_exceeded` and nothing changes.
+    pub fn park_run(
+        &self,
+        run_id: &str,
+        calls: Vec<(String, ToolCall)>,
+        history: String,
+        ttl_ms: Option<u64>,
+    ) -> Result<Parked, GateError> {
+        let calls = {
+            let st = self.inner.state.borrow();
+            if st.disposed {
+                return Err(GateError::Disposed);
+            }
+            calls
+                .into_iter()
+                .map(|(tool_call_id, call)| ParkCall {
+                    verdict: st.registry.classify(&self.inner.policy, &call),
+                    tool_call_id,
+                    call,
+                })
+                .collect()
+        };
+        let part = &self.inner.runs;
+        let parked = part.runs.park(
+            Park {
+                run_id: run_id.to_string(),
+                session_id: part.session_id.clone(),
+                owner: part.owner.clone(),
+                calls,
+                history,
+                ttl_ms,
+            },
+            now_ms(),
+        )?;
+        part.emit(&parked.run.run_id, parked.run.status, parked.run.revision);
+        Ok(parked)
+    }
+
+    /// Run `run_id` (with its marker while it awaits permission); `None` when there is
+    /// none for this owner. A corrupt record comes back `failed` with `last_error`.
+    pub fn get_run(&self, run_id: &str) -> Result<Option<Run>, GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        Ok(part.runs.run_of(run_id, &part.owner, now_ms())?)
+    }
+
+    /// This owner's runs, by run id.
+    pub fn list_runs(&self) -> Result<Vec<Run>, GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        Ok(part.runs.runs_of(&part.owner, now_ms())?)
+    }
+
+    /// Resumes a parked run with one decision per pending call. Exactly once across
+    /// tabs and processes (see [`Gate::resume_guarantee`]): the loser of a race gets
+    /// `already_resumed`.
+    pub fn resume_run(
+        &self,
+        run_id: &str,
+        decisions: Vec<ResumeDecision>,
+    ) -> impl Future<Output = Result<Resumed, GateError>> + 'static {
+        let inner = self.inner.clone();
+        let run_id = run_id.to_string();
+        async move {
+            let locks = inner.runs.locks.clone();
+            let lock_name = storage_key(&run_id);
+            let step = move || async move { resume_locked(&inner, &run_id, &decisions).await };
+            match locks {
+                Some(locks) => locks.with(&lock_name, step).await?,
+                None => step().await,
+            }
+        }
+    }
+
+    /// Which exactly-once guarantee `resume` gives, as far as is known now:
+    /// `SameProcess` once IndexedDB is known to be missing or unusable here (before the
+    /// first resume that is only the synchronous check for `indexedDB`); await
+    /// [`Gate::resume_guarantee_ready`] for the settled answer.
+    pub fn resume_guarantee(&self) -> ResumeGuarantee {
+        self.inner.runs.claims.guarantee()
+    }
+
+    /// Opens the claims database if needed, then says which guarantee `resume` gives.
+    pub fn resume_guarantee_ready(&self) -> impl Future<Output = ResumeGuarantee> + 'static {
+        let claims = self.inner.runs.claims.clone();
+        async move { claims.ready().await }
+    }
+
+    /// Why resume is only same-process here (no `indexedDB`, or it failed to open).
+    pub fn resume_guarantee_reason(&self) -> Option<String> {
+        self.inner.runs.claims.unavailable_reason()
+    }
+
+    /// Deletes up to 500 resume claims old enough that the markers they guarded have
+    /// expired everywhere (older than the longest marker TTL plus a minute); returns
+    /// how many. Resume also does this on its own, now and then.
+    pub fn prune_resume_claims(&self) -> impl Future<Output = Result<u32, GateError>> + 'static {
+        let claims = self.inner.runs.claims.clone();
+        async move { claims.prune(now_ms()).await }
+    }
+
+    /// Fails run `run_id` with `why` (`failed`, marker cleared).
+    pub fn fail_run(&self, run_id: &str, why: &str) -> Result<Run, GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        let run = part.runs.fail(run_id, &part.owner, why, now_ms())?;
+        part.emit(&run.run_id, run.status, run.revision);
+        Ok(run)
+    }
+
+    /// Calls `f` for every park / resume / failRun of this owner's runs, here or in
+    /// another gate of this origin. Dropping the subscription unsubscribes.
+    pub fn subscribe_runs(&self, f: impl Fn(&RunsChange) + 'static) -> RunsSubscription {
+        let notify = Rc::downgrade(&self.inner.runs.notify);
+        let id = match self.check_open() {
+            Ok(()) => self.inner.runs.add_listener(RunsListener::Rust(Rc::new(f))),
+            Err(_) => u32::MAX,
+        };
+        RunsSubscription { notify, id }
+    }
+}
+
+/// The resume itself, inside the run's Web Lock (when there is one).
+async fn resume_locked(
+    inner: &Rc<super::Inner>,
+    run_id: &str,
+    decisions: &[ResumeDecision],
+) -> Result<Resumed, GateError> {
+    let part = &inner.runs;
+    // Open the claims database first (a no-op once open): the snapshot below must not
+    // wait on it.
+    let claims_on = part.claims.connection().await?.is_some();
+    if inner.state.borrow().disposed {
+        return Err(GateError::Disposed);
+    }
+    let now = now_ms();
+    let resumed = if claims_on {
+        resume_claimed(part, run_id, decisions, now).await?
+    } else {
+        part.runs.resume(run_id, &part.owner, decisions, now)?
+    };
+    part.emit(run_id, RunStatus::Running, resumed.revision);
+    Ok(resumed)
+}
+
+/// Snapshot → dry resume → IndexedDB claim → the dry run's one write, for real.
+async fn resume_claimed(
+    part: &RunsPart,
+    run_id: &str,
+    decisions: &[ResumeDecision],
+    now: u64,
+) -> Result<Resumed, GateError> {
+    let store = part.runs.store().clone();
+    let snapshot = store.get(run_id)?;
+    // `Runs<Rc<dyn MarkerStore>>`, the type the gate already uses: no second copy of
+    // core's resume in the wasm.
+    let over = |s: &Rc<SnapshotStore>| Runs::new(s.clone() as Rc<dyn MarkerStore>);
+    let dry = Rc::new(SnapshotStore::new(
+        store.clone(),
+        run_id,
+        snapshot.clone(),
+        true,
+    ));
+    let planned = match (
+        over(&dry).resume(run_id, &part.owner, decisions, now),
+        dry.take_write(),
+        &snapshot,
+    ) {
+        (Ok(resumed), Some(write), Some(s)) => Some((
+            resumed,
+            write,
+            ClaimKey::new(run_id, s.revision, fingerprint(&s.value)),
+        )),
+        // It would fail: claim nothing. Replayed on the snapshot for real below, it
+        // fails the same way (and heals a corrupt or expired record, as without claims).
+        _ => None,
+    };
+    let live = Rc::new(SnapshotStore::new(store.clone(), run_id, snapshot, false));
+    let Some((resumed, (expected, record), claim)) = planned else {
+        return Ok(over(&live).resume(run_id, &part.owner, decisions, now)?);
+    };
+    match part.claims.claim(&claim, now).await? {
+        Claimed::Won | Claimed::Skipped => {}
+        Claimed::Lost => {
+            return Err(GateError::Core(Error::AlreadyResumed {
+                run_id: run_id.to_string(),
+            }))
+        }
+    }
+    // The claim is ours: clear the marker, by compare-and-swap (defence in depth).
+    match store.put_if_revision(run_id, expected, record) {
+        Ok(()) => Ok(resumed),
+        // The record changed since the snapshot: core's replay on the snapshot meets
+        // the same conflict and says what happened. The claim stays: the record moved
+        // on, and a process that still sees the old one must not win it.
+        Err(Error::StoreConflict { .. }) => {
+            Ok(over(&live).resume(run_id, &part.owner, decisions, now)?)
+        }
+        // The write itself failed (a full or broken store): nothing was cleared, so
+        // give the claim back for a retry.
+        Err(e) => {
+            let _ = part.claims.release(&claim).await;
+            Err(e.into())
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl Gate {
+    /// Parks a run: `{run, stopReason: "paused"}`. Throws with `.code`:
+    /// `quota_exceeded`, `history_too_large`, `marker_too_large`, `bad_park` (e.g. a
+    /// call the policy denies), `illegal_transition`, `run_id_taken`, `bad_input`, …
+    #[wasm_bindgen(unchecked_return_type = "Parked")]
+    pub fn park(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ParkRequest")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let p: ParkJs = from_js(request, "park({runId, calls, history})").map_err(into_error)?;
+        if let Some(owner) = p.owner.filter(|o| o != self.owner()) {
+            return Err(into_error(GateError::BadInput(format!(
+                "park: owner `{owner}` is not this gate's owner `{}` (make the Gate with {{owner}})",
+                self.owner()
+            ))));
+        }
+        let calls = p
+            .calls
+            .into_iter()
+            .map(|c| (c.tool_call_id, ToolCall::new(c.tool, c.args)))
+            .collect();
+        let parked = self
+            .park_run(&p.run_id, calls, p.history, p.ttl_ms)
+            .map_err(into_error)?;
+        to_js(&ParkedJs {
+            run: RunJs::from(&parked.run),
+            stop_reason: parked.stop_reason,
+        })
+        .map_err(into_error)
+    }
+
+    /// The run (status, and the marker while it awaits permission) or `null`.
+    #[wasm_bindgen(unchecked_return_type = "Run | null")]
+    pub fn run(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        match self.get_run(run_id).map_err(into_error)? {
+            Some(run) => to_js(&RunJs::from(&run)).map_err(into_error),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// This owner's runs, by run id.
+    #[wasm_bindgen(unchecked_return_type = "Run[]")]
+    pub fn runs(&self) -> Result<JsValue, JsValue> {
+        let runs = self.list_runs().map_err(into_error)?;
+        to_js(&runs.iter().map(RunJs::from).collect::<Vec<_>>()).map_err(into_error)
+    }
+
+    /// Resumes a parked run, exactly once (see `resumeGuarantee`). Rejects with
+    /// `.code`: `already_resumed` (another tab, process or gate won), `expired`,
+    /// `not_found`, `anchor_mismatch`, `missing_decision`, `unknown_tool_call`,
+    /// `duplicate_decision`, `marker_corrupt`, `not_awaiting_permission`,
+    /// `store_unavailable` (e.g. the IndexedDB claim failed: nothing changed, retry),
+    /// `bad_input`, …
+    #[wasm_bindgen(unchecked_return_type = "Promise<Resumed>")]
+    pub fn resume(
+        &self,
+        run_id: String,
+        #[wasm_bindgen(unchecked_param_type = "ResumeRequest")] request: JsValue,
+    ) -> js_sys::Promise {
+        let decisions = from_js::<ResumeJs>(request, "resume(runId, {decisions})").and_then(|r| {
+            r.decisions
+                .into_iter()
+                .map(|d| {
+                    d.choice()
+                        .map(|(tool_call_id, anchor, choice)| ResumeDecision {
+                            tool_call_id,
+                            anchor,
+                            choice,
+                        })
+                        .map_err(GateError::BadInput)
+                })
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let decisions = match decisions {
+            Ok(d) => d,
+            Err(e) => return js_sys::Promise::reject(&into_error(e)),
+        };
+        let fut = self.resume_run(&run_id, decisions);
+        to_promise(async move {
+            let resumed = fut.await.map_err(into_error)?;
+            to_js(&ResumedJs::from(&resumed)).map_err(into_error)
+        })
+    }
+
+    /// Fails a run (`failed`, `lastError = why`, marker cleared); returns the run.
+    #[wasm_bindgen(js_name = failRun, unchecked_return_type = "Run")]
+    pub fn fail_run_js(&self, run_id: &str, why: &str) -> Result<JsValue, JsValue> {
+        let run = self.fail_run(run_id, why).map_err(into_error)?;
+        to_js(&RunJs::from(&run)).map_err(into_error)
+    }
+
+    /// Calls `listener(change)` after every park / resume / failRun of this owner's
+    /// runs, here or in another tab; returns the function that unsubscribes.
+    #[wasm_bindgen(js_name = onRunsChange, unchecked_return_type = "() => void")]
+    pub fn on_runs_change(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(change: RunsChange) => void")]
+        listener: js_sys::Function,
+    ) -> JsValue {
+        let notify = Rc::downgrade(&self.inner.runs.notify);
+        let id = match self.check_open() {
+            Ok(()) => self.inner.runs.add_listener(RunsListener::Js(listener)),
+            Err(_) => u32::MAX,
+        };
+        // Holds only a weak reference: keeps nothing alive, a no-op after dispose.
+        Closure::<dyn FnMut()>::new(move || remove_listener(&notify, id)).into_js_value()
+    }
+
+    /// Registered `onRunsChange` listeners.
+    #[wasm_bindgen(getter, js_name = runsListenerCount)]
+    pub fn runs_listener_count(&self) -> u32 {
+        let n = self.inner.runs.notify.borrow().listeners.len();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// The owner whose runs this gate sees (default: the session id).
+    #[wasm_bindgen(getter, js_name = owner)]
+    pub fn owner_js(&self) -> String {
+        self.owner().to_string()
+    }
+
+    /// True when resume holds a Web Lock (`navigator.locks`) besides the CAS.
+    #[wasm_bindgen(getter, js_name = usesLocks)]
+    pub fn uses_locks_js(&self) -> bool {
+        self.uses_locks()
+    }
+
+    /// True while the change channel (BroadcastChannel) is open: false after dispose.
+    #[wasm_bindgen(getter, js_name = channelOpen)]
+    pub fn channel_open(&self) -> bool {
+        self.inner.runs.notify.borrow().channel.is_some()
+    }
+
+    /// `"indexeddb"`: resume is exactly once across every tab, worker and process of
+    /// the origin (an IndexedDB claim); `"same-process"`: only within one renderer
+    /// process (no IndexedDB here, or it failed to open). See `resumeGuaranteeReady()`.
+    #[wasm_bindgen(getter, js_name = resumeGuarantee, unchecked_return_type = "ResumeGuarantee")]
+    pub fn resume_guarantee_js(&self) -> String {
+        self.resume_guarantee().as_str().to_string()
+    }
+
+    /// Why resume is only same-process here, or `undefined`.
+    #[wasm_bindgen(getter, js_name = resumeGuaranteeReason)]
+    pub fn resume_guarantee_reason_js(&self) -> Option<String> {
+        self.resume_guarantee_reason()
+    }
+
+    /// Opens the claims database if needed; resolves to the guarantee `resume` gives.
+    #[wasm_bindgen(js_name = resumeGuaranteeReady, unchecked_return_type = "Promise<ResumeGuarantee>")]
+    pub fn resume_guarantee_ready_js(&self) -> js_sys::Promise {
+        let fut = self.resume_guarantee_ready();
+        to_promise(async move { Ok(JsValue::from_str(fut.await.as_str())) })
+    }
+
+    /// Deletes resume claims old enough to guard nothing (markers expired everywhere);
+    /// resolves to how many. Resume also prunes on its own, now and then.
+    #[wasm_bindgen(js_name = pruneResumeClaims, unchecked_return_type = "Promise<number>")]
+    pub fn prune_resume_claims_js(&self) -> js_sys::Promise {
+        let fut = self.prune_resume_claims();
+        to_promise(async move {
+            let n = fut.await.map_err(into_error)?;
+            Ok(JsValue::from_f64(f64::from(n)))
+        })
+    }
+
+    /// True while the IndexedDB connection of the resume claims is open (opened by the
+    /// first resume; false after dispose).
+    #[wasm_bindgen(getter, js_name = claimsOpen)]
+    pub fn claims_open(&self) -> bool {
+        self.inner.runs.claims.is_open()
+    }
+}
