@@ -549,12 +549,13 @@ impl Entry {
     }
 }
 
-/// Where an id stands: pending (at a position in [`Entries::list`]) or ended (and
-/// remembered, so that a late answer gets `already resolved: …`).
+/// Where an id stands: pending (at a position in [`Entries::list`]) or ended, with the
+/// sequence number of its ending (remembered while that is at least
+/// [`Entries::forgotten_below`], so that a late answer gets `already resolved: …`).
 #[derive(Debug, Clone, Copy)]
 enum IdState {
     Live(usize),
-    Ended(Ended),
+    Ended(Ended, u64),
 }
 
 /// Pending approvals and questions in creation order, with one id index for pending
@@ -571,6 +572,13 @@ struct Entries {
     garbage: usize,
     /// `Live(p)`: the entry is at `list[p - base]` (positions survive pops at the front).
     index: IdMap<IdState>,
+    /// Endings are numbered; those below this are forgotten. Forgetting an id only
+    /// moves this mark (no lookup of the old id); forgotten ids are purged from the
+    /// index in one sequential pass once they are many (amortised O(1)).
+    forgotten_below: u64,
+    next_ended_seq: u64,
+    /// `Ended` states in the index, remembered or not yet purged.
+    ended_in_index: usize,
     base: usize,
     holes: usize,
     approvals: usize,
@@ -584,7 +592,11 @@ impl Entries {
 
     /// Pending or remembered as ended.
     fn known(&self, id: RequestId) -> bool {
-        self.index.contains_key(&id)
+        match self.index.get(&id) {
+            Some(IdState::Live(_)) => true,
+            Some(IdState::Ended(_, seq)) => *seq >= self.forgotten_below,
+            None => false,
+        }
     }
 
     fn is_pending(&self, id: RequestId) -> bool {
@@ -593,15 +605,15 @@ impl Entries {
 
     fn ended(&self, id: RequestId) -> Option<Ended> {
         match self.index.get(&id)? {
-            IdState::Ended(e) => Some(*e),
-            IdState::Live(_) => None,
+            IdState::Ended(e, seq) if *seq >= self.forgotten_below => Some(*e),
+            IdState::Ended(..) | IdState::Live(_) => None,
         }
     }
 
     fn get(&self, id: RequestId) -> Option<&Entry> {
         match self.index.get(&id)? {
             IdState::Live(pos) => self.list.get(pos - self.base),
-            IdState::Ended(_) => None,
+            IdState::Ended(..) => None,
         }
     }
 
@@ -684,8 +696,12 @@ impl Entries {
             Entry::Question(_) => self.questions += 1,
             Entry::Vacant => return,
         }
-        self.index
+        let old = self
+            .index
             .insert(id, IdState::Live(self.base + self.list.len()));
+        if let Some(IdState::Ended(..)) = old {
+            self.ended_in_index -= 1; // a forgotten id, drawn again
+        }
         self.list.push_back(entry);
     }
 
@@ -717,7 +733,7 @@ impl Entries {
     fn remove(&mut self, id: RequestId) -> Option<Entry> {
         let pos = match self.index.get(&id)? {
             IdState::Live(pos) => *pos,
-            IdState::Ended(_) => return None,
+            IdState::Ended(..) => return None,
         };
         self.index.remove(&id);
         let slot = self.list.get_mut(pos - self.base)?;
@@ -790,15 +806,29 @@ impl Entries {
         }
     }
 
-    /// Remembers that `id` (no longer pending) ended this way.
-    fn mark_ended(&mut self, id: RequestId, ended: Ended) {
-        self.index.insert(id, IdState::Ended(ended));
+    /// Remembers that `id` (no longer pending) ended this way; returns the ending's
+    /// sequence number.
+    fn mark_ended(&mut self, id: RequestId, ended: Ended) -> u64 {
+        let seq = self.next_ended_seq;
+        self.next_ended_seq += 1;
+        if let Some(IdState::Ended(..)) = self.index.insert(id, IdState::Ended(ended, seq)) {
+            self.ended_in_index -= 1;
+        }
+        self.ended_in_index += 1;
+        seq
     }
 
-    /// Forgets a remembered ended id (a pending one stays).
-    fn forget(&mut self, id: RequestId) {
-        if let Some(IdState::Ended(_)) = self.index.get(&id) {
-            self.index.remove(&id);
+    /// Forgets every ending numbered below `seq`; `remembered` endings remain.
+    fn forget_below(&mut self, seq: u64, remembered: usize) {
+        self.forgotten_below = self.forgotten_below.max(seq);
+        let stale = self.ended_in_index.saturating_sub(remembered);
+        if stale > 1024 + (self.len() + remembered) / 2 {
+            let below = self.forgotten_below;
+            self.index.retain(|_, st| match st {
+                IdState::Live(_) => true,
+                IdState::Ended(_, seq) => *seq >= below,
+            });
+            self.ended_in_index = remembered;
         }
     }
 
@@ -809,10 +839,12 @@ impl Entries {
         let list = std::mem::take(&mut self.list);
         let index = std::mem::take(&mut self.index);
         if !list.is_empty() {
+            let below = self.forgotten_below;
             self.index = index
                 .into_iter()
-                .filter(|(_, slot)| matches!(slot, IdState::Ended(_)))
+                .filter(|(_, st)| matches!(st, IdState::Ended(_, seq) if *seq >= below))
                 .collect();
+            self.ended_in_index = self.index.len();
         } else {
             self.index = index;
         }
@@ -837,8 +869,9 @@ pub struct Registry {
     /// Deadlines, earliest first; entries whose request already ended are skipped
     /// lazily and compacted away when they outnumber the live ones.
     deadlines: BinaryHeap<Reverse<(u64, RequestId)>>,
-    /// Remembered ended ids (in `entries`' index), oldest first, with when they ended.
-    ended_order: VecDeque<(u64, RequestId)>,
+    /// Remembered endings (ids in `entries`' index), oldest first: when, and the
+    /// ending's sequence number.
+    ended_order: VecDeque<(u64, u64)>,
     slots: HashMap<String, Slot>,
     next_sweep_ms: u64,
 }
@@ -1270,12 +1303,12 @@ impl Registry {
             self.slots.retain(|_, s| s.reserved_ms > slot_cutoff);
         }
         let ended_cutoff = now_ms.saturating_sub(self.config.ended_ttl_ms);
-        while let Some(&(t, id)) = self.ended_order.front() {
+        while let Some(&(t, seq)) = self.ended_order.front() {
             if t > ended_cutoff {
                 break;
             }
             self.ended_order.pop_front();
-            self.entries.forget(id);
+            self.entries.forget_below(seq + 1, self.ended_order.len());
         }
         settled
     }
@@ -1408,11 +1441,11 @@ impl Registry {
         }
         while self.ended_order.len() >= self.config.ended_cap {
             if let Some((_, old)) = self.ended_order.pop_front() {
-                self.entries.forget(old);
+                self.entries.forget_below(old + 1, self.ended_order.len());
             }
         }
-        self.entries.mark_ended(id, ended);
-        self.ended_order.push_back((now_ms, id));
+        let seq = self.entries.mark_ended(id, ended);
+        self.ended_order.push_back((now_ms, seq));
     }
 
     fn not_pending(&self, id: RequestId, wanted: &'static str) -> Error {
@@ -2371,6 +2404,53 @@ mod tests {
         assert_eq!(r.cancel(ids[0], 1).unwrap_err().code(), "unknown_id");
         let _ = r.ask("?", T, 6_000).unwrap();
         assert_eq!(r.ended(ids[2]), None, "forgotten after the TTL");
+    }
+
+    /// Forgetting ended ids moves a mark; the index is purged of them in passes, so it
+    /// stays bounded, and a forgotten id is unknown (and could be issued again).
+    #[test]
+    fn forgotten_ended_ids_are_purged_and_unknown() {
+        let cfg = RegistryConfig {
+            ended_cap: 10,
+            ..RegistryConfig::default()
+        };
+        let p = policy();
+        // Ids 1..=5000, then 1 again (forgotten long ago).
+        let mut next = 0u128;
+        let ids = move || {
+            next = if next == 5_000 { 1 } else { next + 1 };
+            Ok(next)
+        };
+        let mut r = Registry::new("s", cfg, ids);
+        let (keep, _) = req(&mut r, "stays pending", 0);
+        let mut max_index = 0;
+        for i in 2..5_000 {
+            let (id, anchor) = req(&mut r, &format!("c{i}"), 0);
+            r.respond(id, Decision::AllowOnce, &anchor, &p, 1).unwrap();
+            max_index = max_index.max(r.entries.index.len());
+        }
+        assert!(max_index <= 1 + 10 + 1024 + 8, "index grew to {max_index}");
+        assert_eq!(r.ended(RequestId(2)), None, "forgotten");
+        assert_eq!(r.ended(RequestId(4_999)), Some(Ended::Approved));
+        assert_eq!(
+            r.cancel(RequestId(2), 1).unwrap_err().code(),
+            "unknown_id",
+            "a forgotten id is unknown"
+        );
+        // Id 1 is pending (`keep`), so drawing it again is refused; 5000's turn is fine.
+        assert_eq!(keep, RequestId(1));
+        let (again, _) = req(&mut r, "id 5000", 0);
+        assert_eq!(again, RequestId(5_000));
+        let e = r
+            .request(NewRequest::new(bash("dup"), ask()), T, 0)
+            .unwrap_err();
+        assert_eq!(e.code(), "id_source");
+        assert_eq!(r.size(), 2);
+        let c = r.cleanup(2);
+        assert_eq!(c.settled.len(), 2);
+        // The remembered 10, plus the 2 that cleanup's endings pushed out (not purged yet).
+        assert_eq!(r.entries.index.len(), 12);
+        assert_eq!(r.ended(keep), Some(Ended::Cancelled));
     }
 
     #[test]
