@@ -1,12 +1,13 @@
 // The toolgate demo: a scripted coding agent whose every tool call goes through the
 // Gate. auto → runs at once (simulated results); deny → a clean tool error and the
-// agent pivots; ask → the run parks (a durable marker in localStorage) and the Leptos
-// panel renders the prompt from it. Deciding resumes the run from the marker: the
-// agent's state lives in the marker's `history`.
+// agent pivots; ask → the run parks (gate.park: a durable marker in localStorage) and
+// the Leptos panel renders the prompt from it. Deciding resumes the run from the marker
+// (the panel's gate, exactly once across tabs): the agent's state lives in the
+// marker's `history`.
 //
 // Everything the page shows from a tool call is set with textContent, never innerHTML.
 
-import init, { Gate, Policy, RunStore, mountApprovalPanel } from "./pkg/toolgate_ui.js";
+import init, { Gate, Policy, mountApprovalPanel } from "./pkg/toolgate_ui.js";
 
 const OWNER = "demo-user";
 const SESSION = "demo-session";
@@ -14,6 +15,8 @@ const LS_ALLOW = "toolgate-demo:allow";
 const LS_LOG = "toolgate-demo:log";
 const LS_RESUMES = "toolgate-demo:resumes";
 const CHANNEL = "toolgate-demo";
+/** Where toolgate's LocalStore keeps runs (one key per run). */
+const RUN_KEY_PREFIX = "toolgate:run:";
 
 const BASE_ALLOW = ["Bash(npm test*)"];
 
@@ -120,14 +123,13 @@ const scriptFixed = () => fixed;
 
 let policy;
 let gate;
-let store;
 let channel;
 const waiters = new Map(); // runId → {resolve, verdict, toolCallId, timer}
 
 function rebuildGate() {
   gate?.dispose();
   policy = Policy.fromToml(policyToml());
-  gate = new Gate(policy, { sessionId: SESSION, timeoutMs: 120000 });
+  gate = new Gate(policy, { sessionId: SESSION, owner: OWNER, timeoutMs: 120000 });
 }
 
 /** Classifies and, for auto/deny, settles at once through gate.check. */
@@ -156,10 +158,9 @@ async function submit(call, options = {}) {
   }
   const runId = newId("r");
   const toolCallId = newId("call");
-  store.park({
+  gate.park({
     runId,
-    sessionId: SESSION,
-    calls: [{ toolCallId, tool: call.tool, args: call.args ?? {}, verdict }],
+    calls: [{ toolCallId, tool: call.tool, args: call.args ?? {} }],
     history: JSON.stringify({ kind: "submit", call, toolCallId }),
     ttlMs: options.ttlMs,
   });
@@ -171,8 +172,8 @@ function wait(runId, verdict, toolCallId) {
   return new Promise((resolve) => {
     const w = { resolve, verdict, toolCallId, timer: 0 };
     waiters.set(runId, w);
-    const run = store.run(runId);
-    const expiresAt = run?.marker?.expires_at;
+    const run = gate.run(runId);
+    const expiresAt = run?.marker?.expiresAt;
     if (expiresAt) {
       const delay = Math.min(expiresAt - Date.now() + 50, 2 ** 31 - 1);
       w.timer = setTimeout(() => checkExpired(runId), Math.max(0, delay));
@@ -191,12 +192,12 @@ function settleWaiter(runId, value) {
 function checkExpired(runId) {
   let run;
   try {
-    run = store.run(runId); // reading an expired marker cancels the run
+    run = gate.run(runId); // reading an expired marker cancels the run
   } catch (e) {
     settleWaiter(runId, { outcome: "cancelled", error: String(e) });
     return;
   }
-  if (run && run.status === "cancelled" && run.expired_at) {
+  if (run && run.status === "cancelled" && run.expiredAt) {
     log("system", `The permission request of run ${runId} expired; the call was not run.`);
     settleWaiter(runId, { outcome: "expired", id: runId });
   } else if (run && run.status === "awaiting_permission") {
@@ -208,14 +209,14 @@ function checkExpired(runId) {
 // ---- resume: the deciding tab continues the run from the marker ----
 
 function onResumed(resumed) {
-  const { run_id: runId, results, history } = resumed;
+  const { runId, results, history } = resumed;
   writeJson(LS_RESUMES, [...readJson(LS_RESUMES, []), runId]);
   window.__toolgateLastResume = performance.now();
   let state;
   try {
     state = JSON.parse(history);
   } catch (e) {
-    store.failRun(runId, `corrupt history: ${e}`);
+    gate.failRun(runId, `corrupt history: ${e}`);
     return;
   }
   let scopeAdded = false;
@@ -237,11 +238,12 @@ function onResumed(resumed) {
   }
 }
 
+/** A resumed call as the agent sees it; a denial carries the gate's `toolResult`
+ * (`User refused permission: <message>`), a clean tool error for the model. */
 function outcomeOf(r) {
   if (!r) return { outcome: "cancelled" };
   if (r.outcome === "approved") return { outcome: "approved", ...(r.scope ? { scope: r.scope } : {}) };
-  const toolResult = r.message && r.message.trim() ? `User refused permission: ${r.message.trim()}` : "User refused permission.";
-  return { outcome: "denied", message: r.message ?? "", toolResult };
+  return { outcome: "denied", message: r.message, toolResult: r.toolResult };
 }
 
 function finishSubmit(runId, state, r) {
@@ -249,7 +251,7 @@ function finishSubmit(runId, state, r) {
   if (out.outcome === "approved") perform(state.call);
   else log("error", out.toolResult);
   try {
-    store.complete(runId);
+    gate.completeRun(runId);
   } catch (e) {
     console.warn("toolgate demo: complete", e);
   }
@@ -288,7 +290,7 @@ const SCRIPT = [
 async function startScript() {
   const runId = newId("r");
   fixed = false;
-  store.start(runId, SESSION);
+  gate.startRun(runId);
   log("user", "The date tests are failing on main. Can you fix them?");
   await runScript(runId, { kind: "script", step: 0 });
 }
@@ -311,7 +313,7 @@ async function runScript(runId, state) {
         log("call", `${call.tool} ${JSON.stringify(call.args)}`);
         const { verdict, out } = await gateCheck(call);
         if (!out) {
-          asks.push({ toolCallId: newId("call"), tool: call.tool, args: call.args, verdict });
+          asks.push({ toolCallId: newId("call"), tool: call.tool, args: call.args });
         } else if (out.outcome === "approved") {
           perform(call);
         } else {
@@ -321,7 +323,7 @@ async function runScript(runId, state) {
       }
       if (asks.length) {
         // The turn ends here (stop reason "paused"); the marker carries the state.
-        store.park({ runId, sessionId: SESSION, calls: asks, history: JSON.stringify({ ...state, fixed }) });
+        gate.park({ runId, calls: asks, history: JSON.stringify({ ...state, fixed }) });
         log("system", `Run ${runId} is paused: ${asks.length} call(s) need your permission.`);
         return;
       }
@@ -329,7 +331,7 @@ async function runScript(runId, state) {
     }
     state = { ...state, step: state.step + 1 };
   }
-  store.complete(runId);
+  gate.completeRun(runId);
 }
 
 async function continueScript(runId, state, results) {
@@ -382,11 +384,19 @@ function renderQuestion() {
 
 // ---- boot ----
 
+/** Removes every run record (the demo's reset; only the demo clears the store). */
+function clearRuns() {
+  for (let i = localStorage.length - 1; i >= 0; i--) {
+    const k = localStorage.key(i);
+    if (k && k.startsWith(RUN_KEY_PREFIX)) localStorage.removeItem(k);
+  }
+}
+
 function reset() {
   for (const w of waiters.values()) clearTimeout(w.timer);
   waiters.clear();
   gate?.cleanup();
-  store.clear();
+  clearRuns();
   for (const k of [LS_ALLOW, LS_LOG, LS_RESUMES]) localStorage.removeItem(k);
   rebuildGate();
   render();
@@ -395,7 +405,6 @@ function reset() {
 
 async function main() {
   await init();
-  store = new RunStore(OWNER);
   rebuildGate();
   channel = new BroadcastChannel(CHANNEL);
   channel.onmessage = (ev) => {
@@ -418,7 +427,7 @@ async function main() {
   document.getElementById("reset")?.addEventListener("click", reset);
   window.toolgateDemo = {
     submit,
-    runs: () => store.runs(),
+    runs: () => gate.runs(),
     reset,
     resumes: () => readJson(LS_RESUMES, []),
     log: () => readJson(LS_LOG, []),

@@ -12,8 +12,6 @@ pub mod components;
 #[cfg(target_arch = "wasm32")]
 pub mod js_api;
 #[cfg(target_arch = "wasm32")]
-pub mod local_store;
-#[cfg(target_arch = "wasm32")]
 pub mod use_now;
 #[cfg(target_arch = "wasm32")]
 pub mod use_run_poll;

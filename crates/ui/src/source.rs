@@ -63,9 +63,13 @@ impl From<Error> for SourceError {
     }
 }
 
+/// Dropping it stops a [`RunSource::watch`] subscription.
+pub type Watch = Box<dyn std::any::Any>;
+
 /// Where the panel gets runs from and sends decisions to.
 pub trait RunSource {
-    /// Every run of this owner, as shown (`now` in ms: expired markers are settled).
+    /// Every run of this owner, as shown, newest first (`now` in ms: expired markers
+    /// are settled).
     fn runs(&self, now: u64) -> Result<Vec<RunView>, SourceError>;
 
     /// Resumes `run_id` with one decision per pending call (exactly once: a second
@@ -76,6 +80,10 @@ pub trait RunSource {
         decisions: Vec<(CallView, Decision)>,
         now: u64,
     ) -> LocalFuture<Result<Resumed, SourceError>>;
+
+    /// Calls `changed` when another context (a tab, a gate) changed this owner's runs;
+    /// a hint to poll now. Dropping the returned [`Watch`] unsubscribes.
+    fn watch(&self, changed: Box<dyn Fn()>) -> Watch;
 }
 
 /// A [`RunSource`] over core [`Runs`] for one owner; scopes come from `policy`.
@@ -93,71 +101,12 @@ impl<S: MarkerStore> CoreSource<S> {
             policy,
         }
     }
-
-    /// The synchronous resume (the browser wraps it in a cross-tab lock).
-    pub fn resume_now(
-        &self,
-        run_id: &str,
-        decisions: &[(CallView, Decision)],
-        now: u64,
-    ) -> Result<Resumed, SourceError> {
-        let decisions: Vec<ResumeDecision> = decisions.iter().map(to_resume).collect();
-        Ok(self.runs.resume(run_id, &self.owner, &decisions, now)?)
-    }
-
-    fn view(&self, run: Run) -> RunView {
-        let expires_at = run.marker.as_ref().map(|m| m.expires_at);
-        let calls = match &run.marker {
-            Some(marker) => marker
-                .calls
-                .iter()
-                .map(|c| {
-                    let call = ToolCall::new(c.tool.clone(), c.args.clone());
-                    CallView {
-                        tool_call_id: c.tool_call_id.clone(),
-                        tool: c.tool.clone(),
-                        args_text: args_text(&c.args),
-                        command: shell_command(&call),
-                        anchor: c.anchor.clone(),
-                        tier: c.tier,
-                        rule: c.rule.clone(),
-                        reason: c.reason.clone(),
-                        span: c.span,
-                        scopes: self.policy.scopes(&call),
-                    }
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        RunView {
-            run_id: run.run_id,
-            status: run.status,
-            revision: run.revision,
-            updated_at: run.updated_at,
-            last_error: run.last_error,
-            expired_at: run.expired_at,
-            expires_at,
-            calls,
-        }
-    }
 }
 
 impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
     fn runs(&self, now: u64) -> Result<Vec<RunView>, SourceError> {
-        let mut out: Vec<RunView> = self
-            .runs
-            .runs(now)?
-            .into_iter()
-            .filter(|r| r.owner == self.owner)
-            .map(|r| self.view(r))
-            .collect();
-        // Newest first: the run a person is looking at is usually the latest.
-        out.sort_by(|a, b| {
-            b.updated_at
-                .cmp(&a.updated_at)
-                .then(a.run_id.cmp(&b.run_id))
-        });
-        Ok(out)
+        let runs = self.runs.runs_of(&self.owner, now)?;
+        Ok(views(runs, &self.policy))
     }
 
     fn resume(
@@ -166,12 +115,71 @@ impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
         decisions: Vec<(CallView, Decision)>,
         now: u64,
     ) -> LocalFuture<Result<Resumed, SourceError>> {
-        let result = self.resume_now(run_id, &decisions, now);
+        let decisions: Vec<ResumeDecision> = decisions.iter().map(to_resume).collect();
+        let result = self
+            .runs
+            .resume(run_id, &self.owner, &decisions, now)
+            .map_err(SourceError::from);
         Box::pin(std::future::ready(result))
+    }
+
+    /// In memory, only this page changes runs: nothing to watch.
+    fn watch(&self, _changed: Box<dyn Fn()>) -> Watch {
+        Box::new(())
     }
 }
 
-fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
+/// The runs as the panel shows them, newest first (the run a person is looking at is
+/// usually the latest).
+pub fn views(runs: Vec<Run>, policy: &Policy) -> Vec<RunView> {
+    let mut out: Vec<RunView> = runs.into_iter().map(|r| view(r, policy)).collect();
+    out.sort_by(|a, b| {
+        b.updated_at
+            .cmp(&a.updated_at)
+            .then(a.run_id.cmp(&b.run_id))
+    });
+    out
+}
+
+/// One run as the panel shows it: the prompt comes from the marker alone.
+fn view(run: Run, policy: &Policy) -> RunView {
+    let expires_at = run.marker.as_ref().map(|m| m.expires_at);
+    let calls = match &run.marker {
+        Some(marker) => marker
+            .calls
+            .iter()
+            .map(|c| {
+                let call = ToolCall::new(c.tool.clone(), c.args.clone());
+                CallView {
+                    tool_call_id: c.tool_call_id.clone(),
+                    tool: c.tool.clone(),
+                    args_text: args_text(&c.args),
+                    command: shell_command(&call),
+                    anchor: c.anchor.clone(),
+                    tier: c.tier,
+                    rule: c.rule.clone(),
+                    reason: c.reason.clone(),
+                    span: c.span,
+                    scopes: policy.scopes(&call),
+                }
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    RunView {
+        run_id: run.run_id,
+        status: run.status,
+        revision: run.revision,
+        updated_at: run.updated_at,
+        last_error: run.last_error,
+        expired_at: run.expired_at,
+        expires_at,
+        calls,
+    }
+}
+
+/// A decision as core takes it (a denial's message trimmed).
+pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
     let choice = match decision {
         Decision::AllowOnce => Choice::Allow { scope: None },
         Decision::AllowAlways(scope) => Choice::Allow {
@@ -188,52 +196,60 @@ fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
     }
 }
 
-/// The browser's source: core runs over `localStorage` for one owner, with each resume
-/// under a cross-tab Web Lock and followed by a change notification.
+/// The browser's source: toolgate-wasm's [`Gate`](toolgate_wasm::Gate) for one owner —
+/// the same store (`localStorage`), exactly-once resume and change notifications
+/// (BroadcastChannel `toolgate`) as the host's `gate.park` / `gate.resume`.
 #[cfg(target_arch = "wasm32")]
 pub struct BrowserSource {
-    inner: Rc<CoreSource<crate::local_store::LocalStore>>,
+    gate: toolgate_wasm::Gate,
+    policy: toolgate_wasm::Policy,
 }
 
 #[cfg(target_arch = "wasm32")]
 impl BrowserSource {
-    pub fn new(owner: impl Into<String>, policy: Rc<Policy>) -> BrowserSource {
-        BrowserSource {
-            inner: Rc::new(CoreSource::new(
-                crate::local_store::shared_runs(),
-                owner,
-                policy,
-            )),
+    /// Reads and resumes the runs `gate` sees (its owner's); scopes come from `policy`.
+    pub fn new(gate: toolgate_wasm::Gate, policy: toolgate_wasm::Policy) -> BrowserSource {
+        BrowserSource { gate, policy }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl From<toolgate_wasm::GateError> for SourceError {
+    fn from(e: toolgate_wasm::GateError) -> SourceError {
+        match e {
+            toolgate_wasm::GateError::Core(e) => e.into(),
+            other => SourceError::Other(other.to_string()),
         }
     }
 }
 
 #[cfg(target_arch = "wasm32")]
 impl RunSource for BrowserSource {
-    fn runs(&self, now: u64) -> Result<Vec<RunView>, SourceError> {
-        self.inner.runs(now)
+    /// The gate reads the clock itself (`now` is for the in-memory source).
+    fn runs(&self, _now: u64) -> Result<Vec<RunView>, SourceError> {
+        Ok(views(self.gate.list_runs()?, self.policy.core()))
     }
 
+    /// The gate reads the clock inside the run's Web Lock: a wait for another tab counts.
     fn resume(
         &self,
         run_id: &str,
         decisions: Vec<(CallView, Decision)>,
         _now: u64,
     ) -> LocalFuture<Result<Resumed, SourceError>> {
-        let inner = self.inner.clone();
-        let id = run_id.to_string();
-        Box::pin(async move {
-            let lock = format!("toolgate-run:{id}");
-            let run_id = id.clone();
-            // The clock is read inside the lock: a wait for another tab counts.
-            let got = crate::local_store::with_lock(&lock, move || {
-                inner.resume_now(&run_id, &decisions, crate::local_store::now_ms())
-            })
-            .await
-            .unwrap_or_else(|| Err(SourceError::Other("the resume was lost".to_string())));
-            crate::local_store::notify_changed(&id);
-            got
-        })
+        let decisions = decisions.iter().map(to_resume).collect();
+        let fut = self.gate.resume_run(run_id, decisions);
+        Box::pin(async move { Ok(fut.await?) })
+    }
+
+    /// Changes made elsewhere (`remote`: the host's gate, other tabs). This gate's own
+    /// resumes are followed by a poll already.
+    fn watch(&self, changed: Box<dyn Fn()>) -> Watch {
+        Box::new(self.gate.subscribe_runs(move |c| {
+            if c.source == toolgate_wasm::ChangeSource::Remote {
+                changed();
+            }
+        }))
     }
 }
 

@@ -4,10 +4,18 @@
 use leptos::prelude::*;
 use leptos_use_interval_fn::use_interval_fn;
 
-use crate::local_store::now_ms;
-
 pub fn use_now(period_ms: u64) -> ReadSignal<u64> {
     let (now, set_now) = signal(now_ms());
     let _ = use_interval_fn(move || set_now.set(now_ms()), period_ms);
     now
+}
+
+/// Wall-clock milliseconds (0 if the clock is unusable).
+pub fn now_ms() -> u64 {
+    let t = js_sys::Date::now();
+    if t.is_finite() && t > 0.0 {
+        t as u64
+    } else {
+        0
+    }
 }

@@ -1,20 +1,19 @@
 //! `use_run_poll`: the panel's view of the runs, kept fresh by polling the
 //! [`RunSource`]: every 3 s while a run is active, 5 s when idle, paused while the tab
-//! is hidden (and refreshed when it shows again), and refreshed at once on a
-//! same-origin change notification. A poll that brings nothing new sets no signal.
+//! is hidden (and refreshed when it shows again), and refreshed at once when the source
+//! reports a change made elsewhere (the gate's BroadcastChannel). A poll that brings
+//! nothing new sets no signal.
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use codee::string::FromToStringCodec;
 use leptos::prelude::*;
-use leptos_use_broadcast_channel::{use_broadcast_channel, UseBroadcastChannelReturn};
 use leptos_use_document_visibility::use_document_visibility;
 use leptos_use_interval_fn::use_interval_fn;
 
-use crate::local_store::{now_ms, CHANNEL};
 use crate::model::{apply_poll, poll_period, RunView};
 use crate::source::RunSource;
+use crate::use_now::now_ms;
 
 /// Polls done by this page (read by the demo's measurements).
 pub static POLLS: AtomicU64 = AtomicU64::new(0);
@@ -69,14 +68,9 @@ pub fn use_run_poll(source: StoredValue<Rc<dyn RunSource>, LocalStorage>) -> Use
         }
     });
 
-    let UseBroadcastChannelReturn { message, .. } =
-        use_broadcast_channel::<String, FromToStringCodec>(CHANNEL);
-    Effect::new(move |prev: Option<()>| {
-        let got = message.with(Option::is_some);
-        if prev.is_some() && got {
-            refresh.run(());
-        }
-    });
+    // Unsubscribed when the owner is cleaned up (the stored guard is dropped).
+    let watch = source.with_value(|s| s.watch(Box::new(move || refresh.run(()))));
+    let _ = StoredValue::new_local(watch);
 
     UseRunPoll {
         runs,

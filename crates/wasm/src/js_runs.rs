@@ -1,6 +1,7 @@
 //! The JS-facing shapes of park / run / resume (camelCase views of toolgate-core's
 //! `Run`, `Marker`, `Resumed`) and their TypeScript declarations.
 
+use crate::error::GateError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolgate_core::marker::PendingCall;
@@ -195,6 +196,12 @@ impl<'a> From<&'a CallResult> for CallResultJs<'a> {
             tool_result: r.outcome.tool_result_text(),
         }
     }
+}
+
+/// `resumed` as `gate.resume` resolves with it (for Rust callers that resume through
+/// [`crate::Gate::resume_run`] and hand the result to JavaScript).
+pub fn resumed_to_js(resumed: &Resumed) -> Result<wasm_bindgen::JsValue, GateError> {
+    crate::js::to_js(&ResumedJs::from(resumed))
 }
 
 impl<'a> From<&'a Resumed> for ResumedJs<'a> {

@@ -24,6 +24,7 @@ pub use gate::{
     Subscription, DEFAULT_TIMEOUT_MS,
 };
 pub use ids::CryptoIds;
+pub use js_runs::resumed_to_js;
 pub use policy::Policy;
 pub use storage::{storage_key, LocalStore, KEY_PREFIX};
 pub use toolgate_core::{

@@ -9,9 +9,9 @@ use leptos_use_event_listener::use_event_listener;
 
 use super::call_card::CallCard;
 use super::{perf_now, typing_now, PanelCtx};
-use crate::local_store::now_ms;
 use crate::model::{shortcut, Decision, Draft, KeyPress, RunView, Shortcut, TimeLeft};
 use crate::source::SourceError;
+use crate::use_now::now_ms;
 
 #[component]
 pub fn RunPrompt(

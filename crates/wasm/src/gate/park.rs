@@ -354,6 +354,27 @@ impl Gate {
         Ok(run)
     }
 
+    /// Records a new `running` run `run_id` of this gate's session (optional: `park`
+    /// creates the run when absent), so that it is listed before its first park.
+    pub fn start_run(&self, run_id: &str) -> Result<Run, GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        let run = part
+            .runs
+            .start(run_id, &part.session_id, &part.owner, now_ms())?;
+        part.emit(&run.run_id, run.status, run.revision);
+        Ok(run)
+    }
+
+    /// Marks the `running` run `run_id` `completed` (the host finished it).
+    pub fn complete_run(&self, run_id: &str) -> Result<Run, GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        let run = part.runs.complete(run_id, &part.owner, now_ms())?;
+        part.emit(&run.run_id, run.status, run.revision);
+        Ok(run)
+    }
+
     /// Calls `f` for every park / resume / failRun of this owner's runs, here or in
     /// another gate of this origin. Dropping the subscription unsubscribes.
     pub fn subscribe_runs(&self, f: impl Fn(&RunsChange) + 'static) -> RunsSubscription {
@@ -540,6 +561,21 @@ impl Gate {
     #[wasm_bindgen(js_name = failRun, unchecked_return_type = "Run")]
     pub fn fail_run_js(&self, run_id: &str, why: &str) -> Result<JsValue, JsValue> {
         let run = self.fail_run(run_id, why).map_err(into_error)?;
+        to_js(&RunJs::from(&run)).map_err(into_error)
+    }
+
+    /// Records a new `running` run (optional: `park` creates it); returns the run.
+    /// Throws `run_id_taken` / `illegal_transition` when the id is in use.
+    #[wasm_bindgen(js_name = startRun, unchecked_return_type = "Run")]
+    pub fn start_run_js(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        let run = self.start_run(run_id).map_err(into_error)?;
+        to_js(&RunJs::from(&run)).map_err(into_error)
+    }
+
+    /// Marks a `running` run `completed`; returns the run.
+    #[wasm_bindgen(js_name = completeRun, unchecked_return_type = "Run")]
+    pub fn complete_run_js(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        let run = self.complete_run(run_id).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
 
