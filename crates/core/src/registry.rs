@@ -731,11 +731,13 @@ impl Entries {
 
     /// Removes pending `id` (its id becomes unknown until [`Entries::mark_ended`]).
     fn remove(&mut self, id: RequestId) -> Option<Entry> {
-        let pos = match self.index.get(&id)? {
-            IdState::Live(pos) => *pos,
-            IdState::Ended(..) => return None,
+        let pos = match self.index.remove(&id)? {
+            IdState::Live(pos) => pos,
+            ended @ IdState::Ended(..) => {
+                self.index.insert(id, ended); // not pending: stays as it was
+                return None;
+            }
         };
-        self.index.remove(&id);
         let slot = self.list.get_mut(pos - self.base)?;
         let entry = std::mem::replace(slot, Entry::Vacant);
         match &entry {
@@ -1077,7 +1079,10 @@ impl Registry {
             self.rules.add(*tier, scope)?;
         }
         let mut settled = Vec::new();
-        self.settle_approval(id, outcome.clone(), now_ms, &mut settled);
+        // An allow of a hard deny was refused above, so `outcome` stands as it is.
+        if let Some(p) = self.entries.remove_approval(id) {
+            self.settle_pending(p, outcome.clone(), now_ms, &mut settled);
+        }
         if let Some((tier, _)) = rule {
             self.settle_covered(tier, &outcome, policy, now_ms, &mut settled);
         }
