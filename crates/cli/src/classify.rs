@@ -64,7 +64,7 @@ pub fn verdict_for_line(policy: &Policy, line_no: u64, line: &[u8]) -> Verdict {
             line_no,
             &format!(
                 "expected a JSON object {{\"tool\":…,\"args\":…}}, got {}",
-                json_kind(&other)
+                toolgate_core::call::json_kind(&other)
             ),
         ),
         Err(e) => malformed(line_no, &format!("invalid JSON: {e}")),
@@ -73,17 +73,6 @@ pub fn verdict_for_line(policy: &Policy, line_no: u64, line: &[u8]) -> Verdict {
 
 fn malformed(line_no: u64, what: &str) -> Verdict {
     Verdict::new(Tier::Ask, MALFORMED_RULE, format!("line {line_no}: {what}"))
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn write_verdict<W: Write>(out: &mut W, verdict: &Verdict) -> std::io::Result<()> {

@@ -70,6 +70,18 @@ impl Family {
     }
 }
 
+/// A JSON value's kind in words (`a string`, `an array`, …), for error messages.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Canonical JSON: object keys sorted (by UTF-8 bytes), no whitespace, numbers and
 /// strings as serde_json prints them. Key order and whitespace of the input never matter.
 pub fn canonical_json(value: &Value) -> String {

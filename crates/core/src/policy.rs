@@ -8,7 +8,7 @@ use crate::call::{Family, ToolCall};
 use crate::error::Error;
 use crate::glob;
 use crate::paths::{self, resolve};
-use crate::rules::{self, Env, RawPart};
+use crate::rules::{self, cat, Env, RawPart};
 use crate::url::{classify_url, UrlClass};
 use crate::verdict::{Part, Tier, Verdict};
 use serde::Deserialize;
@@ -812,24 +812,13 @@ fn str_arg<'c>(call: &'c ToolCall, keys: &[&str]) -> Result<&'c str, Verdict> {
             Some(other) => {
                 return Err(malformed(&format!(
                     "`{k}` must be a string, not {}",
-                    json_kind(other)
+                    crate::call::json_kind(other)
                 )));
             }
             None => {}
         }
     }
     Err(malformed(&format!("missing `{}`", keys[0])))
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The strictest part decides; the first part of that tier gives rule, reason, span.
@@ -863,13 +852,4 @@ fn combine(parts: Vec<(Part, bool)>) -> Verdict {
         }
         None => Verdict::new(Tier::Ask, "builtin.shell.empty", "no command"),
     }
-}
-
-/// Concatenates string pieces into one exactly-sized `String`.
-fn cat(parts: &[&str]) -> String {
-    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        s.push_str(p);
-    }
-    s
 }

@@ -2325,7 +2325,7 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
 
 /// Concatenates string pieces into one exactly-sized `String` (cheaper than `format!`
 /// on the hot path).
-fn cat(parts: &[&str]) -> String {
+pub(crate) fn cat(parts: &[&str]) -> String {
     let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     for p in parts {
         s.push_str(p);
