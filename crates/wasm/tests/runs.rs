@@ -1035,3 +1035,93 @@ async fn a_won_claim_whose_marker_write_fails_is_given_back() {
     assert_eq!(claim_keys().await.len(), 1);
     g.dispose();
 }
+
+/// Posts what another gate posts after writing run `run_id` at `revision`.
+fn post_note(run_id: &str, owner: &str, revision: u32) {
+    let post = Function::new_with_args(
+        "runId, owner, revision",
+        "const c = new BroadcastChannel('toolgate');
+         c.postMessage({type: 'toolgate.run', runId, owner, status: 'awaiting_permission', revision});
+         c.close();",
+    );
+    post.call3(
+        &JsValue::NULL,
+        &run_id.into(),
+        &owner.into(),
+        &revision.into(),
+    )
+    .unwrap();
+}
+
+/// What Chromium fires in a tab once another process's write has reached it.
+fn storage_event(key: &str) {
+    let fire = Function::new_with_args(
+        "key",
+        "window.dispatchEvent(new StorageEvent('storage', {key, storageArea: localStorage}));",
+    );
+    fire.call1(&JsValue::NULL, &key.into()).unwrap();
+}
+
+/// Chromium propagates a `localStorage` write to other renderer processes after the
+/// writer's BroadcastChannel message may already have arrived: a listener told then
+/// would poll, see nothing new, and wait for the next poll (5 s). The gate holds such a
+/// note until the write is visible (the `storage` event), or delivers it after 1 s.
+#[wasm_bindgen_test]
+async fn a_note_that_overtakes_its_write_waits_for_the_write() {
+    fresh().await;
+    let b = gate("tab-b", Some("alice"), true);
+    let rb = Recorder::new();
+    let _off = b.on_runs_change(rb.function());
+    // The note arrives; the record is not here yet.
+    post_note("r-late", "alice", 1);
+    sleep(50).await;
+    assert_eq!(
+        rb.seen.borrow().len(),
+        0,
+        "told before the write is visible"
+    );
+    // The write arrives (the storage event fires): delivered at once, once.
+    storage()
+        .set_item("toolgate:run:r-late", r#"{"revision":1}"#)
+        .unwrap();
+    storage_event("toolgate:run:other");
+    assert_eq!(
+        rb.seen.borrow().len(),
+        0,
+        "another key's write is not this one"
+    );
+    storage_event("toolgate:run:r-late");
+    assert_eq!(rb.seen.borrow().len(), 1);
+    let heard = rb.seen.borrow()[0].clone();
+    assert_eq!(
+        (
+            s(&heard, "runId"),
+            s(&heard, "source"),
+            n(&heard, "revision")
+        ),
+        ("r-late".into(), "remote".into(), 1.0)
+    );
+    sleep(1_100).await;
+    assert_eq!(
+        rb.seen.borrow().len(),
+        1,
+        "the fallback timer was cancelled"
+    );
+    // A note whose write is already visible is delivered at once.
+    post_note("r-late", "alice", 1);
+    sleep(50).await;
+    assert_eq!(rb.seen.borrow().len(), 2);
+    // A write that never fires a storage event here: delivered after the wait anyway.
+    post_note("r-never", "alice", 3);
+    sleep(500).await;
+    assert_eq!(rb.seen.borrow().len(), 2);
+    sleep(700).await;
+    assert_eq!(rb.seen.borrow().len(), 3);
+    assert_eq!(s(&rb.seen.borrow()[2], "runId"), "r-never");
+    // dispose drops a waiting note with its timer.
+    post_note("r-gone", "alice", 1);
+    sleep(50).await;
+    b.dispose();
+    sleep(1_100).await;
+    assert_eq!(rb.seen.borrow().len(), 3);
+}

@@ -14,20 +14,24 @@
 //!   ([`ResumeGuarantee::SameProcess`]).
 //! - **Change notification.** Every park / resume / failRun is posted on the
 //!   `BroadcastChannel("toolgate")` and given to this gate's `onRunsChange` listeners;
-//!   other gates of the same owner hear it as `source: "remote"`. Polling stays the
-//!   source of truth.
+//!   other gates of the same owner hear it as `source: "remote"` once the write it
+//!   announces is readable there (a note that overtook its `localStorage` write waits
+//!   for the `storage` event, at most [`NOTE_WAIT_MS`]). Polling stays the source of
+//!   truth.
 //! - **Owners.** A gate sees only its owner's runs (default owner: the session id).
 
 use super::{now_ms, Gate};
-use crate::channel::{Channel, CHANNEL_NAME};
+use crate::channel::{Channel, StorageEvents, CHANNEL_NAME};
 use crate::claims::{ClaimKey, Claimed, Claims, ResumeGuarantee};
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js};
 use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
 use crate::locks::{to_promise, Locks};
-use crate::storage::{fingerprint, storage_key, SnapshotStore};
+use crate::storage::{fingerprint, storage_key, SnapshotStore, KEY_PREFIX};
+use gloo_timers::callback::Timeout;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::future::Future;
 use std::rc::{Rc, Weak};
 use toolgate_core::{
@@ -80,7 +84,18 @@ struct Notify {
     listeners: Vec<(u32, Rc<RunsListener>)>,
     next: u32,
     channel: Option<Channel>,
+    /// Notes heard before this context can read the write they announce (Chromium
+    /// propagates `localStorage` writes to other renderer processes asynchronously, and
+    /// a BroadcastChannel message can overtake them), by run id, each with the timer
+    /// that delivers it anyway after [`NOTE_WAIT_MS`].
+    waiting: HashMap<String, (RunsChange, Timeout)>,
+    /// Resolves `waiting` notes as soon as their write arrives here.
+    storage_events: Option<StorageEvents>,
 }
+
+/// How long a note waits for its write to become visible before it is delivered
+/// anyway (a store that is not `localStorage` never fires `storage` events).
+const NOTE_WAIT_MS: u32 = 1_000;
 
 /// The park / resume half of a gate's inner state.
 pub(super) struct RunsPart {
@@ -103,6 +118,7 @@ impl RunsPart {
         let notify = Rc::new(RefCell::new(Notify::default()));
         let weak = Rc::downgrade(&notify);
         let me = owner.clone();
+        let heard_store = store.clone();
         let channel = Channel::open(CHANNEL_NAME, move |data| {
             let Ok(note) = from_js::<Note>(data, "message") else {
                 return; // not ours
@@ -110,9 +126,10 @@ impl RunsPart {
             if note.kind != NOTE_TYPE || note.owner != me {
                 return;
             }
-            deliver(
+            heard(
                 &weak,
-                &RunsChange {
+                &*heard_store,
+                RunsChange {
                     run_id: note.run_id,
                     status: note.status,
                     revision: note.revision,
@@ -120,7 +137,23 @@ impl RunsPart {
                 },
             );
         });
-        notify.borrow_mut().channel = channel;
+        let weak = Rc::downgrade(&notify);
+        let arrived_store = store.clone();
+        let storage_events = StorageEvents::listen(move |key| {
+            let run_id = match &key {
+                Some(key) => match key.strip_prefix(KEY_PREFIX) {
+                    Some(run_id) => Some(run_id),
+                    None => return, // not ours
+                },
+                None => None, // localStorage.clear(): every waiting note
+            };
+            arrived(&weak, &*arrived_store, run_id);
+        });
+        {
+            let mut n = notify.borrow_mut();
+            n.channel = channel;
+            n.storage_events = storage_events;
+        }
         RunsPart {
             runs: Runs::new(store),
             session_id,
@@ -166,13 +199,87 @@ impl RunsPart {
 
     /// Closes the channel and the claims database, drops every listener (dispose).
     pub(super) fn close(&self) {
-        let channel = {
+        let (channel, waiting, storage_events) = {
             let mut n = self.notify.borrow_mut();
             n.listeners.clear();
-            n.channel.take()
+            (
+                n.channel.take(),
+                std::mem::take(&mut n.waiting),
+                n.storage_events.take(),
+            )
         };
-        drop(channel);
+        drop((channel, waiting, storage_events));
         self.claims.close();
+    }
+}
+
+/// True once this context reads run `change.run_id` at `change.revision` or later. A
+/// store that cannot be read counts as caught up: the listeners' poll reports the error.
+fn visible(store: &dyn MarkerStore, change: &RunsChange) -> bool {
+    match store.get(&change.run_id) {
+        Ok(Some(stored)) => stored.revision >= change.revision,
+        Ok(None) => false,
+        Err(_) => true,
+    }
+}
+
+/// A note from another gate: delivered now if its write is visible here, else held
+/// until the write arrives (`storage` event) or [`NOTE_WAIT_MS`] pass.
+fn heard(notify: &Weak<RefCell<Notify>>, store: &dyn MarkerStore, change: RunsChange) {
+    if visible(store, &change) {
+        deliver(notify, &change);
+        return;
+    }
+    let Some(n) = notify.upgrade() else {
+        return;
+    };
+    let weak = notify.clone();
+    let run_id = change.run_id.clone();
+    let revision = change.revision;
+    let timer = Timeout::new(NOTE_WAIT_MS, move || {
+        let due = weak.upgrade().and_then(|n| {
+            let mut n = n.try_borrow_mut().ok()?;
+            match n.waiting.get(&run_id) {
+                Some((c, _)) if c.revision == revision => n.waiting.remove(&run_id),
+                _ => None,
+            }
+        });
+        if let Some((change, timer)) = due {
+            drop(timer); // this very timeout, already fired
+            deliver(&weak, &change);
+        }
+    });
+    if let Ok(mut n) = n.try_borrow_mut() {
+        let newer = n
+            .waiting
+            .get(&change.run_id)
+            .is_some_and(|(c, _)| c.revision > change.revision);
+        if !newer {
+            n.waiting.insert(change.run_id.clone(), (change, timer));
+        }
+    };
+}
+
+/// A `storage` event for `run_id` (`None`: every key): delivers the notes now visible.
+fn arrived(notify: &Weak<RefCell<Notify>>, store: &dyn MarkerStore, run_id: Option<&str>) {
+    let Some(n) = notify.upgrade() else {
+        return;
+    };
+    let mut due = Vec::new();
+    if let Ok(mut n) = n.try_borrow_mut() {
+        let ids: Vec<String> = match run_id {
+            Some(id) => vec![id.to_string()],
+            None => n.waiting.keys().cloned().collect(),
+        };
+        for id in ids {
+            if n.waiting.get(&id).is_some_and(|(c, _)| visible(store, c)) {
+                due.extend(n.waiting.remove(&id));
+            }
+        }
+    }
+    for (change, timer) in due {
+        drop(timer);
+        deliver(notify, &change);
     }
 }
 
