@@ -317,7 +317,9 @@ async function main() {
     await browser?.close();
     proc.kill();
   }
-  if (existsSync(join(ARTIFACTS, "prompt.png"))) {
+  // The README's screenshot is refreshed only on request: a test run leaves the
+  // checkout as it found it (the artifact is artifacts/prompt.png).
+  if (process.env.TOOLGATE_UPDATE_SCREENSHOT && existsSync(join(ARTIFACTS, "prompt.png"))) {
     mkdirSync(join(ROOT, "docs"), { recursive: true });
     copyFileSync(join(ARTIFACTS, "prompt.png"), join(ROOT, "docs", "prompt.png"));
   }
