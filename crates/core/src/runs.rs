@@ -309,6 +309,28 @@ impl<S: MarkerStore> Runs<S> {
         self.store.delete_if_revision(run_id, run.revision)
     }
 
+    /// Deletes `owner`'s finished runs (`completed`, `failed`, `cancelled`) whose status
+    /// last changed `older_than_ms` or more before `now`, and returns them (by run id).
+    /// Runs that are `running` or awaiting permission are never touched, nor are other
+    /// owners' runs. A record that changes while this runs (a lost compare-and-swap)
+    /// is left for the next pass. Reading heals corrupt records and expired markers as
+    /// [`Runs::run`] does; a run healed now has changed now, so it stays this pass.
+    pub fn prune(&self, owner: &str, older_than_ms: u64, now: u64) -> Result<Vec<Run>, Error> {
+        let mut pruned = Vec::new();
+        for run in self.runs_of(owner, now)? {
+            let old_enough = run.updated_at.saturating_add(older_than_ms) <= now;
+            if !run.status.is_terminal() || !old_enough {
+                continue;
+            }
+            match self.store.delete_if_revision(&run.run_id, run.revision) {
+                Ok(()) => pruned.push(run),
+                Err(Error::StoreConflict { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(pruned)
+    }
+
     fn settle(
         &self,
         run_id: &str,

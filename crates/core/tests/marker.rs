@@ -1233,3 +1233,89 @@ fn runs_of_lists_an_owners_runs_and_unowned_failures_only() {
     assert_eq!(status("r-x", "bob"), Some(RunStatus::Failed));
     assert_eq!(status("r-none", "alice"), None);
 }
+
+#[test]
+fn prune_deletes_only_old_finished_runs_of_the_owner() {
+    let runs = Runs::new(MemoryStore::new());
+    // Finished a day ago: completed, failed, cancelled (alice).
+    runs.start("done", "s-1", "alice", T0).unwrap();
+    runs.complete("done", "alice", T0).unwrap();
+    runs.start("failed", "s-1", "alice", T0).unwrap();
+    runs.fail("failed", "alice", "crashed", T0).unwrap();
+    runs.park(park_req("cancelled", vec![rm_build()], "h"), T0)
+        .unwrap();
+    runs.cancel("cancelled", "alice", "new message", T0)
+        .unwrap();
+    // Still active a day later: never pruned, however old.
+    runs.start("running", "s-1", "alice", T0).unwrap();
+    runs.park(park_req("waiting", vec![rm_build()], "h"), T0)
+        .unwrap();
+    // Finished recently, and another owner's old finished run.
+    runs.start("recent", "s-1", "alice", T0).unwrap();
+    runs.complete("recent", "alice", T0 + DAY - 10).unwrap();
+    let mut bob = park_req("bobs", vec![rm_build()], "h");
+    bob.owner = "bob".to_string();
+    runs.park(bob, T0).unwrap();
+    runs.cancel("bobs", "bob", "gone", T0).unwrap();
+
+    // A marker whose TTL passed is cancelled on this read, i.e. it changed now: kept.
+    let now = T0 + DAY;
+    let pruned: Vec<String> = runs
+        .prune("alice", DAY, now)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.run_id)
+        .collect();
+    assert_eq!(pruned, ["cancelled", "done", "failed"]);
+    let left: Vec<(String, RunStatus)> = runs
+        .runs(now)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.run_id, r.status))
+        .collect();
+    let left_ids: Vec<&str> = left.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(left_ids, ["bobs", "recent", "running", "waiting"]);
+    // Nothing more is old enough now; later, the recent one goes, active runs stay.
+    assert!(runs.prune("alice", DAY, now).unwrap().is_empty());
+    let later = runs.prune("alice", DAY, T0 + 3 * DAY).unwrap();
+    let later_ids: Vec<&str> = later.iter().map(|r| r.run_id.as_str()).collect();
+    // "waiting" expired (its marker TTL passed), so by now it is an old finished run too.
+    assert!(later_ids.contains(&"recent"), "{later_ids:?}");
+    assert!(!later_ids.contains(&"running"), "{later_ids:?}");
+    assert!(runs.run("running", T0 + 3 * DAY).unwrap().is_some());
+    assert!(runs.run("bobs", T0 + 3 * DAY).unwrap().is_some());
+}
+
+#[test]
+fn prune_skips_a_record_that_changed_under_it() {
+    // A store whose delete always loses the compare-and-swap (another tab rewrote it).
+    struct Racing(MemoryStore);
+    impl MarkerStore for Racing {
+        fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+            self.0.get(key)
+        }
+        fn put_if_revision(
+            &self,
+            key: &str,
+            expected: Option<u64>,
+            new: Stored,
+        ) -> Result<(), Error> {
+            self.0.put_if_revision(key, expected, new)
+        }
+        fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+            Err(Error::StoreConflict {
+                key: key.to_string(),
+                expected: Some(expected),
+                found: Some(expected + 1),
+            })
+        }
+        fn keys(&self) -> Result<Vec<String>, Error> {
+            self.0.keys()
+        }
+    }
+    let runs = Runs::new(Racing(MemoryStore::new()));
+    runs.start("done", "s-1", "alice", T0).unwrap();
+    runs.complete("done", "alice", T0).unwrap();
+    assert!(runs.prune("alice", 0, T0 + 1).unwrap().is_empty());
+    assert!(runs.run("done", T0 + 1).unwrap().is_some());
+}

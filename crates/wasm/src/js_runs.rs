@@ -329,5 +329,7 @@ export interface RunsChange {
   status: RunStatus;
   revision: number;
   source: "local" | "remote";
+  /** Present when the record was deleted (`forgetRun` / `pruneRuns`). */
+  gone?: true;
 }
 "#;

@@ -1125,3 +1125,57 @@ async fn a_note_that_overtakes_its_write_waits_for_the_write() {
     sleep(1_100).await;
     assert_eq!(rb.seen.borrow().len(), 3);
 }
+
+#[wasm_bindgen_test]
+async fn finished_runs_are_forgotten_or_pruned_and_other_gates_hear_it() {
+    fresh().await;
+    let a = gate("tab-a", Some("alice"), true);
+    let b = gate("tab-b", Some("alice"), true);
+    let rb = Recorder::new();
+    let _off = b.on_runs_change(rb.function());
+    // r-done: parked, resumed, completed. r-wait: still awaiting permission.
+    let run = get(&park(&a, "r-done", TWO_CALLS, "h").unwrap(), "run");
+    resume(&a, "r-done", allow_all(&run)).await.unwrap();
+    a.complete_run_js("r-done").unwrap();
+    park(&a, "r-wait", TWO_CALLS, "h").unwrap();
+    a.start_run_js("r-run").unwrap();
+    // Active runs cannot be forgotten.
+    let e = a.forget_run_js("r-wait").unwrap_err();
+    assert_eq!(s(&e, "code"), "run_still_active", "{}", s(&e, "message"));
+    assert_eq!(
+        s(&a.forget_run_js("r-nope").unwrap_err(), "code"),
+        "not_found"
+    );
+    // Not old enough yet; then everything finished goes, active runs stay.
+    assert_eq!(a.prune_runs_js(60_000.0).unwrap(), 0);
+    let e = a.prune_runs_js(-1.0).unwrap_err();
+    assert_eq!(s(&e, "code"), "bad_input");
+    sleep(50).await; // b has heard everything before the prune
+    let heard = rb.seen.borrow().len();
+    assert_eq!(a.prune_runs_js(0.0).unwrap(), 1);
+    assert_eq!(storage().get_item("toolgate:run:r-done").unwrap(), None);
+    assert!(storage().get_item("toolgate:run:r-wait").unwrap().is_some());
+    assert!(storage().get_item("toolgate:run:r-run").unwrap().is_some());
+    sleep(50).await;
+    let seen = rb.seen.borrow();
+    assert_eq!(seen.len(), heard + 1, "b hears the deletion once");
+    let last = seen.last().unwrap();
+    assert_eq!(
+        (
+            s(last, "runId"),
+            s(last, "status"),
+            get(last, "gone").as_bool()
+        ),
+        ("r-done".into(), "completed".into(), Some(true))
+    );
+    drop(seen);
+    // forgetRun: a failed run goes at once.
+    a.fail_run_js("r-wait", "stop").unwrap();
+    a.forget_run_js("r-wait").unwrap();
+    assert_eq!(storage().get_item("toolgate:run:r-wait").unwrap(), None);
+    let ids: Vec<String> = Array::from(&a.runs().unwrap())
+        .iter()
+        .map(|r| s(&r, "runId"))
+        .collect();
+    assert_eq!(ids, ["r-run"]);
+}

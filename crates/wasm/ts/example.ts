@@ -126,6 +126,12 @@ export async function parkAndResume(policy: Policy, messages: unknown[]): Promis
   for (const r of all) if (r.status === "failed") console.log(r.runId, r.lastError);
   const failed: Run = gate.failRun("r-1", "the tool crashed");
   console.log(failed.status, gate.owner, gate.usesLocks, gate.channelOpen, gate.runsListenerCount);
+  gate.forgetRun("r-1");
+  const prunedRuns: number = gate.pruneRuns(7 * 24 * 3600 * 1000);
+  const offGone = gate.onRunsChange((c: RunsChange) => {
+    if (c.gone) console.log(c.runId, "deleted", prunedRuns);
+  });
+  offGone();
   const pruned: number = await gate.pruneResumeClaims();
   console.log(pruned, gate.claimsOpen);
   offRuns();

@@ -58,6 +58,14 @@ pub struct RunsChange {
     pub status: RunStatus,
     pub revision: u64,
     pub source: ChangeSource,
+    /// The record was deleted (`forgetRun` / `pruneRuns`); `status` and `revision` are
+    /// its last.
+    #[serde(skip_serializing_if = "is_false")]
+    pub gone: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// What goes over the BroadcastChannel.
@@ -70,6 +78,8 @@ struct Note {
     owner: String,
     status: RunStatus,
     revision: u64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    gone: bool,
 }
 
 const NOTE_TYPE: &str = "toolgate.run";
@@ -134,6 +144,7 @@ impl RunsPart {
                     status: note.status,
                     revision: note.revision,
                     source: ChangeSource::Remote,
+                    gone: note.gone,
                 },
             );
         });
@@ -166,12 +177,22 @@ impl RunsPart {
 
     /// Tells the other gates (channel) and this gate's listeners that a run changed.
     fn emit(&self, run_id: &str, status: RunStatus, revision: u64) {
+        self.emit_note(run_id, status, revision, false);
+    }
+
+    /// [`RunsPart::emit`] for a deleted record.
+    fn emit_gone(&self, run: &Run) {
+        self.emit_note(&run.run_id, run.status, run.revision, true);
+    }
+
+    fn emit_note(&self, run_id: &str, status: RunStatus, revision: u64, gone: bool) {
         let note = Note {
             kind: NOTE_TYPE.to_string(),
             run_id: run_id.to_string(),
             owner: self.owner.clone(),
             status,
             revision,
+            gone,
         };
         if let Some(channel) = &self.notify.borrow().channel {
             if let Ok(message) = to_js(&note) {
@@ -185,6 +206,7 @@ impl RunsPart {
                 status: note.status,
                 revision: note.revision,
                 source: ChangeSource::Local,
+                gone,
             },
         );
     }
@@ -217,8 +239,10 @@ impl RunsPart {
 /// store that cannot be read counts as caught up: the listeners' poll reports the error.
 fn visible(store: &dyn MarkerStore, change: &RunsChange) -> bool {
     match store.get(&change.run_id) {
+        // A deletion is visible once the record is gone (or was written anew since).
+        Ok(Some(stored)) if change.gone => stored.revision > change.revision,
         Ok(Some(stored)) => stored.revision >= change.revision,
-        Ok(None) => false,
+        Ok(None) => change.gone,
         Err(_) => true,
     }
 }
@@ -482,6 +506,35 @@ impl Gate {
         Ok(run)
     }
 
+    /// Deletes the record of finished run `run_id` (`completed`, `failed`, `cancelled`).
+    /// A run still `running` or awaiting permission is `run_still_active`.
+    pub fn forget_run(&self, run_id: &str) -> Result<(), GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        let now = now_ms();
+        let run =
+            part.runs
+                .run_of(run_id, &part.owner, now)?
+                .ok_or_else(|| Error::RunNotFound {
+                    run_id: run_id.to_string(),
+                })?;
+        part.runs.forget(run_id, &part.owner, now)?;
+        part.emit_gone(&run);
+        Ok(())
+    }
+
+    /// Deletes this owner's finished runs whose status last changed `older_than_ms` or
+    /// more ago; returns them. Active runs are never touched.
+    pub fn prune_runs(&self, older_than_ms: u64) -> Result<Vec<Run>, GateError> {
+        self.check_open()?;
+        let part = &self.inner.runs;
+        let pruned = part.runs.prune(&part.owner, older_than_ms, now_ms())?;
+        for run in &pruned {
+            part.emit_gone(run);
+        }
+        Ok(pruned)
+    }
+
     /// Calls `f` for every park / resume / failRun of this owner's runs, here or in
     /// another gate of this origin. Dropping the subscription unsubscribes.
     pub fn subscribe_runs(&self, f: impl Fn(&RunsChange) + 'static) -> RunsSubscription {
@@ -684,6 +737,27 @@ impl Gate {
     pub fn complete_run_js(&self, run_id: &str) -> Result<JsValue, JsValue> {
         let run = self.complete_run(run_id).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
+    }
+
+    /// Deletes the record of a finished run (`completed`, `failed`, `cancelled`); throws
+    /// `run_still_active` for a run that is running or awaiting permission.
+    #[wasm_bindgen(js_name = forgetRun)]
+    pub fn forget_run_js(&self, run_id: &str) -> Result<(), JsValue> {
+        self.forget_run(run_id).map_err(into_error)
+    }
+
+    /// Deletes this owner's finished runs whose status last changed `olderThanMs` or
+    /// more ago (0: every finished run); returns how many. Records of finished runs stay
+    /// in `localStorage` until forgotten or pruned.
+    #[wasm_bindgen(js_name = pruneRuns)]
+    pub fn prune_runs_js(&self, older_than_ms: f64) -> Result<u32, JsValue> {
+        if older_than_ms.is_nan() || older_than_ms < 0.0 {
+            return Err(into_error(GateError::BadInput(
+                "pruneRuns(olderThanMs): a number >= 0".to_string(),
+            )));
+        }
+        let pruned = self.prune_runs(older_than_ms as u64).map_err(into_error)?;
+        Ok(u32::try_from(pruned.len()).unwrap_or(u32::MAX))
     }
 
     /// Calls `listener(change)` after every park / resume / failRun of this owner's
