@@ -136,7 +136,12 @@ fn time_call(policy: &Policy, call: &ToolCall, budget: Duration) -> (Duration, u
         let elapsed = start.elapsed();
         if (runs >= 3 && elapsed >= budget) || runs >= 1_000_000 {
             let mean = elapsed.checked_div(u32::try_from(runs).unwrap_or(u32::MAX));
-            return (mean.unwrap_or(elapsed), runs, verdict.tier, verdict.rule);
+            return (
+                mean.unwrap_or(elapsed),
+                runs,
+                verdict.tier,
+                verdict.rule.into_owned(),
+            );
         }
     }
 }

@@ -313,8 +313,8 @@ mod tests {
         let part = |tier, text: &str, rule: &str, reason: &str, span| Part {
             tier,
             text: text.to_string(),
-            rule: rule.to_string(),
-            reason: reason.to_string(),
+            rule: rule.to_string().into(),
+            reason: reason.to_string().into(),
             span,
         };
         let verdict = Verdict {

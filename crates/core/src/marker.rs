@@ -296,8 +296,8 @@ impl Marker {
                 args: c.call.args.clone(),
                 anchor: c.call.anchor(),
                 tier: c.verdict.tier,
-                rule: c.verdict.rule.clone(),
-                reason: c.verdict.reason.clone(),
+                rule: c.verdict.rule.to_string(),
+                reason: c.verdict.reason.to_string(),
                 span: c.verdict.span,
             })
             .collect();

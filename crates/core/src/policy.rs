@@ -13,6 +13,7 @@ use crate::url::{classify_url, UrlClass};
 use crate::verdict::{Part, Tier, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// A compiled rule (`Bash(npm test:*)`, `Read(**/.env)`, `WebFetch(domain:x)`, `mcp__*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -620,7 +621,7 @@ impl Policy {
         let builtin = |f: crate::rules::Finding, text: String| Part {
             tier: f.tier,
             text,
-            rule: f.rule.to_string(),
+            rule: Cow::Borrowed(f.rule),
             reason: f.reason,
             span: Some(f.span),
         };
@@ -661,8 +662,8 @@ impl Policy {
                     Part {
                         tier,
                         text,
-                        rule: format!("{id}[{i}]"),
-                        reason: format!("matches {} rule `{}`", tier_word(tier), r.source),
+                        rule: format!("{id}[{i}]").into(),
+                        reason: format!("matches {} rule `{}`", tier_word(tier), r.source).into(),
                         span: Some(rp.span),
                     },
                     false,
@@ -675,8 +676,9 @@ impl Policy {
                     Part {
                         tier: Tier::Auto,
                         text,
-                        rule: id.clone(),
-                        reason: format!("the whole command matches allow rule `{}`", r.source),
+                        rule: id.clone().into(),
+                        reason: format!("the whole command matches allow rule `{}`", r.source)
+                            .into(),
                         span: Some(rp.span),
                     },
                     false,
@@ -704,7 +706,7 @@ impl Policy {
             Family::Shell => {
                 if v.parts.iter().any(|p| {
                     matches!(
-                        p.rule.as_str(),
+                        p.rule.as_ref(),
                         "builtin.shell.dynamic"
                             | "builtin.shell.unparseable"
                             | "builtin.shell.too-long"

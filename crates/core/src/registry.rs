@@ -1056,8 +1056,8 @@ impl Registry {
         if allows && pending.is_hard_deny() {
             let v = pending.verdict();
             return Err(Error::HardDeny {
-                rule: v.rule,
-                reason: v.reason,
+                rule: v.rule.into_owned(),
+                reason: v.reason.into_owned(),
             });
         }
         let (rule, outcome) = match decision {
@@ -1369,7 +1369,7 @@ impl Registry {
         let outcome = match self.entries.approval(id) {
             None => return,
             Some(p) if outcome.allows_run() && p.is_hard_deny() => Outcome::Denied {
-                message: Some(p.verdict().reason),
+                message: Some(p.verdict().reason.into_owned()),
             },
             Some(_) => outcome,
         };

@@ -15,12 +15,17 @@ pub struct Finding {
     pub tier: Tier,
     /// Stable id, e.g. `builtin.shell.priv-esc`.
     pub rule: &'static str,
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     pub span: Span,
 }
 
 impl Finding {
-    fn new(tier: Tier, rule: &'static str, reason: impl Into<String>, span: Span) -> Finding {
+    fn new(
+        tier: Tier,
+        rule: &'static str,
+        reason: impl Into<Cow<'static, str>>,
+        span: Span,
+    ) -> Finding {
         Finding {
             tier,
             rule,

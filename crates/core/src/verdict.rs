@@ -1,6 +1,7 @@
 //! The answer of the classifier: a tier, the rule that decided, a reason and where.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// How a tool call is treated. Ordered: the strictest wins (`Deny > Ask > Auto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -48,8 +49,8 @@ pub struct Part {
     /// The source text of the simple command (a slice of the original string, or of
     /// the decoded nested script for `bash -c '…'`).
     pub text: String,
-    pub rule: String,
-    pub reason: String,
+    pub rule: Cow<'static, str>,
+    pub reason: Cow<'static, str>,
     /// Byte range in the original command string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<[usize; 2]>,
@@ -60,9 +61,9 @@ pub struct Part {
 pub struct Verdict {
     pub tier: Tier,
     /// Stable id of the deciding rule, e.g. `builtin.shell.priv-esc`, `user.allow[0]`.
-    pub rule: String,
+    pub rule: Cow<'static, str>,
     /// One human sentence.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     /// Byte range in the shell command that decided it, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<[usize; 2]>,
@@ -73,7 +74,11 @@ pub struct Verdict {
 
 impl Verdict {
     /// A verdict with no span and no parts.
-    pub fn new(tier: Tier, rule: impl Into<String>, reason: impl Into<String>) -> Verdict {
+    pub fn new(
+        tier: Tier,
+        rule: impl Into<Cow<'static, str>>,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Verdict {
         Verdict {
             tier,
             rule: rule.into(),

@@ -384,7 +384,7 @@ impl Gate {
                 }
                 Tier::Deny => {
                     tx.send(Outcome::Denied {
-                        message: Some(fut.verdict.reason.clone()),
+                        message: Some(fut.verdict.reason.to_string()),
                     });
                     Ok((fut, Vec::new(), false))
                 }
