@@ -294,7 +294,7 @@ impl<'w> Opts<'w> {
             if let Some(long) = t.strip_prefix("--") {
                 let name = long.split('=').next().unwrap_or(long);
                 o.longs.push((name, w));
-                if !long.contains('=') && long_takes.contains(&name) {
+                if !long.contains('=') && long_takes_value(name, long_takes) {
                     i += 1;
                 }
                 continue;
@@ -316,12 +316,13 @@ impl<'w> Opts<'w> {
         self.shorts.iter().find(|(s, _)| *s == c).map(|(_, w)| *w)
     }
 
-    /// A long option given in full or as an unambiguous-looking prefix (getopt
-    /// accepts `--recur` for `--recursive`); `min` is the shortest prefix honoured.
-    fn has_long(&self, full: &str, min: usize) -> Option<&'w Word> {
+    /// A long option given in full or as any prefix of it: getopt and git accept every
+    /// unambiguous prefix (`--se` for `date --set`, `--r` for `rm --recursive`), and an
+    /// ambiguous one makes the program refuse to run, so a prefix counts as the option.
+    fn has_long(&self, full: &str) -> Option<&'w Word> {
         self.longs
             .iter()
-            .find(|(n, _)| *n == full || (n.len() >= min && full.starts_with(n)))
+            .find(|(n, _)| !n.is_empty() && full.starts_with(n))
             .map(|(_, w)| *w)
     }
 }
@@ -887,22 +888,40 @@ impl<'a> Walker<'a> {
                 let skip = args.iter().take_while(|a| a.text.starts_with('-')).count();
                 return self.wrapped(&words[1 + skip..], sc, name);
             }
-            "builtin" | "nohup" | "coproc" => return self.wrapped(&words[1..], sc, name),
+            "builtin" | "coproc" => return self.wrapped(&words[1..], sc, name),
+            "nohup" => {
+                let k = skip_opts(args, "", &[]);
+                return self.wrapped(&words[1 + k..], sc, name);
+            }
             "exec" => {
                 let k = skip_opts(args, "a", &[]);
                 return self.wrapped(&words[1 + k..], sc, name);
             }
             "nice" => {
-                let k = skip_opts(args, "n", &[]);
+                let k = skip_opts(args, "n", &["adjustment"]);
                 return self.wrapped(&words[1 + k..], sc, name);
             }
             "time" => {
                 let o = Opts::parse(args, "fo", &["format", "output"]);
                 let k = skip_opts(args, "fo", &["format", "output"]);
-                if o.has_short('o').is_some() || o.has_long("output", 3).is_some() {
-                    return ask_default("time -o writes a file".to_string());
+                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
+                if (o.has_short('o').is_some() || o.has_long("output").is_some())
+                    && f.tier < self.default_tier()
+                {
+                    // The file it writes makes it at least the default; what it runs may
+                    // be worse, and then that decides.
+                    return (
+                        Finding::new(
+                            self.default_tier(),
+                            "builtin.default",
+                            "time -o writes a file",
+                            first.span,
+                        ),
+                        t,
+                        n,
+                    );
                 }
-                return self.wrapped(&words[1 + k..], sc, name);
+                return (f, t, n);
             }
             "timeout" => {
                 let k = skip_opts(args, "sk", &["signal", "kill-after"]);
@@ -947,11 +966,10 @@ impl<'a> Walker<'a> {
                     args,
                     "adEILnPs",
                     &[
+                        // `--eof`, `--replace`, `--max-lines` take their optional
+                        // value only as `--opt=value`: the next word is the command.
                         "arg-file",
                         "delimiter",
-                        "eof",
-                        "replace",
-                        "max-lines",
                         "max-args",
                         "max-procs",
                         "max-chars",
@@ -990,7 +1008,7 @@ impl<'a> Walker<'a> {
                 if rest.is_empty() {
                     return ask_default("watch with no command".to_string());
                 }
-                if o.has_short('x').is_some() || o.has_long("exec", 3).is_some() {
+                if o.has_short('x').is_some() || o.has_long("exec").is_some() {
                     return self.wrapped(rest, sc, name);
                 }
                 return self.joined_script(rest, all, "watch");
@@ -1043,7 +1061,7 @@ impl<'a> Walker<'a> {
         match name {
             "rm" => {
                 let o = Opts::parse(args, "", &[]);
-                if let Some(w) = o.has_long("no-preserve-root", 4) {
+                if let Some(w) = o.has_long("no-preserve-root") {
                     return deny(
                         "builtin.shell.rm-root",
                         "recursive delete with --no-preserve-root".to_string(),
@@ -1052,7 +1070,7 @@ impl<'a> Walker<'a> {
                 }
                 let recursive = o.has_short('r').is_some()
                     || o.has_short('R').is_some()
-                    || o.has_long("recursive", 3).is_some();
+                    || o.has_long("recursive").is_some();
                 if recursive {
                     if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
                         return deny(
@@ -1066,7 +1084,7 @@ impl<'a> Walker<'a> {
             }
             "chmod" | "chown" | "chgrp" => {
                 let o = Opts::parse(args, "", &["reference"]);
-                let recursive = o.has_short('R').is_some() || o.has_long("recursive", 3).is_some();
+                let recursive = o.has_short('R').is_some() || o.has_long("recursive").is_some();
                 if recursive {
                     if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
                         return deny(
@@ -1286,12 +1304,50 @@ impl<'a> Walker<'a> {
         let mut split: Option<&Word> = None;
         let mut split_inline: Option<String> = None;
         let mut findings = Vec::new();
+        // `-C DIR` / `--chdir=DIR`: the command runs there (`Some(None)`: unknown dir).
+        let mut chdir: Option<Option<String>> = None;
         while i < words.len() {
             let w = words[i];
             let t = w.text.as_str();
             if t == "--" {
                 i += 1;
                 break;
+            }
+            if let Some(long) = t.strip_prefix("--").filter(|_| !w.dynamic) {
+                // Every spelling getopt accepts: `--split-str=…`, `--ch DIR`.
+                let (name, value) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (long, None),
+                };
+                let full = ENV_LONG
+                    .iter()
+                    .find(|f| !name.is_empty() && f.starts_with(name))
+                    .copied()
+                    .unwrap_or("");
+                match (full, value) {
+                    ("split-string", Some(v)) => {
+                        split_inline = Some(v.to_string());
+                        split = Some(w);
+                        i += 1;
+                        break;
+                    }
+                    ("split-string", None) => {
+                        split = words.get(i + 1).copied();
+                        i += 2;
+                        break;
+                    }
+                    ("chdir", Some(v)) => {
+                        chdir = Some(Some(v.to_string()));
+                        i += 1;
+                    }
+                    ("chdir", None) => {
+                        chdir = Some(words.get(i + 1).and_then(|d| d.value().map(str::to_string)));
+                        i += 2;
+                    }
+                    ("unset" | "argv0", None) => i += 2,
+                    _ => i += 1,
+                }
+                continue;
             }
             if w.assign {
                 if let Some(f) = self.assign_finding(w) {
@@ -1311,7 +1367,12 @@ impl<'a> Walker<'a> {
                 i += 1;
                 continue;
             }
-            if t == "-u" || t == "-C" || t == "--unset" || t == "--chdir" {
+            if t == "-C" {
+                chdir = Some(words.get(i + 1).and_then(|d| d.value().map(str::to_string)));
+                i += 2;
+                continue;
+            }
+            if t == "-u" {
                 i += 2;
                 continue;
             }
@@ -1326,6 +1387,13 @@ impl<'a> Walker<'a> {
                 if let Some(k) = body.find(['S', 'u', 'C']) {
                     let letter = body.as_bytes()[k];
                     let rest_of = &body[k + 1..];
+                    if letter == b'C' {
+                        chdir = Some(if rest_of.is_empty() {
+                            words.get(i + 1).and_then(|d| d.value().map(str::to_string))
+                        } else {
+                            Some(rest_of.to_string())
+                        });
+                    }
                     if letter == b'S' {
                         if rest_of.is_empty() {
                             split = words.get(i + 1).copied();
@@ -1395,6 +1463,12 @@ impl<'a> Walker<'a> {
                     Ok(script) => {
                         let cmds = shell::simple_commands(&script);
                         if cmds.len() == 1 && script.pipelines.len() == 1 {
+                            // `env -S 'NAME=value cmd'`: env sets those variables.
+                            for a in &cmds[0].assigns {
+                                if let Some(f) = self.assign_finding(a) {
+                                    findings.push(f);
+                                }
+                            }
                             let mut ws: Vec<&Word> = cmds[0].words.iter().collect();
                             ws.extend(rest.iter().copied());
                             let inner = SimpleCommand {
@@ -1439,6 +1513,16 @@ impl<'a> Walker<'a> {
                 Traits::default(),
                 Some("env".to_string()),
             )
+        } else if let Some(dir) = chdir {
+            // The command runs in DIR: resolve its paths from there.
+            let saved = self.cwd.clone();
+            self.cwd = match (dir, self.cwd.as_deref()) {
+                (Some(d), Some(c)) => Some(Cow::Owned(resolve(&d, c, self.env.home))),
+                _ => None,
+            };
+            let r = self.words(&rest, sc);
+            self.cwd = saved;
+            r
         } else {
             self.words(&rest, sc)
         };
@@ -1852,6 +1936,27 @@ fn is_lib_dir(p: &str) -> bool {
 
 /// Number of leading option words of a wrapper (short letters in `takes` and long
 /// names in `long_takes` consume a value; `-N` numbers count as options).
+/// The long options of GNU `env`, for matching abbreviations.
+const ENV_LONG: &[&str] = &[
+    "argv0",
+    "block-signal",
+    "chdir",
+    "debug",
+    "default-signal",
+    "ignore-environment",
+    "ignore-signal",
+    "list-signal-handling",
+    "null",
+    "split-string",
+    "unset",
+];
+
+/// Does long option `--name` (as written: getopt and git accept any unambiguous prefix,
+/// `--kill` for `--kill-after`) take the next argument as its value?
+fn long_takes_value(name: &str, long_takes: &[&str]) -> bool {
+    !name.is_empty() && long_takes.iter().any(|full| full.starts_with(name))
+}
+
 fn skip_opts(args: &[&Word], takes: &str, long_takes: &[&str]) -> usize {
     let mut i = 0;
     while i < args.len() {
@@ -1864,7 +1969,7 @@ fn skip_opts(args: &[&Word], takes: &str, long_takes: &[&str]) -> usize {
         }
         if let Some(long) = t.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or(long);
-            i += if !long.contains('=') && long_takes.contains(&name) {
+            i += if !long.contains('=') && long_takes_value(name, long_takes) {
                 2
             } else {
                 1
@@ -2107,9 +2212,20 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
             match o
                 .has_short('f')
                 .or_else(|| o.has_short('F'))
-                .or_else(|| o.has_long("follow", 3))
-                .or_else(|| o.has_long("retry", 3))
-            {
+                .or_else(|| o.has_long("follow"))
+                .or_else(|| o.has_long("retry"))
+                .or_else(|| {
+                    // The obsolete `tail +1f FILE` / `tail +10lf`: follow as well.
+                    args.first().copied().filter(|a| {
+                        a.text.strip_prefix('+').is_some_and(|n| {
+                            let n = n.trim_end_matches('f');
+                            n.len() < a.text.len() - 1
+                                && n.trim_end_matches(['b', 'c', 'l'])
+                                    .chars()
+                                    .all(|c| c.is_ascii_digit())
+                        })
+                    })
+                }) {
                 Some(x) => flag(
                     "builtin.shell.tail-follow",
                     "tail -f follows the file forever",
@@ -2143,9 +2259,9 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                 ],
             );
             match o
-                .has_long("pre", 5)
-                .or_else(|| o.has_long("hostname-bin", 5))
-                .or_else(|| o.has_long("search-zip", 5))
+                .has_long("pre")
+                .or_else(|| o.has_long("hostname-bin"))
+                .or_else(|| o.has_long("search-zip"))
                 .or_else(|| o.has_short('z'))
             {
                 Some(x) => flag(
@@ -2158,7 +2274,7 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         }
         "date" => {
             let o = Opts::parse(args, "dfrsI", &["date", "file", "reference"]);
-            match o.has_short('s').or_else(|| o.has_long("set", 3)) {
+            match o.has_short('s').or_else(|| o.has_long("set")) {
                 Some(x) => flag(
                     "builtin.shell.date-set",
                     "date -s sets the system clock",
@@ -2200,8 +2316,8 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
             );
             match o
                 .has_short('o')
-                .or_else(|| o.has_long("output", 3))
-                .or_else(|| o.has_long("compress-program", 3))
+                .or_else(|| o.has_long("output"))
+                .or_else(|| o.has_long("compress-program"))
             {
                 Some(x) => flag(
                     "builtin.shell.sort-o",
@@ -2284,15 +2400,33 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         return ReadOnly::No;
     };
     let rest = &args[i + 1..];
+    // Short options of `git grep` whose value is the rest of the cluster: an `O` after
+    // one of them is part of that value (`-eFOO`), not `-O`.
+    let grep = sub.text == "grep";
     for a in rest {
         let t = a.text.as_str();
-        if t == "--output"
-            || t.starts_with("--output=")
-            || t == "--ext-diff"
-            || t == "-O"
-            || t.starts_with("-O") && !t.starts_with("--")
-            || t.starts_with("--open-files-in-pager")
-        {
+        let dangerous = if let Some(long) = t.strip_prefix("--") {
+            // Any spelling git accepts: `--open=…` for `--open-files-in-pager=…`.
+            let name = long.split('=').next().unwrap_or(long);
+            !name.is_empty()
+                && ["output", "ext-diff", "open-files-in-pager"]
+                    .iter()
+                    .any(|full| full.starts_with(name))
+        } else if let Some(cluster) = t.strip_prefix('-') {
+            // `git grep -O`, `-Ocmd`, `-nO'cmd'` (`-O` anywhere in a cluster of flags)
+            // runs a program; elsewhere `-O<orderfile>` only reads one.
+            if grep {
+                cluster
+                    .chars()
+                    .take_while(|c| !"ABCefm".contains(*c))
+                    .any(|c| c == 'O')
+            } else {
+                cluster.starts_with('O')
+            }
+        } else {
+            false
+        };
+        if dangerous {
             return flag(
                 "builtin.shell.git-ext-diff",
                 "git --output / --ext-diff / -O write files or run programs",

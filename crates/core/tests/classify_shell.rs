@@ -724,3 +724,62 @@ fn verdict_shape() {
     let [a, b] = v.span.unwrap();
     assert_eq!(&cmd[a..b], "sudo");
 }
+
+/// Bypasses an adversarial review found (each confirmed against the real program):
+/// option spellings getopt and git accept, wrapper options, `env -S`/`-C`.
+#[test]
+fn option_spellings_and_wrapper_options_from_review() {
+    check(&[
+        // GNU xargs' --replace/--eof/--max-lines take a value only as `--opt=value`.
+        ("deny", "priv-esc", "xargs --replace sudo id"),
+        ("deny", "power", "echo now | xargs --replace shutdown -h"),
+        ("deny", "power", "xargs --eof reboot"),
+        ("deny", "priv-esc", "xargs --max-lines sudo cat /etc/shadow"),
+        ("auto", "readonly", "xargs --replace=X echo X"),
+        ("auto", "readonly", "xargs -I{} echo {}"),
+        // git grep -O runs a program, in every spelling.
+        ("ask", "git-ext-diff", "git grep -nO'touch /tmp/pwned' TODO"),
+        ("ask", "git-ext-diff", "git grep -lOcmd TODO"),
+        (
+            "ask",
+            "git-ext-diff",
+            "git grep --open='touch /tmp/pwned' TODO",
+        ),
+        ("ask", "git-ext-diff", "git grep --open-files='x' TODO"),
+        ("auto", "readonly", "git grep -eFOO src"),
+        ("auto", "readonly", "git log -SFOO"),
+        ("auto", "readonly", "git log --oneline -5"),
+        // env -S: variables inside the string count; env -C: paths resolve from DIR.
+        (
+            "ask",
+            "shell.env",
+            "env -S 'GIT_EXTERNAL_DIFF=\"touch /tmp/pwned\" git diff'",
+        ),
+        ("ask", "shell.env", "env -S 'LD_PRELOAD=/tmp/x.so ls'"),
+        ("auto", "readonly", "env -S 'LANG=C ls'"),
+        ("deny", "priv-esc", "env --split-str='sudo id'"),
+        ("deny", "priv-esc", "env --un HOME sudo id"),
+        ("deny", "rm-root", "env -C / rm -rf etc"),
+        ("deny", "rm-root", "env --chdir=/ rm -rf etc"),
+        ("auto", "readonly", "env -C /tmp ls"),
+        // Abbreviated long options (getopt accepts any unambiguous prefix).
+        ("ask", "date-set", "date --se 2020"),
+        ("auto", "readonly", "date --utc"),
+        ("deny", "rm-root", "rm --r --f /"),
+        ("deny", "rm-root", "rm --no-p -rf /"),
+        ("ask", "tail-follow", "tail --f x"),
+        ("ask", "tail-follow", "tail +1f app.log"),
+        ("ask", "tail-follow", "tail -5f app.log"),
+        ("auto", "readonly", "tail +10 app.log"),
+        // Wrapper options with values, `--`, and what `time -o` runs.
+        ("deny", "rm-root", "nice --adjustment 5 rm -rf /"),
+        ("deny", "rm-root", "nohup -- rm -rf /"),
+        ("deny", "priv-esc", "/usr/bin/time -o /tmp/t sudo id"),
+        ("ask", "default", "time -o /tmp/t ls"),
+        ("deny", "priv-esc", "timeout --kill 5 10 sudo id"),
+        ("deny", "priv-esc", "stdbuf --out L sudo id"),
+        ("deny", "priv-esc", "watch --int 1 sudo id"),
+        ("auto", "readonly", "timeout 5 ls"),
+        ("auto", "readonly", "nice -n 5 ls"),
+    ]);
+}
