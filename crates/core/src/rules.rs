@@ -340,7 +340,17 @@ impl<'a> Walker<'a> {
         let mut all = Traits::default();
         for pl in &s.pipelines {
             let mut stage_traits: Vec<(Traits, Option<usize>, Span)> = Vec::new();
+            // Each stage of a pipeline runs in its own subshell: a `cd` in one does not
+            // move the others, nor (without `lastpipe`) what follows; after a pipeline
+            // that changed directory, the directory is unknown (fail closed).
+            let piped = pl.stages.len() > 1;
+            let cwd_before = piped.then(|| self.cwd.clone());
+            let mut moved = false;
             for cmd in &pl.stages {
+                if let Some(c) = &cwd_before {
+                    moved |= self.cwd != *c;
+                    self.cwd = c.clone();
+                }
                 let before = self.parts.len();
                 let t = self.command(cmd);
                 let span = command_span(cmd);
@@ -353,6 +363,10 @@ impl<'a> Walker<'a> {
                 });
                 stage_traits.push((t, main, span));
                 all = all.or(t);
+            }
+            if let Some(c) = cwd_before {
+                moved |= self.cwd != c;
+                self.cwd = if moved { None } else { c };
             }
             self.pipe_checks(&stage_traits, pl);
             if let Some(Command::Function { .. }) = pl.stages.first() {
@@ -422,6 +436,23 @@ impl<'a> Walker<'a> {
             return;
         };
         let prog = basename(&first.text);
+        if prog == "cat" {
+            // What it writes is its here-document / here-string: classify it as a script.
+            for r in &sc.redirects {
+                match (r.op, &r.heredoc) {
+                    (RedirOp::HereDoc, Some(doc)) => {
+                        let body = doc.body.clone();
+                        self.nested_text(&body, Some(doc.start), r.span);
+                    }
+                    (RedirOp::HereString, _) => {
+                        let text = r.target.text.clone();
+                        self.nested_text(&text, r.target.content_start, r.target.span);
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
         let args: Vec<&Word> = sc.words[1..].iter().collect();
         let text = if prog == "printf" {
             args.first().map(|w| decode_escapes(&w.text))
@@ -457,7 +488,13 @@ impl<'a> Walker<'a> {
                 for w in words {
                     self.word_subs(w);
                 }
+                // `( … )` runs in a subshell: its `cd` does not outlive it.
+                let subshell = self.text(*span).starts_with('(');
+                let cwd = subshell.then(|| self.cwd.clone());
                 let mut t = self.script(body);
+                if let Some(c) = cwd {
+                    self.cwd = c;
+                }
                 let sc = SimpleCommand {
                     redirects: redirects.clone(),
                     span: *span,
@@ -592,7 +629,7 @@ impl<'a> Walker<'a> {
             }
         }
         // The command's finding first: on equal tiers it explains best.
-        let (mut finding, traits, norm) = if sc.words.is_empty() {
+        let (mut finding, mut traits, norm) = if sc.words.is_empty() {
             (
                 Finding::new(
                     Tier::Auto,
@@ -615,6 +652,37 @@ impl<'a> Walker<'a> {
             let words: Vec<&Word> = sc.words.iter().collect();
             self.words(&words, sc)
         };
+        // Content from a substitution in its arguments is what it writes:
+        // `cat <(curl …) | sh`, `echo "$(curl …)" | sh`.
+        for w in &sc.words {
+            for sub in &w.subs {
+                traits.downloader |= script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]);
+                traits.decoder |= script_runs(sub, &|_| false, DECODERS);
+            }
+        }
+        // `curl … > >(sh)`: its output goes to an interpreter through a process
+        // substitution, as `curl … | sh` would.
+        if traits.downloader || traits.decoder {
+            let to_shell = sc.redirects.iter().any(|r| {
+                r.op.writes()
+                    && r.target.subs.iter().any(|sub| {
+                        script_runs(sub, &|n| is_interpreter(n), &["eval", "source", "."])
+                    })
+            });
+            if to_shell {
+                let (rule, what) = if traits.downloader {
+                    ("builtin.shell.pipe-to-shell", "remote content")
+                } else {
+                    ("builtin.shell.encoded-exec", "decoded content")
+                };
+                finding = Finding::new(
+                    Tier::Deny,
+                    rule,
+                    format!("{what} written into an interpreter: {}", self.text(sc.span)),
+                    sc.span,
+                );
+            }
+        }
         if let Some(f) = self.redirect_finding(sc) {
             if f.tier > finding.tier {
                 finding = f;
@@ -1029,7 +1097,14 @@ impl<'a> Walker<'a> {
                 if let Some(f) = self.sink_check(args, sc, "eval") {
                     return (f, none, None);
                 }
-                return self.joined_script(args, all, "eval");
+                let (f, mut t, n) = self.joined_script(args, all, "eval");
+                // `… | eval "$(cat)"`: runs what it reads from its input.
+                t.stdin_exec |= args.iter().any(|a| {
+                    a.subs
+                        .iter()
+                        .any(|sub| script_runs(sub, &|_| false, &["cat", "head", "tail", "tee"]))
+                });
+                return (f, t, n);
             }
             _ => {}
         }
@@ -1190,7 +1265,14 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                return ask_default("tee writes files".to_string());
+                let (f, mut t, n) = ask_default("tee writes files".to_string());
+                // `… | tee >(sh)`: what it reads goes into an interpreter.
+                t.stdin_exec = args.iter().any(|a| {
+                    a.subs.iter().any(|sub| {
+                        script_runs(sub, &|n| is_interpreter(n), &["eval", "source", "."])
+                    })
+                });
+                return (f, t, n);
             }
             "cd" | "pushd" => {
                 let next = match args
@@ -1234,6 +1316,15 @@ impl<'a> Walker<'a> {
             }
             "uudecode" | "gpg" => traits.decoder = true,
             "echo" | "printf" => traits.echo = args.iter().all(|a| a.value().is_some()),
+            // `… | tee >(sh)`: what it reads goes into an interpreter.
+            // `cat <<EOF | sh`, `cat <<< 'cmd' | sh`: writes its here-document.
+            "cat" => {
+                traits.echo = args.iter().all(|a| a.text == "-")
+                    && sc
+                        .redirects
+                        .iter()
+                        .any(|r| matches!(r.op, RedirOp::HereDoc | RedirOp::HereString))
+            }
             _ => {}
         }
 
@@ -1743,11 +1834,7 @@ impl<'a> Walker<'a> {
                         w.span,
                     ));
                 }
-                if script_runs(
-                    s,
-                    &|_| false,
-                    &["base64", "base32", "xxd", "openssl", "uudecode", "basenc"],
-                ) {
+                if script_runs(s, &|_| false, DECODERS) {
                     return Some(Finding::new(
                         Tier::Deny,
                         "builtin.shell.encoded-exec",
@@ -1813,6 +1900,10 @@ impl<'a> Walker<'a> {
                 i += 1;
             } else if t == "-D" {
                 i += 2;
+            } else if t == "--" {
+                // `find -- / -delete`: the end of options, then the paths.
+                i += 1;
+                break;
             } else {
                 break;
             }
@@ -1847,7 +1938,14 @@ impl<'a> Walker<'a> {
                     let inner = &args[start..i.min(args.len())];
                     i += 1;
                     if let Some(p) = inner.first() {
-                        if matches!(basename(&p.text), "rm" | "rmdir" | "shred" | "unlink") {
+                        let deleter = |w: &&Word| {
+                            matches!(basename(&w.text), "rm" | "rmdir" | "shred" | "unlink")
+                        };
+                        // `-exec rm …`, or a wrapper around it (`-exec env rm`,
+                        // `-exec nice -n 5 rm`, `-exec timeout 5 rm`).
+                        if deleter(p)
+                            || (WRAPPERS.contains(&basename(&p.text)) && inner.iter().any(deleter))
+                        {
                             deletes = true;
                         }
                         let span = words_span(inner, all);
@@ -1936,6 +2034,15 @@ fn is_lib_dir(p: &str) -> bool {
 
 /// Number of leading option words of a wrapper (short letters in `takes` and long
 /// names in `long_takes` consume a value; `-N` numbers count as options).
+/// Programs that decode what they read (`base64 -d`, `xxd -r`, …), by name.
+const DECODERS: &[&str] = &["base64", "base32", "xxd", "openssl", "uudecode", "basenc"];
+
+/// Programs that run the command after them (with options of their own).
+const WRAPPERS: &[&str] = &[
+    "env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "ionice",
+    "xargs", "setsid", "sudo", "doas",
+];
+
 /// The long options of GNU `env`, for matching abbreviations.
 const ENV_LONG: &[&str] = &[
     "argv0",

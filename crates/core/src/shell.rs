@@ -587,6 +587,28 @@ impl<'a> Parser<'a> {
         // Prefix reserved words: skip them and parse what follows.
         loop {
             let w = self.bare_word();
+            if w == "time" {
+                // The reserved word before a group: `time ( … )`, `time -p { …; }` time
+                // the group, which is what runs. (`time cmd` stays a command: the
+                // `time` wrapper.)
+                let save = self.pos;
+                self.pos += w.len();
+                self.skip_blanks();
+                if self.bare_word() == "-p" {
+                    self.pos += 2;
+                    self.skip_blanks();
+                }
+                let group = match self.peek() {
+                    Some(b'(') => true,
+                    Some(b'{') => matches!(self.peek_at(1), Some(b' ' | b'\t' | b'\n')),
+                    _ => false,
+                };
+                if group {
+                    continue;
+                }
+                self.pos = save;
+                break;
+            }
             match w {
                 "if" => self.open_if += 1,
                 "do" => self.open_do += 1,
