@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::glob;
 use crate::paths::{self, resolve};
 use crate::rules::{self, cat, Env, RawPart};
-use crate::url::{classify_url, UrlClass};
+use crate::url::{url_readings, UrlClass};
 use crate::verdict::{Part, Tier, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
@@ -395,8 +395,12 @@ impl Policy {
                 Ok(cmd) => self.classify_shell(cmd, session),
                 Err(v) => v,
             },
-            Family::Read | Family::Edit => match str_arg(call, &["path", "file_path"]) {
-                Ok(path) => self.classify_path(call, family, path, session),
+            Family::Read | Family::Edit => match path_args(call) {
+                Ok(paths) => strictest(
+                    paths
+                        .into_iter()
+                        .map(|path| self.classify_path(call, family, path, session)),
+                ),
                 Err(v) => v,
             },
             Family::Fetch => match str_arg(call, &["url"]) {
@@ -519,8 +523,17 @@ impl Policy {
         )
     }
 
+    /// Every plausible reading of the URL (see [`url_readings`]) is classified on its
+    /// own, user rules included; the strictest verdict wins.
     fn classify_fetch(&self, call: &ToolCall, url: &str, session: &SessionRules) -> Verdict {
-        let class = classify_url(url);
+        strictest(
+            url_readings(url)
+                .into_iter()
+                .map(|class| self.fetch_verdict(call, class, session)),
+        )
+    }
+
+    fn fetch_verdict(&self, call: &ToolCall, class: UrlClass, session: &SessionRules) -> Verdict {
         match &class {
             UrlClass::Scheme { scheme } => {
                 return Verdict::new(
@@ -747,10 +760,20 @@ impl Policy {
                 out
             }
             Family::Read | Family::Edit => {
-                let Ok(path) = str_arg(call, &["path", "file_path"]) else {
+                let Ok(paths) = path_args(call) else {
                     return Vec::new();
                 };
-                let abs = resolve(path, &self.workspace, &self.home);
+                // A scope only when every path key names the same file: a decoy key
+                // must not earn a scope for the real target (or the other way round).
+                let mut abs_all = paths
+                    .iter()
+                    .map(|p| resolve(p, &self.workspace, &self.home));
+                let Some(abs) = abs_all.next() else {
+                    return Vec::new();
+                };
+                if abs_all.any(|other| other != abs) {
+                    return Vec::new();
+                }
                 if abs.contains(['*', '?', '(', ')']) {
                     return Vec::new();
                 }
@@ -767,12 +790,23 @@ impl Policy {
                 }
                 out
             }
-            Family::Fetch => match str_arg(call, &["url"]).map(classify_url) {
-                Ok(UrlClass::Public { host }) | Ok(UrlClass::Internal { host, .. }) => {
-                    vec![format!("WebFetch(domain:{host})")]
+            Family::Fetch => {
+                let Ok(url) = str_arg(call, &["url"]) else {
+                    return Vec::new();
+                };
+                // A domain scope only when every reading of the URL names the same
+                // host (`http://a.com\@b.com/` has two: no scope).
+                let mut hosts = url_readings(url).into_iter().map(|class| match class {
+                    UrlClass::Public { host } | UrlClass::Internal { host, .. } => Some(host),
+                    _ => None,
+                });
+                match hosts.next() {
+                    Some(Some(host)) if hosts.all(|h| h.as_deref() == Some(host.as_str())) => {
+                        vec![format!("WebFetch(domain:{host})")]
+                    }
+                    _ => Vec::new(),
                 }
-                _ => Vec::new(),
-            },
+            }
             Family::Mcp | Family::Other => {
                 if call
                     .tool
@@ -821,6 +855,54 @@ fn str_arg<'c>(call: &'c ToolCall, keys: &[&str]) -> Result<&'c str, Verdict> {
         }
     }
     Err(malformed(&format!("missing `{}`", keys[0])))
+}
+
+/// The keys that name the file of a read / edit call (DESIGN §1: `path` or `file_path`).
+const PATH_KEYS: [&str; 2] = ["path", "file_path"];
+
+/// Every path a read / edit call names, one per key present, duplicates dropped. The
+/// tool may use any of them, so each is classified and the strictest wins; a key that
+/// is present but not a string makes the call malformed (`ask`), as does no key at all.
+fn path_args(call: &ToolCall) -> Result<Vec<&str>, Verdict> {
+    let Some(obj) = call.args.as_object() else {
+        return Err(malformed("`args` must be an object"));
+    };
+    let mut out: Vec<&str> = Vec::with_capacity(PATH_KEYS.len());
+    for k in PATH_KEYS {
+        match obj.get(k) {
+            None => {}
+            Some(Value::String(s)) if out.contains(&s.as_str()) => {}
+            Some(Value::String(s)) => out.push(s),
+            Some(other) => {
+                return Err(malformed(&format!(
+                    "`{k}` must be a string, not {}",
+                    crate::call::json_kind(other)
+                )));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(malformed("missing `path`"));
+    }
+    Ok(out)
+}
+
+/// The strictest of several verdicts for one call (one per path key or URL reading):
+/// the highest tier, a built-in hard deny before a user deny, else the first.
+fn strictest(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+    let mut best: Option<Verdict> = None;
+    for v in verdicts {
+        best = match best {
+            Some(b)
+                if !(v.tier > b.tier
+                    || (v.tier == b.tier && v.is_hard_deny() && !b.is_hard_deny())) =>
+            {
+                Some(b)
+            }
+            _ => Some(v),
+        };
+    }
+    best.unwrap_or_else(|| malformed("nothing to classify"))
 }
 
 /// The strictest part decides; the first part of that tier gives rule, reason, span.

@@ -18,9 +18,78 @@ pub enum UrlClass {
     Malformed { why: &'static str },
 }
 
-/// Classifies a URL string.
+impl UrlClass {
+    /// How strict the classifier is with this class: 2 = deny (scheme, metadata),
+    /// 1 = ask (internal, malformed), 0 = auto (public).
+    fn strictness(&self) -> u8 {
+        match self {
+            UrlClass::Scheme { .. } | UrlClass::Metadata { .. } => 2,
+            UrlClass::Internal { .. } | UrlClass::Malformed { .. } => 1,
+            UrlClass::Public { .. } => 0,
+        }
+    }
+}
+
+/// Classifies a URL string: the strictest of its [`url_readings`] (the first of
+/// them on a tie, so the WHATWG reading names the host when the readings agree).
 pub fn classify_url(url: &str) -> UrlClass {
-    let url = url.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    let mut best: Option<UrlClass> = None;
+    for class in url_readings(url) {
+        if best
+            .as_ref()
+            .is_none_or(|b| class.strictness() > b.strictness())
+        {
+            best = Some(class);
+        }
+    }
+    best.unwrap_or(UrlClass::Malformed { why: "empty URL" })
+}
+
+/// Every plausible reading of a URL, classified, distinct, WHATWG reading first.
+///
+/// Parsers disagree, and the gate must not be more lenient than the one that fetches:
+/// - WHATWG parsers (browsers, Node) first trim leading/trailing C0 controls and
+///   spaces and remove every ASCII tab, LF and CR (`http://169.254.\n169.254/`); the
+///   text as given (trimmed of whitespace and controls) is read as well;
+/// - WHATWG treats `\` as `/` in http(s) URLs, while curl and others keep it literal,
+///   so `http://example.com\@127.0.0.1/` has host `example.com` for the one and
+///   `127.0.0.1` (after the userinfo `example.com\`) for the other. Both are read.
+///
+/// A caller takes the strictest; the list is never empty.
+pub fn url_readings(url: &str) -> Vec<UrlClass> {
+    let trimmed = url.trim_matches(|c: char| c <= ' ');
+    let whatwg: std::borrow::Cow<str> = if trimmed.contains(['\t', '\n', '\r']) {
+        trimmed
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect::<String>()
+            .into()
+    } else {
+        trimmed.into()
+    };
+    let given = url.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    let mut texts: Vec<&str> = vec![&whatwg];
+    if given != whatwg {
+        texts.push(given);
+    }
+    let mut out: Vec<UrlClass> = Vec::with_capacity(4);
+    for text in texts {
+        let mut push = |c: UrlClass| {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        };
+        push(classify_one(text, true));
+        if text.contains('\\') {
+            push(classify_one(text, false));
+        }
+    }
+    out
+}
+
+/// Classifies one reading of a URL (already trimmed); `backslash_is_slash` is the
+/// WHATWG reading of `\` in http(s) URLs, `false` keeps it a literal character.
+fn classify_one(url: &str, backslash_is_slash: bool) -> UrlClass {
     let Some(colon) = url.find(':') else {
         return UrlClass::Malformed { why: "no scheme" };
     };
@@ -42,7 +111,7 @@ pub fn classify_url(url: &str) -> UrlClass {
         };
     }
     // Browsers treat `\` like `/` in special URLs.
-    let rest: std::borrow::Cow<str> = if url[colon + 1..].contains('\\') {
+    let rest: std::borrow::Cow<str> = if backslash_is_slash && url[colon + 1..].contains('\\') {
         url[colon + 1..].replace('\\', "/").into()
     } else {
         url[colon + 1..].into()
