@@ -504,7 +504,9 @@ impl Policy {
                 cat(&[verb, " outside the workspace: ", &abs]),
             );
         }
-        if !read && abs.split('/').any(|s| s == ".git") {
+        // Any case: on case-insensitive file systems (macOS, Windows) `.GIT/hooks` is
+        // the repository's hooks directory.
+        if !read && abs.split('/').any(|s| s.eq_ignore_ascii_case(".git")) {
             return Verdict::new(
                 Tier::Ask,
                 "builtin.edit-git",

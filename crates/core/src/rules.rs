@@ -106,6 +106,7 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         cwd: Some(Cow::Borrowed(env.workspace)),
         depth: 0,
         budget: NESTED_BUDGET_FACTOR * cmd.len().max(1024),
+        tainted: Vec::new(),
     };
     match shell::parse(cmd) {
         Ok(script) => {
@@ -156,6 +157,9 @@ struct Walker<'a> {
     /// Bytes of nested scripts (`bash -c`, `eval`, `env -S`, …) still allowed to be
     /// parsed, so that `eval eval eval …` stays linear in the input.
     budget: usize,
+    /// Variables assigned a download or decoded text (`x=$(curl …)`), with the rule a
+    /// later `bash -c "$x"` / `eval "$x"` breaks.
+    tainted: Vec<(String, &'static str)>,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.
@@ -688,7 +692,43 @@ impl<'a> Walker<'a> {
                 finding = f;
             }
         }
-        for a in &sc.assigns {
+        // `export x=$(curl …)`, `local x=…`: assignments given as arguments.
+        let declared = sc.words.first().is_some_and(|w| {
+            matches!(
+                w.text.as_str(),
+                "export" | "declare" | "local" | "typeset" | "readonly"
+            )
+        });
+        let arg_assigns = sc
+            .words
+            .iter()
+            .skip(1)
+            .filter(|w| declared && !w.subs.is_empty() && w.text.contains('='));
+        for a in sc.assigns.iter().chain(arg_assigns) {
+            let name = a.text.split(['=', '+']).next().unwrap_or("");
+            let rule = if a
+                .subs
+                .iter()
+                .any(|sub| script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]))
+            {
+                Some("builtin.shell.pipe-to-shell")
+            } else if a
+                .subs
+                .iter()
+                .any(|sub| script_runs(sub, &|_| false, DECODERS))
+            {
+                Some("builtin.shell.encoded-exec")
+            } else {
+                None
+            };
+            if let Some(rule) = rule {
+                if self.tainted.len() < 64 && !name.is_empty() {
+                    self.tainted.push((name.to_string(), rule));
+                }
+            }
+            if !a.assign {
+                continue; // an `export` argument: the command's own finding covers it
+            }
             if let Some(f) = self.assign_finding(a) {
                 if f.tier > finding.tier {
                     finding = f;
@@ -1281,7 +1321,16 @@ impl<'a> Walker<'a> {
                 {
                     None => Some(self.env.home.to_string()),
                     Some(a) if a.value().is_some() && a.text != "-" => self.resolve_word(a),
-                    Some(_) => None,
+                    // `cd $HOME`, `cd "${HOME}/x"`: the home directory is known.
+                    Some(a) => ["${HOME:?}", "${HOME}", "$HOME"]
+                        .iter()
+                        .find_map(|p| a.text.strip_prefix(p))
+                        .filter(|rest| {
+                            a.subs.is_empty()
+                                && !rest.contains(['$', '`'])
+                                && (rest.is_empty() || rest.starts_with('/'))
+                        })
+                        .map(|rest| resolve(&format!("~{rest}"), "/", self.env.home)),
                 };
                 self.cwd = next.map(Cow::Owned);
             }
@@ -1326,6 +1375,17 @@ impl<'a> Walker<'a> {
                         .any(|r| matches!(r.op, RedirOp::HereDoc | RedirOp::HereString))
             }
             _ => {}
+        }
+
+        // `test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`: bash evaluates an array
+        // subscript in a variable name or arithmetic operand, running what is in it.
+        if matches!(name, "test" | "[" | "[[") {
+            for a in args {
+                if a.value().is_some() && (a.text.contains("$(") || a.text.contains('`')) {
+                    let text = a.text.clone();
+                    self.nested_text(&text, None, a.span);
+                }
+            }
         }
 
         match readonly(name, args, self) {
@@ -1824,6 +1884,27 @@ impl<'a> Walker<'a> {
                 words.push(&r.target);
             }
         }
+        for w in &words {
+            // `x=$(curl …); bash -c "$x"`: the variable holds the download.
+            for (var, rule) in &self.tainted {
+                if mentions_var(&w.text, var) {
+                    let what = if *rule == "builtin.shell.pipe-to-shell" {
+                        "remote content"
+                    } else {
+                        "decoded content"
+                    };
+                    return Some(Finding::new(
+                        Tier::Deny,
+                        rule,
+                        format!(
+                            "{what} (in ${var}) executed by {name}: {}",
+                            self.text(w.span)
+                        ),
+                        w.span,
+                    ));
+                }
+            }
+        }
         for w in words {
             for s in &w.subs {
                 if script_runs(s, &|n| DOWNLOADERS.contains(&n), &[]) {
@@ -1943,7 +2024,17 @@ impl<'a> Walker<'a> {
                         };
                         // `-exec rm …`, or a wrapper around it (`-exec env rm`,
                         // `-exec nice -n 5 rm`, `-exec timeout 5 rm`).
+                        // `-exec sh -c 'rm "$1"' _ {} \;`: a shell whose script runs one.
+                        let shell_deletes = SHELLS.contains(&basename(&p.text))
+                            && inner.iter().any(|w| {
+                                w.text
+                                    .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
+                                    .any(|t| {
+                                        matches!(basename(t), "rm" | "rmdir" | "shred" | "unlink")
+                                    })
+                            });
                         if deleter(p)
+                            || shell_deletes
                             || (WRAPPERS.contains(&basename(&p.text)) && inner.iter().any(deleter))
                         {
                             deletes = true;
@@ -2167,6 +2258,45 @@ fn calls_itself_in_background_or_pipe(name: &str, body: &Command) -> bool {
 }
 
 /// Does an interpreter invocation run code from stdin (no inline code, no script file)?
+/// Does `text` expand variable `var` (`$var` not followed by a name character, or
+/// `${var…}`)?
+fn mentions_var(text: &str, var: &str) -> bool {
+    let braced = format!("${{{var}");
+    if text.match_indices(&braced).any(|(i, _)| {
+        !text[i + braced.len()..]
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+    }) {
+        return true;
+    }
+    let plain = format!("${var}");
+    text.match_indices(&plain).any(|(i, _)| {
+        !text[i + plain.len()..]
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
+/// Inline interpreter code that reads its standard input and executes what it read.
+fn inline_code_execs_stdin(code: &str) -> bool {
+    let reads = [
+        "stdin",
+        "STDIN",
+        "<>",
+        "gets",
+        "readFileSync(0",
+        "/dev/stdin",
+    ]
+    .iter()
+    .any(|m| code.contains(m));
+    let execs = ["exec", "eval", "compile", "system", "popen", "spawn", "`"]
+        .iter()
+        .any(|m| code.contains(m));
+    reads && execs
+}
+
 fn interpreter_reads_stdin(name: &str, args: &[&Word]) -> bool {
     let inline: &[&str] = if name.starts_with("python") || name.starts_with("pypy") {
         &["-c", "-m"]
@@ -2183,11 +2313,18 @@ fn interpreter_reads_stdin(name: &str, args: &[&Word]) -> bool {
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
-        if inline
+        if let Some(f) = inline
             .iter()
-            .any(|f| t == *f || (f.len() == 2 && t.starts_with(f) && !t.starts_with("--")))
+            .find(|f| t == **f || (f.len() == 2 && t.starts_with(**f) && !t.starts_with("--")))
         {
-            return false;
+            // Inline code runs instead of stdin, unless that code reads its input and
+            // executes it: `python3 -c 'exec(sys.stdin.read())'`, `perl -e 'eval <STDIN>'`.
+            let code = if t.len() > f.len() && f.len() == 2 {
+                &t[2..]
+            } else {
+                args.get(i + 1).map_or("", |w| w.text.as_str())
+            };
+            return inline_code_execs_stdin(code);
         }
         if t == "-" || t == "/dev/stdin" {
             return true;
@@ -2381,7 +2518,17 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         }
         "date" => {
             let o = Opts::parse(args, "dfrsI", &["date", "file", "reference"]);
-            match o.has_short('s').or_else(|| o.has_long("set")) {
+            // `date MMDDhhmm[[CC]YY][.ss]` (an operand not starting with `+`) sets it too.
+            let set_operand = o
+                .operands
+                .iter()
+                .copied()
+                .find(|a| !a.text.starts_with('+'));
+            match o
+                .has_short('s')
+                .or_else(|| o.has_long("set"))
+                .or(set_operand)
+            {
                 Some(x) => flag(
                     "builtin.shell.date-set",
                     "date -s sets the system clock",
@@ -2400,8 +2547,9 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         },
         "tree" => {
             let o = Opts::parse(args, "LPIoHT", &["filelimit", "timefmt", "charset", "sort"]);
-            match o.has_short('o') {
-                Some(x) => flag("builtin.shell.tree-o", "tree -o writes a file", x.span),
+            // `-R` (with `-H`) writes a 00Tree.html into every directory it lists.
+            match o.has_short('o').or_else(|| o.has_short('R')) {
+                Some(x) => flag("builtin.shell.tree-o", "tree -o / -R writes files", x.span),
                 None => ReadOnly::Yes,
             }
         }

@@ -587,6 +587,22 @@ impl<'a> Parser<'a> {
         // Prefix reserved words: skip them and parse what follows.
         loop {
             let w = self.bare_word();
+            if w == "coproc" {
+                // `coproc { …; }`, `coproc NAME ( … )`, `coproc cmd args`: what runs is
+                // the command or group after it (and the optional NAME before a group).
+                self.pos += w.len();
+                self.skip_blanks();
+                let name = self.bare_word();
+                if !name.is_empty() && name.bytes().all(is_name) {
+                    let save = self.pos;
+                    self.pos += name.len();
+                    self.skip_blanks();
+                    if !matches!(self.peek(), Some(b'(' | b'{')) {
+                        self.pos = save;
+                    }
+                }
+                continue;
+            }
             if w == "time" {
                 // The reserved word before a group: `time ( … )`, `time -p { …; }` time
                 // the group, which is what runs. (`time cmd` stays a command: the
@@ -1468,7 +1484,7 @@ impl<'a> Parser<'a> {
             }
             Some(b'{') => {
                 self.pos += 2;
-                self.param_body(w, start)?;
+                self.param_body(w, start, in_dq)?;
                 w.dynamic = true;
             }
             Some(c) if is_name_start(c) => {
@@ -1493,8 +1509,11 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `${ … }` body: up to the matching `}`, collecting nested substitutions.
-    fn param_body(&mut self, w: &mut Word, start: usize) -> Result<(), ParseError> {
+    /// `${ … }` body: up to the matching `}`, collecting nested substitutions. Inside
+    /// double quotes (or an unquoted here-document), a `'` in `${x:-'…'}` is an ordinary
+    /// character and a `$(…)` after it runs: it is parsed as one (fail closed, also for
+    /// the pattern forms where bash would quote).
+    fn param_body(&mut self, w: &mut Word, start: usize, in_dq: bool) -> Result<(), ParseError> {
         loop {
             match self.peek() {
                 None => return Err(self.err("unterminated `${`", start)),
@@ -1503,6 +1522,7 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 }
                 Some(b'\\') => self.pos += 2.min(self.s.len() - self.pos),
+                Some(b'\'') if in_dq => self.pos += 1,
                 Some(b'\'') => {
                     self.pos += 1;
                     let mut tmp = Word::default();
