@@ -53,7 +53,13 @@ pub fn classify_url(url: &str) -> UrlClass {
 ///   text as given (trimmed of whitespace and controls) is read as well;
 /// - WHATWG treats `\` as `/` in http(s) URLs, while curl and others keep it literal,
 ///   so `http://example.com\@127.0.0.1/` has host `example.com` for the one and
-///   `127.0.0.1` (after the userinfo `example.com\`) for the other. Both are read.
+///   `127.0.0.1` (after the userinfo `example.com\`) for the other. Both are read;
+/// - WHATWG skips any run of `/` and `\` (none included) after a special scheme, so
+///   `http:/h/`, `http:h/`, `http:///h/` and `http:\\h/` all reach host `h`; that
+///   reading is added to the strict one that wants exactly `//`;
+/// - IDNA (UTS-46) maps host spellings such as `。` `．` `｡` to `.`, fullwidth and
+///   circled letters to ASCII, and deletes soft hyphens and zero-width characters
+///   (see [`map_host`]); the mapped host is read as well as the host as written.
 ///
 /// A caller takes the strictest; the list is never empty.
 pub fn url_readings(url: &str) -> Vec<UrlClass> {
@@ -79,17 +85,70 @@ pub fn url_readings(url: &str) -> Vec<UrlClass> {
                 out.push(c);
             }
         };
-        push(classify_one(text, true));
-        if text.contains('\\') {
-            push(classify_one(text, false));
+        for map in [false, true] {
+            push(classify_one(text, Reading::WHATWG_STRICT.map(map)));
+            if text.contains('\\') {
+                push(classify_one(text, Reading::LITERAL_BACKSLASH.map(map)));
+            }
+            push(classify_one(text, Reading::WHATWG_SKIP_SLASHES.map(map)));
         }
     }
     out
 }
 
-/// Classifies one reading of a URL (already trimmed); `backslash_is_slash` is the
-/// WHATWG reading of `\` in http(s) URLs, `false` keeps it a literal character.
-fn classify_one(url: &str, backslash_is_slash: bool) -> UrlClass {
+/// How one reading of a URL is parsed.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    /// `\` is `/` after the scheme (WHATWG, for special schemes); else a literal character.
+    backslash_is_slash: bool,
+    /// Any run of `/` (none included) may follow `scheme:`; else exactly `//` must.
+    skip_slashes: bool,
+    /// The host goes through [`map_host`] (the IDNA mappings that matter here).
+    map_host: bool,
+}
+
+impl Reading {
+    const WHATWG_STRICT: Reading = Reading {
+        backslash_is_slash: true,
+        skip_slashes: false,
+        map_host: false,
+    };
+    const LITERAL_BACKSLASH: Reading = Reading {
+        backslash_is_slash: false,
+        skip_slashes: false,
+        map_host: false,
+    };
+    const WHATWG_SKIP_SLASHES: Reading = Reading {
+        backslash_is_slash: true,
+        skip_slashes: true,
+        map_host: false,
+    };
+
+    fn map(self, map_host: bool) -> Reading {
+        Reading { map_host, ..self }
+    }
+}
+
+/// The IDNA (UTS-46) mappings a host may use to spell a blocked name or address:
+/// `。` (U+3002), `．` (U+FF0E) and `｡` (U+FF61) become `.`; the soft hyphen and the
+/// zero-width characters U+200B, U+200C, U+200D, U+2060 and U+FEFF are deleted;
+/// fullwidth ASCII (U+FF01..U+FF5E) becomes ASCII and circled letters (U+24B6..U+24E9)
+/// become `a`..`z`. Every other character is kept; the caller lowercases.
+pub fn map_host(host: &str) -> String {
+    host.chars()
+        .filter_map(|c| match c {
+            '\u{3002}' | '\u{ff61}' => Some('.'),
+            '\u{ad}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}' => None,
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(u32::from(c) - 0xfee0),
+            '\u{24b6}'..='\u{24cf}' => char::from_u32(u32::from(c) - 0x24b6 + u32::from('a')),
+            '\u{24d0}'..='\u{24e9}' => char::from_u32(u32::from(c) - 0x24d0 + u32::from('a')),
+            _ => Some(c),
+        })
+        .collect()
+}
+
+/// Classifies one reading (see [`Reading`]) of a URL (already trimmed).
+fn classify_one(url: &str, reading: Reading) -> UrlClass {
     let Some(colon) = url.find(':') else {
         return UrlClass::Malformed { why: "no scheme" };
     };
@@ -111,15 +170,20 @@ fn classify_one(url: &str, backslash_is_slash: bool) -> UrlClass {
         };
     }
     // Browsers treat `\` like `/` in special URLs.
-    let rest: std::borrow::Cow<str> = if backslash_is_slash && url[colon + 1..].contains('\\') {
-        url[colon + 1..].replace('\\', "/").into()
+    let rest: std::borrow::Cow<str> =
+        if reading.backslash_is_slash && url[colon + 1..].contains('\\') {
+            url[colon + 1..].replace('\\', "/").into()
+        } else {
+            url[colon + 1..].into()
+        };
+    let after = if reading.skip_slashes {
+        rest.trim_start_matches('/')
     } else {
-        url[colon + 1..].into()
+        let Some(after) = rest.strip_prefix("//") else {
+            return UrlClass::Malformed { why: "no host" };
+        };
+        after.trim_start_matches('/')
     };
-    let Some(after) = rest.strip_prefix("//") else {
-        return UrlClass::Malformed { why: "no host" };
-    };
-    let after = after.trim_start_matches('/');
     let end = after.find(['/', '?', '#']).unwrap_or(after.len());
     let authority = &after[..end];
     let hostport = match authority.rfind('@') {
@@ -141,7 +205,13 @@ fn classify_one(url: &str, backslash_is_slash: bool) -> UrlClass {
             None => hostport,
         }
     };
-    let host = percent_decode(host).to_ascii_lowercase();
+    let host = percent_decode(host);
+    let host = if reading.map_host {
+        map_host(&host)
+    } else {
+        host
+    };
+    let host = host.to_ascii_lowercase();
     let host = host.trim_end_matches('.').to_string();
     if host.is_empty() {
         return UrlClass::Malformed { why: "empty host" };

@@ -1,11 +1,14 @@
 //! Decoys and parser differentials: a read / edit call naming two files (`path` and
 //! `file_path`), URLs whose authority reads two ways (`\` before `@`), and URLs with
-//! tab / LF / CR inside (removed by WHATWG parsers). The strictest reading wins.
+//! tab / LF / CR inside (removed by WHATWG parsers), URLs with too few or too many
+//! slashes after a special scheme (skipped by WHATWG parsers) and hosts spelled with
+//! characters IDNA maps to ASCII (`。`, fullwidth, circled letters, soft hyphens,
+//! zero-width characters). The strictest reading wins.
 #![cfg(test)]
 
 use proptest::prelude::*;
 use serde_json::json;
-use toolgate_core::url::{classify_url, url_readings, UrlClass};
+use toolgate_core::url::{classify_url, map_host, url_readings, UrlClass};
 use toolgate_core::{Policy, SessionRules, Tier, ToolCall};
 
 fn p() -> Policy {
@@ -451,6 +454,175 @@ fn tab_lf_cr_are_removed_like_whatwg() {
 }
 
 #[test]
+fn special_scheme_slashes_are_skipped_like_whatwg() {
+    let u = |url: &str| json!({ "url": url });
+    check(
+        &p(),
+        &SessionRules::new(),
+        &[
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:/169.254.169.254/"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:169.254.169.254/"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:///169.254.169.254/"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:\\\\169.254.169.254/"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:\\169.254.169.254/"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:/\\169.254.169.254/latest"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "fetch",
+                u("https:/metadata.google.internal/"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("HTTP:metadata.google.internal/x"),
+            ),
+            (
+                "deny",
+                "fetch-metadata",
+                "webfetch",
+                u("http:////[fd00:ec2::254]/"),
+            ),
+            // Ask either way; the strict reading (malformed) is first on the tie.
+            ("ask", "malformed", "webfetch", u("http:/127.0.0.1:8080/")),
+            ("ask", "malformed", "webfetch", u("http:localhost/")),
+            // The strict reading (exactly `//`) is malformed: the strictest (ask) stays.
+            ("ask", "malformed", "webfetch", u("http:/example.com/")),
+            ("ask", "malformed", "webfetch", u("https:example.com/")),
+            // Negative controls.
+            (
+                "auto",
+                "fetch-public",
+                "webfetch",
+                u("https://example.com/x"),
+            ),
+            (
+                "auto",
+                "fetch-public",
+                "webfetch",
+                u("https:///example.com/x"),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn idna_mapped_hosts_are_read() {
+    let metadata = [
+        "http://metadata\u{3002}google\u{3002}internal/",
+        "http://169\u{3002}254\u{3002}169\u{3002}254/",
+        "http://169\u{ff0e}254\u{ff0e}169\u{ff0e}254/",
+        "http://169\u{ff61}254\u{ff61}169\u{ff61}254/",
+        "http://metadata\u{ff0e}google\u{ff61}internal/",
+        "http://meta\u{ad}data.google.internal/",
+        "http://meta\u{200b}data.google.internal/",
+        "http://meta\u{200c}data.google.internal/",
+        "http://meta\u{200d}data.google.internal/",
+        "http://meta\u{2060}data.google.internal/",
+        "http://\u{feff}metadata.google.internal/",
+        "http://169.254.\u{200b}169.254/",
+        // Fullwidth ASCII, lower and upper case, and fullwidth digits.
+        "http://\u{ff4d}\u{ff45}\u{ff54}\u{ff41}data.google.internal/",
+        "http://\u{ff2d}\u{ff25}\u{ff34}\u{ff21}DATA.google.internal/",
+        "http://\u{ff11}\u{ff16}\u{ff19}.254.169.254/",
+        // Circled letters, lower and upper case.
+        "http://\u{24dc}\u{24d4}\u{24e3}\u{24d0}data.google.internal/",
+        "http://\u{24c2}\u{24ba}\u{24c9}\u{24b6}data.google.internal/",
+        // A trailing (fullwidth) dot.
+        "http://metadata.google.internal\u{ff0e}/",
+        "http://metadata.google.internal\u{3002}/",
+        "http://169.254.169.254\u{3002}/latest",
+        // Percent-encoded U+3002 (decoded before IDNA).
+        "http://169%E3%80%82254%E3%80%82169%E3%80%82254/",
+        // Both bypasses at once.
+        "http:/metadata\u{3002}google\u{3002}internal/",
+    ];
+    let mut cases: Vec<(&str, &str, &str, serde_json::Value)> = metadata
+        .iter()
+        .map(|url| ("deny", "fetch-metadata", "webfetch", json!({ "url": url })))
+        .collect();
+    let u = |url: &str| json!({ "url": url });
+    cases.extend([
+        (
+            "ask",
+            "fetch-private",
+            "webfetch",
+            u("http://127\u{3002}0\u{3002}0\u{3002}1/"),
+        ),
+        (
+            "ask",
+            "fetch-private",
+            "webfetch",
+            u("http://local\u{ad}host/"),
+        ),
+        // Other non-ASCII hosts keep failing closed (ask), mapped or not.
+        (
+            "ask",
+            "malformed",
+            "webfetch",
+            u("https://m\u{fc}nchen.de/"),
+        ),
+        (
+            "ask",
+            "malformed",
+            "webfetch",
+            u("https://\u{ff45}xample.com/"),
+        ),
+        // Negative control.
+        (
+            "auto",
+            "fetch-public",
+            "webfetch",
+            u("https://example.com/x"),
+        ),
+    ]);
+    check(&p(), &SessionRules::new(), &cases);
+}
+
+#[test]
+fn map_host_maps_only_the_listed_characters() {
+    assert_eq!(
+        map_host("\u{ff2d}e\u{ad}t\u{200b}a\u{24d3}\u{24b6}ta\u{3002}x\u{ff0e}y\u{ff61}z\u{feff}"),
+        "Metadata.x.y.z"
+    );
+    assert_eq!(map_host("\u{ff01}\u{ff5e}"), "!~");
+    assert_eq!(map_host("\u{24cf}\u{24e9}"), "zz");
+    assert_eq!(map_host("m\u{fc}nchen.de"), "m\u{fc}nchen.de");
+    assert_eq!(map_host("example.com"), "example.com");
+}
+
+#[test]
 fn url_readings_are_distinct_and_whatwg_first() {
     assert_eq!(
         url_readings("https://example.com/x"),
@@ -487,6 +659,22 @@ fn url_readings_are_distinct_and_whatwg_first() {
         UrlClass::Internal {
             host: "127.0.0.1".into(),
             why: "a loopback address"
+        }
+    );
+    // The strict reading first, then the one that skips slashes / maps the host.
+    assert_eq!(
+        url_readings("http:/169.254.169.254/"),
+        vec![
+            UrlClass::Malformed { why: "no host" },
+            UrlClass::Metadata {
+                host: "169.254.169.254".into()
+            }
+        ]
+    );
+    assert_eq!(
+        classify_url("http://metadata\u{3002}google\u{3002}internal/"),
+        UrlClass::Metadata {
+            host: "metadata.google.internal".into()
         }
     );
     assert!(!url_readings("").is_empty());
