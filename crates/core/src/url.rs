@@ -85,12 +85,27 @@ pub fn url_readings(url: &str) -> Vec<UrlClass> {
                 out.push(c);
             }
         };
-        for map in [false, true] {
+        // Only the readings that can differ are computed: the common `https://host/…`
+        // has exactly one (this is on the classifier's hot path).
+        let backslash = text.contains('\\');
+        // `scheme:` followed by anything but exactly `//` and a host.
+        let odd_slashes = text.split_once(':').is_some_and(|(_, rest)| {
+            !(rest.starts_with("//") && !rest[2..].starts_with(['/', '\\']))
+        });
+        // The mapping only changes non-ASCII characters (possibly percent-encoded).
+        let maps: &[bool] = if text.is_ascii() && !text.contains('%') {
+            &[false]
+        } else {
+            &[false, true]
+        };
+        for &map in maps {
             push(classify_one(text, Reading::WHATWG_STRICT.map(map)));
-            if text.contains('\\') {
+            if backslash {
                 push(classify_one(text, Reading::LITERAL_BACKSLASH.map(map)));
             }
-            push(classify_one(text, Reading::WHATWG_SKIP_SLASHES.map(map)));
+            if odd_slashes || backslash {
+                push(classify_one(text, Reading::WHATWG_SKIP_SLASHES.map(map)));
+            }
         }
     }
     out
