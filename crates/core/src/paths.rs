@@ -20,12 +20,39 @@ pub fn resolve(path: &str, cwd: &str, home: &str) -> String {
         home.to_string()
     } else if let Some(rest) = path.strip_prefix("~/") {
         format!("{home}/{rest}")
+    } else if let Some(user_path) = tilde_user(path) {
+        // `~root/.bashrc`, `~bob/x`: another user's home (never the workspace).
+        user_path
     } else if path.starts_with('/') {
         path.to_string()
     } else {
         format!("{cwd}/{path}")
     };
     normalize_owned(joined)
+}
+
+/// `~NAME[/rest]` as the conventional home of user NAME (`/root` for root,
+/// `/home/NAME` otherwise); `None` when `path` is not of that form.
+fn tilde_user(path: &str) -> Option<String> {
+    let body = path.strip_prefix('~')?;
+    let (user, rest) = body.split_once('/').unwrap_or((body, ""));
+    let valid = !user.is_empty()
+        && user
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !valid {
+        return None;
+    }
+    let home = if user == "root" {
+        "/root".to_string()
+    } else {
+        format!("/home/{user}")
+    };
+    Some(if rest.is_empty() {
+        home
+    } else {
+        format!("{home}/{rest}")
+    })
 }
 
 /// Folds `.`, `..` and repeated separators of an absolute path.

@@ -491,6 +491,24 @@ impl<'a> Walker<'a> {
             } => {
                 for w in words {
                     self.word_subs(w);
+                    if w.assign {
+                        // `for PATH in …`: the loop variable is assigned. It reaches the
+                        // programs the body runs only if it is already exported, as the
+                        // inherited (upper-case) environment is; `for f in …` is not.
+                        let lower = w.text.bytes().any(|b| b.is_ascii_lowercase());
+                        if let Some(f) = self.assign_finding(w).filter(|_| !lower) {
+                            self.parts.push(RawPart {
+                                span: w.span,
+                                finding: f,
+                                norm: None,
+                            });
+                        }
+                    } else if w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')) {
+                        // `for x in 'a[$(cmd)]'; do echo ${!x}; done`: a loop value
+                        // that arithmetic or indirection in the body would run.
+                        let text = w.text.clone();
+                        self.nested_text(&text, None, w.span);
+                    }
                 }
                 // `( … )` runs in a subshell: its `cd` does not outlive it.
                 let subshell = self.text(*span).starts_with('(');
@@ -1379,9 +1397,9 @@ impl<'a> Walker<'a> {
 
         // `test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`: bash evaluates an array
         // subscript in a variable name or arithmetic operand, running what is in it.
-        if matches!(name, "test" | "[" | "[[") {
+        if matches!(name, "test" | "[" | "[[" | "let") {
             for a in args {
-                if a.value().is_some() && (a.text.contains("$(") || a.text.contains('`')) {
+                if a.subs.is_empty() && (a.text.contains("$(") || a.text.contains('`')) {
                     let text = a.text.clone();
                     self.nested_text(&text, None, a.span);
                 }

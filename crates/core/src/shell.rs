@@ -781,10 +781,37 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'$') => self.dollar(w, false)?,
                 Some(b'`') => self.backtick(w)?,
-                Some(b'\'') => {
+                // In arithmetic a `'` quotes nothing: `$(( '$(cmd)' ))` runs `cmd`.
+                Some(b'\'') => self.pos += 1,
+                Some(b'"') => {
                     self.pos += 1;
-                    self.single_quoted(w)?;
+                    self.double_quoted(w)?;
                 }
+                Some(b'\\') => self.pos += 2.min(self.s.len() - self.pos),
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// `$[ … ]` (the old arithmetic form) after `$[`: as [`Parser::arith_body`].
+    fn old_arith_body(&mut self, w: &mut Word, start: usize) -> Result<(), ParseError> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                None => return Err(self.err("unterminated `$[`", start)),
+                Some(b'[') => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                    depth -= 1;
+                }
+                Some(b'$') => self.dollar(w, false)?,
+                Some(b'`') => self.backtick(w)?,
                 Some(b'"') => {
                     self.pos += 1;
                     self.double_quoted(w)?;
@@ -806,7 +833,14 @@ impl<'a> Parser<'a> {
             self.arith_body(&mut w, start)?;
             words.push(w);
         } else {
-            let _name = self.word()?;
+            let name = self.word()?;
+            // `for PATH in /tmp/evil; do ls; done` assigns like `PATH=/tmp/evil ls`.
+            words.push(Word {
+                text: format!("{}=", name.text),
+                assign: true,
+                span: name.span,
+                ..Word::default()
+            });
             loop {
                 self.skip_blanks();
                 match self.peek() {
@@ -1487,6 +1521,13 @@ impl<'a> Parser<'a> {
                 self.param_body(w, start, in_dq)?;
                 w.dynamic = true;
             }
+            Some(b'[') => {
+                self.pos += 2;
+                let mut tmp = Word::default();
+                self.old_arith_body(&mut tmp, start)?;
+                w.subs.append(&mut tmp.subs);
+                w.dynamic = true;
+            }
             Some(c) if is_name_start(c) => {
                 self.pos += 1;
                 while self.peek().is_some_and(is_name) {
@@ -1513,7 +1554,7 @@ impl<'a> Parser<'a> {
     /// double quotes (or an unquoted here-document), a `'` in `${x:-'…'}` is an ordinary
     /// character and a `$(…)` after it runs: it is parsed as one (fail closed, also for
     /// the pattern forms where bash would quote).
-    fn param_body(&mut self, w: &mut Word, start: usize, in_dq: bool) -> Result<(), ParseError> {
+    fn param_body(&mut self, w: &mut Word, start: usize, _in_dq: bool) -> Result<(), ParseError> {
         loop {
             match self.peek() {
                 None => return Err(self.err("unterminated `${`", start)),
@@ -1522,11 +1563,23 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 }
                 Some(b'\\') => self.pos += 2.min(self.s.len() - self.pos),
-                Some(b'\'') if in_dq => self.pos += 1,
-                Some(b'\'') => {
-                    self.pos += 1;
+                // A `'` in `${…}` is taken as an ordinary character everywhere: inside
+                // double quotes it is one, and in an offset or subscript
+                // (`${x:'$(cmd)'}`, `${a['$(cmd)']}`) bash evaluates what follows.
+                // Unquoted `${x:-'$(cmd)'}` does not run `cmd`: over-reading it is
+                // the fail-closed side.
+                Some(b'\'') => self.pos += 1,
+                Some(b'$') if self.peek_at(1) == Some(b'\'') => {
+                    // `$'\x24(cmd)'` decodes to `$(cmd)`, which then runs.
+                    let at = self.pos;
+                    self.pos += 2;
                     let mut tmp = Word::default();
-                    self.single_quoted(&mut tmp)?;
+                    self.ansi_c(&mut tmp)?;
+                    if tmp.text.contains("$(") || tmp.text.contains('`') {
+                        let span = self.span(at, self.pos);
+                        let script = parse_nested(&tmp.text, 0, Some(span), self.depth + 1)?;
+                        w.subs.push(script);
+                    }
                 }
                 Some(b'"') => {
                     self.pos += 1;

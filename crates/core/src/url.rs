@@ -89,9 +89,9 @@ pub fn url_readings(url: &str) -> Vec<UrlClass> {
         // has exactly one (this is on the classifier's hot path).
         let backslash = text.contains('\\');
         // `scheme:` followed by anything but exactly `//` and a host.
-        let odd_slashes = text.split_once(':').is_some_and(|(_, rest)| {
-            !(rest.starts_with("//") && !rest[2..].starts_with(['/', '\\']))
-        });
+        let odd_slashes = text
+            .split_once(':')
+            .is_some_and(|(_, rest)| !rest.starts_with("//") || rest[2..].starts_with(['/', '\\']));
         // The mapping only changes non-ASCII characters (possibly percent-encoded).
         let maps: &[bool] = if text.is_ascii() && !text.contains('%') {
             &[false]
