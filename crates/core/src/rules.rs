@@ -495,19 +495,24 @@ impl<'a> Walker<'a> {
                         // `for PATH in …`: the loop variable is assigned. It reaches the
                         // programs the body runs only if it is already exported, as the
                         // inherited (upper-case) environment is; `for f in …` is not.
-                        let lower = w.text.bytes().any(|b| b.is_ascii_lowercase());
-                        if let Some(f) = self.assign_finding(w).filter(|_| !lower) {
+                        let name = w.text.trim_end_matches('=');
+                        if let Some(f) = self.assign_finding(w).filter(|_| sensitive_env(name)) {
                             self.parts.push(RawPart {
                                 span: w.span,
                                 finding: f,
                                 norm: None,
                             });
                         }
-                    } else if w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')) {
-                        // `for x in 'a[$(cmd)]'; do echo ${!x}; done`: a loop value
-                        // that arithmetic or indirection in the body would run.
+                    } else if w.subs.is_empty()
+                        && (subscript_code(&w.text)
+                            || (self.text(*span).contains("@P")
+                                && (w.text.contains("$(") || w.text.contains('`'))))
+                    {
+                        // `for x in 'a[$(cmd)]'; do echo ${!x}; done`, `… ${x@P}`: a
+                        // loop value that arithmetic, indirection or prompt expansion in
+                        // the body would run.
                         let text = w.text.clone();
-                        self.nested_text(&text, None, w.span);
+                        self.code_in_data(&text, w.span);
                     }
                 }
                 // `( … )` runs in a subshell: its `cd` does not outlive it.
@@ -569,11 +574,52 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Text that bash may evaluate as code although it is written as data (a subscript
+    /// in `test -v 'a[$(cmd)]'`): the substitutions in it are classified; text that
+    /// does not parse as a script adds nothing (it is data after all).
+    fn code_in_data(&mut self, text: &str, span: Span) {
+        if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
+            return;
+        }
+        self.budget -= text.len();
+        if let Ok(script) = shell::parse_nested(text, 0, Some(span), self.depth + 1) {
+            for cmd in shell::simple_commands(&script) {
+                for w in cmd.words.iter().chain(cmd.assigns.iter()) {
+                    for sub in &w.subs {
+                        self.sub_script(sub);
+                    }
+                }
+            }
+        }
+    }
+
     /// Classifies the substitutions inside a word as parts of their own.
     fn word_subs(&mut self, w: &Word) {
         for s in &w.subs {
             self.sub_script(s);
         }
+        if w.arith_subs {
+            self.arith_output(&w.subs, w.span);
+        }
+    }
+
+    /// Command output evaluated as arithmetic (`$(( $(cmd) ))`, `[[ $(cmd) -eq 0 ]]`):
+    /// text it prints such as `a[$(…)]` would run, so unless every command in it prints
+    /// only numbers (`date`, `wc`, …, or `echo` of plain static text) it is the default.
+    fn arith_output(&mut self, subs: &[Script], span: Span) {
+        if subs.iter().all(prints_numbers) {
+            return;
+        }
+        self.parts.push(RawPart {
+            span,
+            finding: Finding::new(
+                self.default_tier(),
+                "builtin.shell.dynamic",
+                "arithmetic evaluates a command's output (a subscript in it would run code)",
+                span,
+            ),
+            norm: None,
+        });
     }
 
     fn sub_script(&mut self, s: &Script) -> Traits {
@@ -707,6 +753,37 @@ impl<'a> Walker<'a> {
         }
         if let Some(f) = self.redirect_finding(sc) {
             if f.tier > finding.tier {
+                finding = f;
+            }
+        }
+        // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
+        // (bash opens a network connection).
+        for r in sc.redirects.iter().filter(|r| r.op == RedirOp::In) {
+            let t = r.target.text.as_str();
+            let f = if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+                Some(Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.network",
+                    format!("opens a network connection: {t}"),
+                    r.span,
+                ))
+            } else {
+                let secret = r.target.value().is_some_and(|v| {
+                    paths::is_secret(v)
+                        || self
+                            .resolve_word(&r.target)
+                            .is_some_and(|p| paths::is_secret(&p))
+                }) || home_relative(&r.target).is_some_and(|p| paths::is_secret(&p));
+                secret.then(|| {
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.secret-file",
+                        format!("reads a secret file: {t}"),
+                        r.span,
+                    )
+                })
+            };
+            if let Some(f) = f.filter(|f| f.tier > finding.tier) {
                 finding = f;
             }
         }
@@ -1398,10 +1475,23 @@ impl<'a> Walker<'a> {
         // `test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`: bash evaluates an array
         // subscript in a variable name or arithmetic operand, running what is in it.
         if matches!(name, "test" | "[" | "[[" | "let") {
+            // `[[ $(cmd) -eq 0 ]]`, `test -v "$(cmd)"`: the output is arithmetic / a name.
+            let arith = name == "let"
+                || args.iter().any(|a| {
+                    matches!(
+                        a.text.as_str(),
+                        "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-v" | "-R"
+                    )
+                });
+            if arith {
+                for a in args.iter().filter(|a| !a.subs.is_empty()) {
+                    self.arith_output(&a.subs, a.span);
+                }
+            }
             for a in args {
-                if a.subs.is_empty() && (a.text.contains("$(") || a.text.contains('`')) {
+                if a.subs.is_empty() && subscript_code(&a.text) {
                     let text = a.text.clone();
-                    self.nested_text(&text, None, a.span);
+                    self.code_in_data(&text, a.span);
                 }
             }
         }
@@ -2297,6 +2387,80 @@ fn mentions_var(text: &str, var: &str) -> bool {
     })
 }
 
+/// Does every command of `s` print only numbers (or plain static words)?
+fn prints_numbers(s: &Script) -> bool {
+    // What a pipeline prints is what its last stage prints.
+    s.pipelines.iter().all(|pl| {
+        let Some(Command::Simple(sc)) = pl.stages.last() else {
+            return false;
+        };
+        let Some(first) = sc.words.first() else {
+            return false; // `$(<file)`: a file's text
+        };
+        match basename(&first.text) {
+            "date" | "wc" | "nproc" | "expr" | "seq" | "stat" | "getconf" | "id" => true,
+            "echo" | "printf" => sc.words[1..]
+                .iter()
+                .all(|w| w.value().is_some() && !w.text.contains(['[', '\\', '$', '`'])),
+            _ => false,
+        }
+    })
+}
+
+/// `$HOME/x`, `${HOME}/x` as `~/x` (the home directory is known); `None` otherwise.
+fn home_relative(w: &Word) -> Option<String> {
+    ["${HOME:?}", "${HOME}", "$HOME"]
+        .iter()
+        .find_map(|p| w.text.strip_prefix(p))
+        .filter(|rest| w.subs.is_empty() && !rest.contains(['$', '`']) && rest.starts_with('/'))
+        .map(|rest| format!("~{rest}"))
+}
+
+/// Environment variables that change what programs run or read (a loop variable of
+/// that name is exported and reaches them): `PATH`, `LD_*`, `GIT_*`, `BASH_ENV`, …
+fn sensitive_env(name: &str) -> bool {
+    matches!(
+        name,
+        "PATH"
+            | "HOME"
+            | "IFS"
+            | "ENV"
+            | "BASH_ENV"
+            | "CDPATH"
+            | "SHELLOPTS"
+            | "BASHOPTS"
+            | "PS4"
+            | "PROMPT_COMMAND"
+            | "EDITOR"
+            | "VISUAL"
+            | "PAGER"
+            | "GIT_PAGER"
+            | "TMPDIR"
+            | "XDG_CONFIG_HOME"
+    ) || [
+        "LD_",
+        "DYLD_",
+        "GIT_",
+        "PYTHON",
+        "NODE_",
+        "PERL",
+        "RUBY",
+        "JAVA_",
+        "npm_config_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// Literal text holding an array subscript with code in it (`a[$(cmd)]`, ``a[`cmd`]``):
+/// bash runs that code when the text is used as a variable name or in arithmetic.
+fn subscript_code(text: &str) -> bool {
+    text.find('[').is_some_and(|i| {
+        let rest = &text[i..];
+        rest.contains("$(") || rest.contains('`')
+    })
+}
+
 /// Inline interpreter code that reads its standard input and executes what it read.
 fn inline_code_execs_stdin(code: &str) -> bool {
     let reads = [
@@ -2309,10 +2473,22 @@ fn inline_code_execs_stdin(code: &str) -> bool {
     ]
     .iter()
     .any(|m| code.contains(m));
-    let execs = ["exec", "eval", "compile", "system", "popen", "spawn", "`"]
+    // A call, not a substring: `exec(`, `eval `, not `execution_time` or `retrieval`.
+    let execs = ["exec", "eval", "compile", "system", "popen", "spawn"]
         .iter()
-        .any(|m| code.contains(m));
+        .any(|m| calls(code, m))
+        || code.contains('`');
     reads && execs
+}
+
+/// Does `code` contain `name` as a whole identifier followed by `(`, a space or `{`?
+fn calls(code: &str, name: &str) -> bool {
+    code.match_indices(name).any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + name.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && matches!(after, Some('(' | ' ' | '{'))
+    })
 }
 
 fn interpreter_reads_stdin(name: &str, args: &[&Word]) -> bool {
@@ -2621,6 +2797,9 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                 if !a.dynamic && !a.text.starts_with('-') && paths::is_secret(&a.text) {
                     return ReadOnly::Secret(a);
                 }
+                if home_relative(a).is_some_and(|p| paths::is_secret(&p)) {
+                    return ReadOnly::Secret(a);
+                }
                 if a.tilde || a.text.starts_with('/') {
                     let p = w.resolve_word(a).unwrap_or_default();
                     if paths::is_secret(&p) {
@@ -2645,6 +2824,25 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
                 "git with an argument known only at run time",
                 args[i].span,
             );
+        }
+        let git_dir = t.strip_prefix("--git-dir=").or_else(|| {
+            (t == "--git-dir").then(|| args.get(i + 1).map_or("", |w| w.text.as_str()))
+        });
+        if let Some(dir) = git_dir {
+            // A repository whose `config` the agent could have written (any directory
+            // but a `.git` one, whose edits are `ask`): config can run programs.
+            let is_git = dir
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| last.eq_ignore_ascii_case(".git") || last.ends_with(".git"));
+            if !is_git {
+                return flag(
+                    "builtin.shell.git-config",
+                    "git --git-dir outside a .git directory: its config can run programs",
+                    args[i].span,
+                );
+            }
         }
         if t == "-C" {
             i += 2;
@@ -2676,8 +2874,36 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
     // Short options of `git grep` whose value is the rest of the cluster: an `O` after
     // one of them is part of that value (`-eFOO`), not `-O`.
     let grep = sub.text == "grep";
+    let mut value_next = false;
     for a in rest {
         let t = a.text.as_str();
+        if value_next {
+            // The value of `-e PATTERN`, `-f FILE`, …: `git grep -e -O` searches for "-O".
+            value_next = false;
+            continue;
+        }
+        if t == "--" {
+            break; // paths and patterns from here on
+        }
+        if grep
+            && matches!(
+                t,
+                "-e" | "-f"
+                    | "-A"
+                    | "-B"
+                    | "-C"
+                    | "-m"
+                    | "--regexp"
+                    | "--file"
+                    | "--max-count"
+                    | "--after-context"
+                    | "--before-context"
+                    | "--context"
+            )
+        {
+            value_next = true;
+            continue;
+        }
         let dangerous = if let Some(long) = t.strip_prefix("--") {
             // Any spelling git accepts: `--open=…` for `--open-files-in-pager=…`.
             let name = long.split('=').next().unwrap_or(long);

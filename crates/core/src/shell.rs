@@ -151,6 +151,9 @@ pub struct Word {
     /// When the whole word is one quoted chunk with no escapes, the offset of its content
     /// in the original string (so spans of a nested parse of `text` map back exactly).
     pub content_start: Option<usize>,
+    /// A command substitution's output is evaluated as arithmetic (`$(( $(cmd) ))`,
+    /// `$[ $(cmd) ]`): text it prints such as `a[$(…)]` would run.
+    pub arith_subs: bool,
 }
 
 impl Word {
@@ -772,6 +775,7 @@ impl<'a> Parser<'a> {
                     if depth == 0 {
                         if self.peek_at(1) == Some(b')') {
                             self.pos += 2;
+                            w.arith_subs |= !w.subs.is_empty();
                             return Ok(());
                         }
                         return Err(self.err("unterminated `((`", start));
@@ -806,6 +810,7 @@ impl<'a> Parser<'a> {
                 Some(b']') => {
                     self.pos += 1;
                     if depth == 0 {
+                        w.arith_subs |= !w.subs.is_empty();
                         return Ok(());
                     }
                     depth -= 1;
@@ -989,6 +994,11 @@ impl<'a> Parser<'a> {
                         ..Word::default()
                     });
                     break;
+                }
+                // `<(cmd)` / `>(cmd)` are process substitutions here too: they run.
+                Some(b'<' | b'>') if self.peek_at(1) == Some(b'(') => {
+                    let w = self.word()?;
+                    sc.words.push(w);
                 }
                 Some(b) if matches!(b, b'<' | b'>' | b'(' | b')' | b'&' | b'|' | b';') => {
                     let s = self.pos;
@@ -1503,6 +1513,7 @@ impl<'a> Parser<'a> {
                 self.pos += 3;
                 let mut tmp = Word::default();
                 self.arith_body(&mut tmp, start)?;
+                w.arith_subs |= tmp.arith_subs;
                 w.subs.append(&mut tmp.subs);
                 w.dynamic = true;
             }
@@ -1525,6 +1536,7 @@ impl<'a> Parser<'a> {
                 self.pos += 2;
                 let mut tmp = Word::default();
                 self.old_arith_body(&mut tmp, start)?;
+                w.arith_subs |= tmp.arith_subs;
                 w.subs.append(&mut tmp.subs);
                 w.dynamic = true;
             }
@@ -1585,11 +1597,13 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     let mut tmp = Word::default();
                     self.double_quoted(&mut tmp)?;
+                    w.arith_subs |= tmp.arith_subs;
                     w.subs.append(&mut tmp.subs);
                 }
                 Some(b'$') => {
                     let mut tmp = Word::default();
                     self.dollar(&mut tmp, true)?;
+                    w.arith_subs |= tmp.arith_subs;
                     w.subs.append(&mut tmp.subs);
                 }
                 Some(b'`') => {
