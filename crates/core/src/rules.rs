@@ -824,6 +824,19 @@ impl<'a> Walker<'a> {
             if !a.assign {
                 continue; // an `export` argument: the command's own finding covers it
             }
+            // `x=5; echo $x`, `t=$(date +%s)`: a shell variable reaches no program unless
+            // it is exported already, as the inherited environment (`PATH`, …) is.
+            // Before a command (`FOO=1 ls`) it is in that command's environment: only
+            // lower-case names (which programs do not read by convention) are exempt.
+            let standalone = sc.words.is_empty();
+            let exempt = if standalone {
+                !sensitive_env(name)
+            } else {
+                name.bytes().any(|b| b.is_ascii_lowercase()) && !sensitive_env(name)
+            };
+            if exempt {
+                continue;
+            }
             if let Some(f) = self.assign_finding(a) {
                 if f.tier > finding.tier {
                     finding = f;
@@ -1361,9 +1374,15 @@ impl<'a> Walker<'a> {
                 );
             }
             "fdisk" | "sfdisk" | "cfdisk" | "gdisk" | "sgdisk" | "parted" => {
-                let listing = args
+                // Listing only: `-l`/`--list`, or parted's `print`, with nothing else but
+                // devices and flags (`parted -l /dev/sda rm 1` removes a partition).
+                let only_listing_words = args.iter().all(|a| {
+                    a.text.starts_with('-') || a.text.starts_with("/dev/") || a.text == "print"
+                });
+                let listing = (args
                     .iter()
                     .any(|a| matches!(a.text.as_str(), "-l" | "--list"))
+                    && (name != "parted" || only_listing_words))
                     || (name == "parted"
                         && args.iter().any(|a| a.text == "print")
                         && args.iter().all(|a| {
@@ -2407,6 +2426,69 @@ fn prints_numbers(s: &Script) -> bool {
     })
 }
 
+/// Names of secret files and directories a glob could stand for.
+const SECRET_NAMES: &[&str] = &[
+    ".env",
+    ".env.local",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "x.pem",
+    "x.key",
+    ".netrc",
+    "credentials",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".ssh",
+    ".aws",
+    ".gnupg",
+];
+
+/// Could glob word `a` (`~/.aws/cred*`, `.e?v`, `[.]env`) name a secret file? Each
+/// segment with a glob character is tried against [`SECRET_NAMES`] (a bracket counts as
+/// one character); a segment needs two literal characters, so `*` and `*.rs` do not.
+fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
+    let text = a.text.as_str();
+    let segs: Vec<&str> = text.split('/').collect();
+    segs.iter().enumerate().any(|(i, seg)| {
+        if !seg.contains(['*', '?', '[']) {
+            return false;
+        }
+        let mut pattern = String::new();
+        let mut in_bracket = false;
+        for c in seg.chars() {
+            match c {
+                '[' if !in_bracket => {
+                    in_bracket = true;
+                    pattern.push('?');
+                }
+                ']' if in_bracket => in_bracket = false,
+                _ if in_bracket => {}
+                _ => pattern.push(c),
+            }
+        }
+        if pattern.chars().filter(|c| !matches!(c, '*' | '?')).count() < 2 {
+            return false;
+        }
+        SECRET_NAMES.iter().any(|name| {
+            if !crate::glob::match_str(&pattern, name) {
+                return false;
+            }
+            let mut parts: Vec<&str> = segs.clone();
+            parts[i] = name;
+            let candidate = parts.join("/");
+            let resolved = if a.tilde || candidate.starts_with('/') {
+                paths::resolve(&candidate, "/", w.env.home)
+            } else {
+                paths::resolve(&candidate, w.cwd.as_deref().unwrap_or("/"), w.env.home)
+            };
+            paths::is_secret(&candidate) || paths::is_secret(&resolved)
+        })
+    })
+}
+
 /// `$HOME/x`, `${HOME}/x` as `~/x` (the home directory is known); `None` otherwise.
 fn home_relative(w: &Word) -> Option<String> {
     ["${HOME:?}", "${HOME}", "$HOME"]
@@ -2800,10 +2882,29 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                 if home_relative(a).is_some_and(|p| paths::is_secret(&p)) {
                     return ReadOnly::Secret(a);
                 }
-                if a.tilde || a.text.starts_with('/') {
+                if a.glob && glob_may_name_secret(a, w) {
+                    return ReadOnly::Secret(a);
+                }
+                if !a.dynamic && !a.text.starts_with('-') {
+                    // Relative names count from the tracked directory too:
+                    // `cd ~/.aws && cat credentials`.
                     let p = w.resolve_word(a).unwrap_or_default();
                     if paths::is_secret(&p) {
                         return ReadOnly::Secret(a);
+                    }
+                }
+                // An option's value: `grep --file=~/.netrc x`, `grep -f/home/u/.netrc x`.
+                if !a.dynamic && a.text.starts_with('-') {
+                    let value = match a.text.split_once('=') {
+                        Some((_, v)) => Some(v),
+                        None if !a.text.starts_with("--") && a.text.len() > 2 => a.text.get(2..),
+                        None => None,
+                    };
+                    if let Some(v) = value.filter(|v| v.contains('/') || v.starts_with('.')) {
+                        let p = paths::resolve(v, w.cwd.as_deref().unwrap_or("/"), w.env.home);
+                        if paths::is_secret(v) || paths::is_secret(&p) {
+                            return ReadOnly::Secret(a);
+                        }
                     }
                 }
             }
@@ -2875,15 +2976,25 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
     // one of them is part of that value (`-eFOO`), not `-O`.
     let grep = sub.text == "grep";
     let mut value_next = false;
+    let mut paths_only = false;
     for a in rest {
         let t = a.text.as_str();
-        if value_next {
+        // `git show HEAD:.env`, `git diff --no-index ~/.ssh/id_rsa /dev/null`,
+        // `git log -p -- .env`: reads a secret file.
+        if !a.dynamic && !t.starts_with('-') {
+            let path = t.rsplit_once(':').map_or(t, |(_, p)| p);
+            if paths::is_secret(path) {
+                return ReadOnly::Secret(a);
+            }
+        }
+        if value_next || paths_only {
             // The value of `-e PATTERN`, `-f FILE`, …: `git grep -e -O` searches for "-O".
             value_next = false;
             continue;
         }
         if t == "--" {
-            break; // paths and patterns from here on
+            paths_only = true; // paths from here on (checked above for secrets)
+            continue;
         }
         if grep
             && matches!(

