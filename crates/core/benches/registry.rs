@@ -2,44 +2,14 @@
 //! Also prints the resident-memory growth per pending request (Linux `/proc`).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use serde_json::json;
 use std::hint::black_box;
-use toolgate_core::{
-    Decision, Error, NewRequest, Policy, Registry, RegistryConfig, Tier, ToolCall, Verdict,
-};
+use toolgate_core::{Decision, NewRequest, Policy};
+
+#[path = "common/registry_workload.rs"]
+mod workload;
+use workload::{call, filled, verdict};
 
 const N: usize = 100_000;
-
-/// A fast, non-cryptographic id source (splitmix64) — benchmarks only.
-fn ids() -> impl FnMut() -> Result<u128, Error> {
-    let mut s = 0x1234_5678_9abc_def0u64;
-    move || {
-        let mut next = || {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        Ok((u128::from(next()) << 64) | u128::from(next()))
-    }
-}
-
-fn call(i: usize) -> ToolCall {
-    ToolCall::new("bash", json!({ "command": format!("rm -rf build/{i}") }))
-}
-
-fn verdict() -> Verdict {
-    Verdict::new(Tier::Ask, "default", "not on any list")
-}
-
-fn filled(n: usize) -> Registry {
-    let mut r = Registry::new("bench", RegistryConfig::default(), ids());
-    for i in 0..n {
-        let _ = r.request(NewRequest::new(call(i), verdict()), 60_000, 0);
-    }
-    r
-}
 
 fn rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;

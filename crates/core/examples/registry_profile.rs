@@ -3,39 +3,18 @@
 //! (likewise `…::fill*`, `…::cleanup*`). Prints nothing but the sizes it reached.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::json;
 use std::hint::black_box;
-use toolgate_core::{
-    Decision, Error, NewRequest, Policy, Registry, RegistryConfig, Tier, ToolCall, Verdict,
-};
+use toolgate_core::{Decision, NewRequest, Policy, Registry, RegistryConfig};
+
+#[path = "../benches/common/registry_workload.rs"]
+mod workload;
+use workload::{call, ids, verdict};
 
 fn n() -> usize {
     std::env::var("N")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000)
-}
-
-fn ids() -> impl FnMut() -> Result<u128, Error> {
-    let mut s = 0x1234_5678_9abc_def0u64;
-    move || {
-        let mut next = || {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        Ok((u128::from(next()) << 64) | u128::from(next()))
-    }
-}
-
-fn call(i: usize) -> ToolCall {
-    ToolCall::new("bash", json!({ "command": format!("rm -rf build/{i}") }))
-}
-
-fn verdict() -> Verdict {
-    Verdict::new(Tier::Ask, "default", "not on any list")
 }
 
 #[inline(never)]

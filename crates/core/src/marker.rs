@@ -29,7 +29,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::call::{anchor, ToolCall};
+use crate::call::{anchor, json_kind, ToolCall};
 use crate::error::Error;
 use crate::run::RunStatus;
 use crate::verdict::{Tier, Verdict};
@@ -633,7 +633,10 @@ pub(crate) fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
         | serde_json::error::Category::Io => format!("not JSON: {e}"),
     })?;
     let Value::Object(object) = value else {
-        return Err(format!("expected a JSON object, found {}", kind(&value)));
+        return Err(format!(
+            "expected a JSON object, found {}",
+            json_kind(&value)
+        ));
     };
     match object.get("v") {
         None => Err("missing field `v` (the marker version)".to_string()),
@@ -653,19 +656,8 @@ pub(crate) fn status_of(object: &Map<String, Value>) -> Result<RunStatus, String
         }
         Some(other) => Err(format!(
             "field `status`: expected a string, found {}",
-            kind(other)
+            json_kind(other)
         )),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -707,11 +707,7 @@ impl Entries {
 
     /// Removes `id` if it is a pending approval.
     fn remove_approval(&mut self, id: RequestId) -> Option<Approval> {
-        match self.get(id)? {
-            Entry::Approval(_) => {}
-            Entry::Question(_) | Entry::Vacant => return None,
-        }
-        match self.remove(id)? {
+        match self.remove_if(id, |e| matches!(e, Entry::Approval(_)))? {
             Entry::Approval(p) => Some(p),
             Entry::Question(_) | Entry::Vacant => None,
         }
@@ -719,14 +715,18 @@ impl Entries {
 
     /// Removes `id` if it is a pending question.
     fn remove_question(&mut self, id: RequestId) -> Option<PendingQuestion> {
-        match self.get(id)? {
-            Entry::Question(_) => {}
-            Entry::Approval(_) | Entry::Vacant => return None,
-        }
-        match self.remove(id)? {
+        match self.remove_if(id, |e| matches!(e, Entry::Question(_)))? {
             Entry::Question(q) => Some(q),
             Entry::Approval(_) | Entry::Vacant => None,
         }
+    }
+
+    /// Removes pending `id` when its entry is of the kind `want` accepts.
+    fn remove_if(&mut self, id: RequestId, want: fn(&Entry) -> bool) -> Option<Entry> {
+        if !want(self.get(id)?) {
+            return None;
+        }
+        self.remove(id)
     }
 
     /// Removes pending `id` (its id becomes unknown until [`Entries::mark_ended`]).

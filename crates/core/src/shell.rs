@@ -762,61 +762,47 @@ impl<'a> Parser<'a> {
 
     /// Reads arithmetic up to the closing `))`, collecting substitutions.
     fn arith_body(&mut self, w: &mut Word, start: usize) -> Result<(), ParseError> {
+        self.arith_until(w, start, false)
+    }
+
+    /// Arithmetic text up to its end: `))` after `((` / `$((`, or `]` after `$[` (the
+    /// old form, `bracket`). Substitutions in it are collected; a `'` quotes nothing
+    /// there (`$(( '$(cmd)' ))` runs `cmd`).
+    fn arith_until(&mut self, w: &mut Word, start: usize, bracket: bool) -> Result<(), ParseError> {
+        let (open, close, what) = if bracket {
+            (b'[', b']', "unterminated `$[`")
+        } else {
+            (b'(', b')', "unterminated `((`")
+        };
         w.dynamic = true;
         let mut depth = 0usize;
         loop {
             match self.peek() {
-                None => return Err(self.err("unterminated `((`", start)),
-                Some(b'(') => {
+                None => return Err(self.err(what, start)),
+                Some(c) if c == open => {
                     depth += 1;
                     self.pos += 1;
                 }
-                Some(b')') => {
-                    if depth == 0 {
-                        if self.peek_at(1) == Some(b')') {
-                            self.pos += 2;
-                            w.arith_subs |= !w.subs.is_empty();
-                            return Ok(());
-                        }
-                        return Err(self.err("unterminated `((`", start));
+                Some(c) if c == close => {
+                    if depth > 0 {
+                        depth -= 1;
+                        self.pos += 1;
+                        continue;
                     }
-                    depth -= 1;
-                    self.pos += 1;
+                    let end = if bracket {
+                        1
+                    } else if self.peek_at(1) == Some(b')') {
+                        2
+                    } else {
+                        return Err(self.err(what, start));
+                    };
+                    self.pos += end;
+                    w.arith_subs |= !w.subs.is_empty();
+                    return Ok(());
                 }
                 Some(b'$') => self.dollar(w, false)?,
                 Some(b'`') => self.backtick(w)?,
-                // In arithmetic a `'` quotes nothing: `$(( '$(cmd)' ))` runs `cmd`.
                 Some(b'\'') => self.pos += 1,
-                Some(b'"') => {
-                    self.pos += 1;
-                    self.double_quoted(w)?;
-                }
-                Some(b'\\') => self.pos += 2.min(self.s.len() - self.pos),
-                Some(_) => self.pos += 1,
-            }
-        }
-    }
-
-    /// `$[ … ]` (the old arithmetic form) after `$[`: as [`Parser::arith_body`].
-    fn old_arith_body(&mut self, w: &mut Word, start: usize) -> Result<(), ParseError> {
-        let mut depth = 0usize;
-        loop {
-            match self.peek() {
-                None => return Err(self.err("unterminated `$[`", start)),
-                Some(b'[') => {
-                    depth += 1;
-                    self.pos += 1;
-                }
-                Some(b']') => {
-                    self.pos += 1;
-                    if depth == 0 {
-                        w.arith_subs |= !w.subs.is_empty();
-                        return Ok(());
-                    }
-                    depth -= 1;
-                }
-                Some(b'$') => self.dollar(w, false)?,
-                Some(b'`') => self.backtick(w)?,
                 Some(b'"') => {
                     self.pos += 1;
                     self.double_quoted(w)?;
@@ -1535,7 +1521,7 @@ impl<'a> Parser<'a> {
             Some(b'[') => {
                 self.pos += 2;
                 let mut tmp = Word::default();
-                self.old_arith_body(&mut tmp, start)?;
+                self.arith_until(&mut tmp, start, true)?;
                 w.arith_subs |= tmp.arith_subs;
                 w.subs.append(&mut tmp.subs);
                 w.dynamic = true;
