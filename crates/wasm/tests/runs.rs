@@ -1036,6 +1036,16 @@ async fn a_won_claim_whose_marker_write_fails_is_given_back() {
     g.dispose();
 }
 
+/// Waits until `cond` holds, at most `ms` (a loaded machine can delay a message hop or
+/// a timer); the assertion after it says what was expected.
+async fn until(cond: impl Fn() -> bool, ms: i32) {
+    let mut waited = 0;
+    while !cond() && waited < ms {
+        sleep(10).await;
+        waited += 10;
+    }
+}
+
 /// Posts what another gate posts after writing run `run_id` at `revision`.
 fn post_note(run_id: &str, owner: &str, revision: u32) {
     let post = Function::new_with_args(
@@ -1107,15 +1117,16 @@ async fn a_note_that_overtakes_its_write_waits_for_the_write() {
         1,
         "the fallback timer was cancelled"
     );
-    // A note whose write is already visible is delivered at once.
+    // A note whose write is already visible is delivered as soon as it arrives.
     post_note("r-late", "alice", 1);
-    sleep(50).await;
+    until(|| rb.seen.borrow().len() >= 2, 3_000).await;
     assert_eq!(rb.seen.borrow().len(), 2);
-    // A write that never fires a storage event here: delivered after the wait anyway.
+    // A write that never fires a storage event here: delivered after the wait anyway
+    // (not before 1 s, whatever the machine).
     post_note("r-never", "alice", 3);
     sleep(500).await;
     assert_eq!(rb.seen.borrow().len(), 2);
-    sleep(700).await;
+    until(|| rb.seen.borrow().len() >= 3, 5_000).await;
     assert_eq!(rb.seen.borrow().len(), 3);
     assert_eq!(s(&rb.seen.borrow()[2], "runId"), "r-never");
     // dispose drops a waiting note with its timer.
@@ -1150,13 +1161,16 @@ async fn finished_runs_are_forgotten_or_pruned_and_other_gates_hear_it() {
     assert_eq!(a.prune_runs_js(60_000.0).unwrap(), 0);
     let e = a.prune_runs_js(-1.0).unwrap_err();
     assert_eq!(s(&e, "code"), "bad_input");
-    sleep(50).await; // b has heard everything before the prune
+    // b has heard the 5 changes before the prune (2 parks, resume, complete, start).
+    until(|| rb.seen.borrow().len() >= 5, 3_000).await;
     let heard = rb.seen.borrow().len();
+    assert_eq!(heard, 5);
     assert_eq!(a.prune_runs_js(0.0).unwrap(), 1);
     assert_eq!(storage().get_item("toolgate:run:r-done").unwrap(), None);
     assert!(storage().get_item("toolgate:run:r-wait").unwrap().is_some());
     assert!(storage().get_item("toolgate:run:r-run").unwrap().is_some());
-    sleep(50).await;
+    until(|| rb.seen.borrow().len() > heard, 3_000).await;
+    sleep(50).await; // and no second notice
     let seen = rb.seen.borrow();
     assert_eq!(seen.len(), heard + 1, "b hears the deletion once");
     let last = seen.last().unwrap();
