@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use toolgate_core::{Policy, Tier, ToolCall};
 
 #[path = "../../core/benches/common/adversarial.rs"]
+#[allow(dead_code)] // each user takes what it needs of the shared inputs
 mod adversarial;
 
 /// Calls classified between two looks at the clock.

@@ -17,6 +17,7 @@ use std::time::Duration;
 use toolgate_core::{Policy, ToolCall};
 
 #[path = "common/adversarial.rs"]
+#[allow(dead_code)] // each user takes what it needs of the shared inputs
 mod adversarial;
 
 fn policy() -> Policy {

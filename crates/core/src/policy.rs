@@ -654,7 +654,10 @@ impl Policy {
         };
         let always_ask = matches!(
             f.rule,
-            "builtin.shell.dynamic" | "builtin.shell.unparseable" | "builtin.shell.too-long"
+            "builtin.shell.dynamic"
+                | "builtin.shell.unparseable"
+                | "builtin.shell.too-long"
+                | "builtin.shell.too-complex"
         );
         let lists: [(&[Rule], Tier, &str); 6] = [
             (&self.deny, Tier::Deny, "user.deny"),
@@ -725,6 +728,7 @@ impl Policy {
                         "builtin.shell.dynamic"
                             | "builtin.shell.unparseable"
                             | "builtin.shell.too-long"
+                            | "builtin.shell.too-complex"
                     ) || p.tier == Tier::Deny
                 }) {
                     return Vec::new();

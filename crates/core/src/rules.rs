@@ -1,8 +1,11 @@
 //! The built-in shell rules: hard deny, the read-only allowlist, wrappers and nested
 //! shells. Walks a parsed [`Script`] and yields one [`RawPart`] per simple command.
 
+use crate::budget::Budget;
 use crate::paths::{self, resolve};
-use crate::shell::{self, Command, RedirOp, Script, SimpleCommand, Span, Word};
+use crate::shell::{
+    self, Command, ParseError, ParseErrorKind, RedirOp, Script, SimpleCommand, Span, Word,
+};
 use crate::verdict::Tier;
 use std::borrow::Cow;
 
@@ -82,8 +85,16 @@ impl Traits {
     }
 }
 
-/// Classifies a shell command string with the built-in rules.
+/// Classifies a shell command string with the built-in rules, within the work budget of
+/// its length ([`Budget::for_input`]).
 pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
+    analyze_with(cmd, env, &mut Budget::for_input(cmd.len()))
+}
+
+/// [`analyze`] spending from `budget` (what is left is handed back): when it runs out
+/// the result holds an `ask` part `builtin.shell.too-complex` at the span where the
+/// work stopped. Tests and benchmarks read [`Budget::spent`] from it.
+pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
     if cmd.len() > MAX_COMMAND_BYTES {
         return vec![RawPart {
             span: [0, 0],
@@ -106,30 +117,25 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
         cwd: Some(Cow::Borrowed(env.workspace)),
         depth: 0,
         budget: NESTED_BUDGET_FACTOR * cmd.len().max(1024),
+        steps: std::mem::take(budget),
+        stopped: false,
         tainted: Vec::new(),
     };
-    match shell::parse(cmd) {
+    match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
         Ok(script) => {
             w.script(&script);
         }
         Err(e) => {
             // A shell runs the lines before a syntax error: classify them too, so an
             // unparseable tail cannot hide a hard deny before it.
-            if let Some(nl) = cmd.get(..e.span[0]).and_then(|head| head.rfind('\n')) {
-                if let Ok(script) = shell::parse(&cmd[..nl]) {
-                    w.script(&script);
+            if e.kind == ParseErrorKind::Syntax {
+                if let Some(nl) = cmd.get(..e.span[0]).and_then(|head| head.rfind('\n')) {
+                    if let Ok(script) = shell::parse_in(&cmd[..nl], 0, None, 0, &mut w.steps) {
+                        w.script(&script);
+                    }
                 }
             }
-            w.parts.push(RawPart {
-                span: e.span,
-                finding: Finding::new(
-                    Tier::Ask,
-                    "builtin.shell.unparseable",
-                    format!("cannot parse the command: {}", e.message),
-                    e.span,
-                ),
-                norm: None,
-            })
+            w.parse_failed(&e, "cannot parse the command", e.span);
         }
     }
     if w.parts.is_empty() {
@@ -144,6 +150,7 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
             norm: Some(String::new()),
         });
     }
+    *budget = w.steps;
     w.parts
 }
 
@@ -157,6 +164,10 @@ struct Walker<'a> {
     /// Bytes of nested scripts (`bash -c`, `eval`, `env -S`, …) still allowed to be
     /// parsed, so that `eval eval eval …` stays linear in the input.
     budget: usize,
+    /// The work budget of this classification: parser steps and commands walked.
+    steps: Budget,
+    /// The work budget ran out: a `too-complex` part is recorded, nothing more is walked.
+    stopped: bool,
     /// Variables assigned a download or decoded text (`x=$(curl …)`), with the rule a
     /// later `bash -c "$x"` / `eval "$x"` breaks.
     tainted: Vec<(String, &'static str)>,
@@ -340,9 +351,51 @@ impl<'a> Walker<'a> {
         self.env.default
     }
 
+    /// Records a parse failure: `too-complex` when the work budget ran out (and the walk
+    /// stops there), `unparseable` otherwise.
+    fn parse_failed(&mut self, e: &ParseError, what: &str, span: Span) {
+        match e.kind {
+            ParseErrorKind::TooComplex => self.too_complex(e.span, e.message),
+            ParseErrorKind::Syntax => self.parts.push(RawPart {
+                span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    format!("{what}: {}", e.message),
+                    e.span,
+                ),
+                norm: None,
+            }),
+        }
+    }
+
+    /// The work budget ran out, or the nesting went too deep, at `span` (`why` says
+    /// which): one `ask` part. Once the step budget is spent the walk stops; a part too
+    /// deep or too large is skipped and the walk goes on with the next command, so a
+    /// hard deny after it is still found.
+    fn too_complex(&mut self, span: Span, why: &str) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = self.steps.is_exhausted();
+        self.parts.push(RawPart {
+            span,
+            finding: Finding::new(
+                Tier::Ask,
+                "builtin.shell.too-complex",
+                format!("too complex to classify: {why}"),
+                span,
+            ),
+            norm: None,
+        });
+    }
+
     fn script(&mut self, s: &Script) -> Traits {
         let mut all = Traits::default();
         for pl in &s.pipelines {
+            if self.stopped {
+                break;
+            }
             let mut stage_traits: Vec<(Traits, Option<usize>, Span)> = Vec::new();
             // Each stage of a pipeline runs in its own subshell: a `cd` in one does not
             // move the others, nor (without `lastpipe`) what follows; after a pipeline
@@ -481,6 +534,10 @@ impl<'a> Walker<'a> {
     }
 
     fn command(&mut self, cmd: &Command) -> Traits {
+        if self.stopped || !self.steps.spend(1) {
+            self.too_complex(command_span(cmd), "work budget exhausted");
+            return Traits::default();
+        }
         match cmd {
             Command::Simple(sc) => self.simple(sc),
             Command::Compound {
@@ -582,7 +639,17 @@ impl<'a> Walker<'a> {
             return;
         }
         self.budget -= text.len();
-        if let Ok(script) = shell::parse_nested(text, 0, Some(span), self.depth + 1) {
+        let parsed = shell::parse_in(text, 0, Some(span), self.depth + 1, &mut self.steps);
+        if let Err(
+            e @ ParseError {
+                kind: ParseErrorKind::TooComplex,
+                ..
+            },
+        ) = &parsed
+        {
+            self.too_complex(e.span, e.message);
+        }
+        if let Ok(script) = parsed {
             for cmd in shell::simple_commands(&script) {
                 for w in cmd.words.iter().chain(cmd.assigns.iter()) {
                     for sub in &w.subs {
@@ -636,49 +703,22 @@ impl<'a> Walker<'a> {
     /// `span`.
     fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) -> Traits {
         if text.len() > self.budget {
-            self.parts.push(RawPart {
-                span,
-                finding: Finding::new(
-                    Tier::Ask,
-                    "builtin.shell.unparseable",
-                    "too much nested script to classify",
-                    span,
-                ),
-                norm: None,
-            });
+            self.too_complex(span, "too much nested script");
             return Traits::default();
         }
         self.budget -= text.len();
         if self.depth >= shell::MAX_DEPTH {
-            self.parts.push(RawPart {
-                span,
-                finding: Finding::new(
-                    Tier::Ask,
-                    "builtin.shell.unparseable",
-                    "nesting too deep",
-                    span,
-                ),
-                norm: None,
-            });
+            self.too_complex(span, "nesting too deep (over 48 levels)");
             return Traits::default();
         }
         let parsed = match base {
-            Some(b) => shell::parse_nested(text, b, None, self.depth + 1),
-            None => shell::parse_nested(text, 0, Some(span), self.depth + 1),
+            Some(b) => shell::parse_in(text, b, None, self.depth + 1, &mut self.steps),
+            None => shell::parse_in(text, 0, Some(span), self.depth + 1, &mut self.steps),
         };
         match parsed {
             Ok(s) => self.sub_script(&s),
             Err(e) => {
-                self.parts.push(RawPart {
-                    span: e.span,
-                    finding: Finding::new(
-                        Tier::Ask,
-                        "builtin.shell.unparseable",
-                        format!("cannot parse the nested script: {}", e.message),
-                        e.span,
-                    ),
-                    norm: None,
-                });
+                self.parse_failed(&e, "cannot parse the nested script", e.span);
                 Traits::default()
             }
         }
@@ -1728,8 +1768,8 @@ impl<'a> Walker<'a> {
                 (
                     Finding::new(
                         Tier::Ask,
-                        "builtin.shell.unparseable",
-                        "too much nested script to classify",
+                        "builtin.shell.too-complex",
+                        "too complex to classify: too much nested script",
                         sw.span,
                     ),
                     Traits::default(),
@@ -1737,7 +1777,7 @@ impl<'a> Walker<'a> {
                 )
             } else {
                 self.budget -= text.len();
-                match shell::parse_nested(&text, 0, Some(sw.span), self.depth + 1) {
+                match shell::parse_in(&text, 0, Some(sw.span), self.depth + 1, &mut self.steps) {
                     Ok(script) => {
                         let cmds = shell::simple_commands(&script);
                         if cmds.len() == 1 && script.pipelines.len() == 1 {
@@ -1768,16 +1808,22 @@ impl<'a> Walker<'a> {
                             )
                         }
                     }
-                    Err(e) => (
-                        Finding::new(
-                            Tier::Ask,
-                            "builtin.shell.unparseable",
-                            format!("cannot parse env -S string: {}", e.message),
-                            sw.span,
-                        ),
-                        Traits::default(),
-                        None,
-                    ),
+                    Err(e) => {
+                        let rule = match e.kind {
+                            ParseErrorKind::TooComplex => "builtin.shell.too-complex",
+                            ParseErrorKind::Syntax => "builtin.shell.unparseable",
+                        };
+                        (
+                            Finding::new(
+                                Tier::Ask,
+                                rule,
+                                format!("cannot parse env -S string: {}", e.message),
+                                sw.span,
+                            ),
+                            Traits::default(),
+                            None,
+                        )
+                    }
                 }
             }
         } else if rest.is_empty() {

@@ -5,7 +5,12 @@
 //! subshells and groups, redirections, here-docs and here-strings, leading assignments,
 //! comments, function definitions and `if/for/while/until/case` bodies. It never touches a
 //! file system and never runs anything. Every byte is looked at a bounded number of times
-//! (nesting is limited to [`MAX_DEPTH`]), so the cost is linear in the input.
+//! (nesting is limited to [`MAX_DEPTH`]), so the cost is linear in the input; on top of
+//! that every parse spends from a [`Budget`] of steps proportional to the input, so a
+//! bug that stops the parser from advancing ends in [`ParseErrorKind::TooComplex`], never
+//! in a hang or an unbounded allocation.
+
+pub use crate::budget::Budget;
 
 /// Deepest nesting of substitutions, subshells and nested shell strings.
 pub const MAX_DEPTH: usize = 48;
@@ -19,6 +24,16 @@ pub struct ParseError {
     pub message: &'static str,
     /// Where (in the original string) the problem was found.
     pub span: Span,
+    pub kind: ParseErrorKind,
+}
+
+/// What kind of failure a [`ParseError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// The text is not valid shell (as far as this parser reads it).
+    Syntax,
+    /// The work budget ran out: the text is too complex to classify in bounded time.
+    TooComplex,
 }
 
 /// A parsed command list: pipelines joined by `;`, `&`, `&&`, `||` or newlines.
@@ -167,18 +182,31 @@ impl Word {
     }
 }
 
-/// Parses a whole command string.
+/// Parses a whole command string, with a budget of its own.
 pub fn parse(src: &str) -> Result<Script, ParseError> {
-    parse_nested(src, 0, None, 0)
+    parse_in(src, 0, None, 0, &mut Budget::for_input(src.len()))
 }
 
 /// Parses `src`, which sits at `base` in the original string, or whose spans are all
-/// `fixed` when it is a decoded string (backticks, `bash -c "…"` with escapes).
+/// `fixed` when it is a decoded string (backticks, `bash -c "…"` with escapes), with a
+/// budget of its own.
 pub fn parse_nested(
     src: &str,
     base: usize,
     fixed: Option<Span>,
     depth: usize,
+) -> Result<Script, ParseError> {
+    parse_in(src, base, fixed, depth, &mut Budget::for_input(src.len()))
+}
+
+/// [`parse_nested`] spending from `budget`, which a caller shares across the parses of
+/// one classification (the command and the scripts nested in it).
+pub fn parse_in(
+    src: &str,
+    base: usize,
+    fixed: Option<Span>,
+    depth: usize,
+    budget: &mut Budget,
 ) -> Result<Script, ParseError> {
     let mut p = Parser {
         s: src.as_bytes(),
@@ -191,27 +219,37 @@ pub fn parse_nested(
         bodies: Vec::new(),
         open_if: 0,
         open_do: 0,
+        budget: std::mem::take(budget),
     };
-    if depth > MAX_DEPTH {
-        return Err(p.err("nesting too deep", 0));
+    let r = p.parse_all();
+    *budget = p.budget;
+    r
+}
+
+impl Parser<'_> {
+    fn parse_all(&mut self) -> Result<Script, ParseError> {
+        let p = self;
+        if p.depth > MAX_DEPTH {
+            return Err(p.too_deep(0));
+        }
+        let script = p.list(Stop::Eof)?;
+        if p.pos < p.s.len() {
+            return Err(p.err("unexpected token", p.pos));
+        }
+        if p.open_if != 0 {
+            return Err(p.err("unbalanced `if` … `fi`", 0));
+        }
+        if p.open_do != 0 {
+            return Err(p.err("unbalanced `do` … `done`", 0));
+        }
+        if !p.pending.is_empty() {
+            // Here-docs whose body never started (no newline after them): empty bodies.
+            p.read_heredocs()?;
+        }
+        let mut script = script;
+        p.attach_heredocs(&mut script);
+        Ok(script)
     }
-    let script = p.list(Stop::Eof)?;
-    if p.pos < p.s.len() {
-        return Err(p.err("unexpected token", p.pos));
-    }
-    if p.open_if != 0 {
-        return Err(p.err("unbalanced `if` … `fi`", 0));
-    }
-    if p.open_do != 0 {
-        return Err(p.err("unbalanced `do` … `done`", 0));
-    }
-    if !p.pending.is_empty() {
-        // Here-docs whose body never started (no newline after them): empty bodies.
-        p.read_heredocs();
-    }
-    let mut script = script;
-    p.attach_heredocs(&mut script);
-    Ok(script)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -247,6 +285,8 @@ struct Parser<'a> {
     /// `if`/`fi` and `do`/`done` balance, so an unterminated `if` is an error.
     open_if: i64,
     open_do: i64,
+    /// The classification's work budget, spent one step per loop of the parser.
+    budget: Budget,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -289,7 +329,27 @@ impl<'a> Parser<'a> {
         ParseError {
             message,
             span: self.span(at, end),
+            kind: ParseErrorKind::Syntax,
         }
+    }
+
+    /// Nesting past [`MAX_DEPTH`]: the parse ends here, too complex to classify (it is
+    /// never retried another way).
+    fn too_deep(&self, at: usize) -> ParseError {
+        let mut e = self.err("nesting too deep (over 48 levels)", at);
+        e.kind = ParseErrorKind::TooComplex;
+        e
+    }
+
+    /// Spends one step of the budget; the error says where the parser stopped.
+    #[inline]
+    fn tick(&mut self) -> Result<(), ParseError> {
+        if self.budget.spend(1) {
+            return Ok(());
+        }
+        let mut e = self.err("work budget exhausted", self.pos);
+        e.kind = ParseErrorKind::TooComplex;
+        Err(e)
     }
 
     fn peek(&self) -> Option<u8> {
@@ -324,14 +384,19 @@ impl<'a> Parser<'a> {
     }
 
     /// Consumes a newline and reads the bodies of the here-docs declared on its line.
-    fn newline(&mut self) {
+    fn newline(&mut self) -> Result<(), ParseError> {
         self.pos += 1;
         if !self.pending.is_empty() {
-            self.read_heredocs();
+            self.read_heredocs()?;
         }
+        Ok(())
     }
 
-    fn read_heredocs(&mut self) {
+    /// Reads the bodies of the here-documents started on the line just ended. The
+    /// substitutions of an unquoted body are parsed once, here; a syntax error in one
+    /// is skipped (bash reports it only when the body is expanded), but running out of
+    /// depth or budget ends the whole parse.
+    fn read_heredocs(&mut self) -> Result<(), ParseError> {
         let docs = std::mem::take(&mut self.pending);
         for doc in docs {
             let start = self.pos;
@@ -369,27 +434,43 @@ impl<'a> Parser<'a> {
                     bodies: Vec::new(),
                     open_if: 0,
                     open_do: 0,
+                    budget: std::mem::take(&mut self.budget),
                 };
                 let mut w = Word::default();
+                let mut failed = None;
                 while sub.pos < body_end {
-                    match sub.peek() {
-                        Some(b'\\') => sub.pos += 2,
-                        Some(b'$') => {
-                            // Errors in a here-doc body's substitutions are ignored by
-                            // bash only at run time; be strict.
-                            if sub.dollar(&mut w, true).is_err() {
-                                w.dynamic = true;
-                            }
+                    if let Err(e) = sub.tick() {
+                        failed = Some(e);
+                        break;
+                    }
+                    let at = sub.pos;
+                    let r = match sub.peek() {
+                        Some(b'\\') => {
+                            sub.pos += 2;
+                            Ok(())
                         }
-                        Some(b'`') => {
-                            if sub.backtick(&mut w).is_err() {
-                                w.dynamic = true;
-                            }
+                        Some(b'$') => sub.dollar(&mut w, true),
+                        Some(b'`') => sub.backtick(&mut w),
+                        _ => {
+                            sub.pos += 1;
+                            Ok(())
                         }
-                        _ => sub.pos += 1,
+                    };
+                    match r {
+                        Err(e) if e.kind == ParseErrorKind::TooComplex => {
+                            failed = Some(e);
+                            break;
+                        }
+                        // A syntax error: go on after the `$` or backtick.
+                        Err(_) => sub.pos = sub.pos.max(at + 1),
+                        Ok(()) => {}
                     }
                 }
                 subs = w.subs;
+                self.budget = sub.budget;
+                if let Some(e) = failed {
+                    return Err(e);
+                }
             }
             if doc.id < self.bodies.len() {
                 self.bodies[doc.id] = Some(HereDoc {
@@ -401,6 +482,7 @@ impl<'a> Parser<'a> {
             }
             self.pos = next;
         }
+        Ok(())
     }
 
     fn attach_heredocs(&mut self, script: &mut Script) {
@@ -442,6 +524,7 @@ impl<'a> Parser<'a> {
         // After `&&` / `||` a command must follow (newlines may come first).
         let mut need_cmd = false;
         loop {
+            self.tick()?;
             self.skip_blanks();
             if need_cmd && matches!(self.peek(), None | Some(b';' | b')' | b'&' | b'|')) {
                 return Err(self.err("`&&` or `||` with nothing after it", self.pos));
@@ -458,7 +541,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Some(b'\n') => {
-                    self.newline();
+                    self.newline()?;
                     continue;
                 }
                 Some(b';') => {
@@ -538,8 +621,14 @@ impl<'a> Parser<'a> {
     }
 
     fn pipeline(&mut self, stop: Stop) -> Result<Pipeline, ParseError> {
-        let mut pl = Pipeline::default();
+        // Most pipelines have one stage: room for exactly one (a `Command` is ~100 B and
+        // a default growth would reserve four).
+        let mut pl = Pipeline {
+            stages: Vec::with_capacity(1),
+            background: false,
+        };
         loop {
+            self.tick()?;
             let cmd = self.command(stop)?;
             let empty = is_empty_command(&cmd);
             pl.stages.push(cmd);
@@ -555,7 +644,7 @@ impl<'a> Parser<'a> {
                 loop {
                     self.skip_blanks();
                     if self.peek() == Some(b'\n') {
-                        self.newline();
+                        self.newline()?;
                     } else {
                         break;
                     }
@@ -568,7 +657,7 @@ impl<'a> Parser<'a> {
 
     fn nested(&mut self, stop: Stop) -> Result<Script, ParseError> {
         if self.depth >= MAX_DEPTH {
-            return Err(self.err("nesting too deep", self.pos));
+            return Err(self.too_deep(self.pos));
         }
         self.depth += 1;
         let r = self.list(stop);
@@ -589,6 +678,7 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         // Prefix reserved words: skip them and parse what follows.
         loop {
+            self.tick()?;
             let w = self.bare_word();
             if w == "coproc" {
                 // `coproc { …; }`, `coproc NAME ( … )`, `coproc cmd args`: what runs is
@@ -736,7 +826,7 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_blanks();
             if self.peek() == Some(b'\n') {
-                self.newline();
+                self.newline()?;
             } else {
                 break;
             }
@@ -833,6 +923,7 @@ impl<'a> Parser<'a> {
                 ..Word::default()
             });
             loop {
+                self.tick()?;
                 self.skip_blanks();
                 match self.peek() {
                     None => return Err(self.err("unterminated `for`", start)),
@@ -841,7 +932,7 @@ impl<'a> Parser<'a> {
                         break;
                     }
                     Some(b'\n') => {
-                        self.newline();
+                        self.newline()?;
                         break;
                     }
                     _ => {}
@@ -859,7 +950,7 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_blanks();
             match self.peek() {
-                Some(b'\n') => self.newline(),
+                Some(b'\n') => self.newline()?,
                 Some(b';') => self.pos += 1,
                 _ => break,
             }
@@ -897,7 +988,7 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_blanks();
             match self.peek() {
-                Some(b'\n') => self.newline(),
+                Some(b'\n') => self.newline()?,
                 _ => break,
             }
         }
@@ -906,11 +997,12 @@ impl<'a> Parser<'a> {
         }
         self.pos += 2;
         loop {
+            self.tick()?;
             // Skip blank lines.
             loop {
                 self.skip_blanks();
                 match self.peek() {
-                    Some(b'\n') => self.newline(),
+                    Some(b'\n') => self.newline()?,
                     _ => break,
                 }
             }
@@ -927,6 +1019,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             loop {
+                self.tick()?;
                 self.skip_blanks();
                 match self.peek() {
                     Some(b')') => {
@@ -967,10 +1060,11 @@ impl<'a> Parser<'a> {
             ..SimpleCommand::default()
         };
         loop {
+            self.tick()?;
             self.skip_blanks();
             match self.peek() {
                 None => return Err(self.err("unterminated `[[`", start)),
-                Some(b'\n') => self.newline(),
+                Some(b'\n') => self.newline()?,
                 _ if self.starts("]]") && self.s.get(self.pos + 2).copied().is_none_or(is_meta) => {
                     let s = self.pos;
                     self.pos += 2;
@@ -999,7 +1093,11 @@ impl<'a> Parser<'a> {
                     });
                 }
                 Some(_) => {
+                    let before = self.pos;
                     let w = self.word()?;
+                    if self.pos == before {
+                        return Err(self.err("unexpected token in `[[`", self.pos));
+                    }
                     sc.words.push(w);
                 }
             }
@@ -1133,6 +1231,7 @@ impl<'a> Parser<'a> {
         // End of the last word or redirect: the span leaves out trailing blanks.
         let mut end = self.pos;
         loop {
+            self.tick()?;
             self.skip_blanks();
             match self.peek() {
                 None | Some(b'\n') | Some(b';') | Some(b'|') => break,
@@ -1163,7 +1262,12 @@ impl<'a> Parser<'a> {
             if matches!(stop, Stop::Brace) && sc.words.is_empty() && self.word_is("}") {
                 break;
             }
+            let before = self.pos;
             let w = self.word()?;
+            if self.pos == before {
+                // Nothing a word can start with (a bug here must not loop forever).
+                return Err(self.err("unexpected token", self.pos));
+            }
             end = self.pos;
             if w.assign && sc.words.is_empty() {
                 sc.assigns.push(w);
@@ -1172,15 +1276,24 @@ impl<'a> Parser<'a> {
             }
         }
         sc.span = self.span(start, end.max(start));
+        // Memory proportional to the words read, not to the room reserved for them
+        // (64 KiB of `a;` is 32,768 commands).
+        sc.words.shrink_to_fit();
         Ok(Command::Simple(sc))
     }
 
     /// Reads one word at the current position (possibly empty if at a metacharacter).
     fn word(&mut self) -> Result<Word, ParseError> {
+        self.tick()?;
         let start = self.pos;
         let mut w = Word::default();
         // Process substitution as a whole word.
-        if (self.starts("<(") || self.starts(">(")) && self.depth < MAX_DEPTH {
+        if self.starts("<(") || self.starts(">(") {
+            if self.depth >= MAX_DEPTH {
+                // Neither a substitution (too deep) nor a redirect: an error, not an
+                // empty word that the caller would read again and again.
+                return Err(self.too_deep(self.pos));
+            }
             self.pos += 2;
             let script = self.nested(Stop::Paren)?;
             if self.peek() != Some(b')') {
@@ -1202,6 +1315,7 @@ impl<'a> Parser<'a> {
             if is_meta(b) {
                 break;
             }
+            self.tick()?;
             chunks += 1;
             match b {
                 b'\'' => {
@@ -1481,7 +1595,7 @@ impl<'a> Parser<'a> {
     /// literal `$`.
     fn dollar(&mut self, w: &mut Word, in_dq: bool) -> Result<(), ParseError> {
         if self.depth >= MAX_DEPTH {
-            return Err(self.err("nesting too deep", self.pos));
+            return Err(self.too_deep(self.pos));
         }
         self.depth += 1;
         let r = self.dollar_inner(w, in_dq);
@@ -1575,7 +1689,8 @@ impl<'a> Parser<'a> {
                     self.ansi_c(&mut tmp)?;
                     if tmp.text.contains("$(") || tmp.text.contains('`') {
                         let span = self.span(at, self.pos);
-                        let script = parse_nested(&tmp.text, 0, Some(span), self.depth + 1)?;
+                        let script =
+                            parse_in(&tmp.text, 0, Some(span), self.depth + 1, &mut self.budget)?;
                         w.subs.push(script);
                     }
                 }
@@ -1634,7 +1749,7 @@ impl<'a> Parser<'a> {
             }
         }
         let span = self.span(start, self.pos);
-        let script = parse_nested(&body, 0, Some(span), self.depth + 1)?;
+        let script = parse_in(&body, 0, Some(span), self.depth + 1, &mut self.budget)?;
         w.subs.push(script);
         w.dynamic = true;
         w.text.push_str(&self.src[start..self.pos]);

@@ -13,6 +13,7 @@ use toolgate_core::{Policy, Tier, ToolCall, Verdict};
 const WATCHDOG: Duration = Duration::from_secs(60);
 
 #[path = "../benches/common/adversarial.rs"]
+#[allow(dead_code)] // each user takes what it needs of the shared inputs
 mod adversarial;
 
 fn classify(command: &str) -> Verdict {
