@@ -16,6 +16,7 @@ pub mod run;
 pub mod runs;
 pub mod shell;
 pub mod store;
+pub mod toml_shape;
 pub mod url;
 pub mod verdict;
 

@@ -276,6 +276,10 @@ impl Policy {
 
     /// Parses a TOML policy file. Errors name the line and the problem.
     pub fn from_toml(text: &str) -> Result<Policy, Error> {
+        // Size, nesting and dotted keys are bounded first: the TOML parser's own cost
+        // is not linear in hostile files (see `toml_shape`).
+        crate::toml_shape::check(text)
+            .map_err(|(line, message)| Error::Policy { line, message })?;
         let file: PolicyFile = basic_toml::from_str(text).map_err(|e| {
             let line = e.line_col().map_or(1, |(l, _)| l + 1);
             let msg = e.to_string();
@@ -468,6 +472,9 @@ impl Policy {
         if path.is_empty() {
             return malformed("`path` is empty");
         }
+        if path.len() > MAX_ARG_BYTES {
+            return too_long("path", path.len());
+        }
         if path.contains('\0') {
             return malformed("`path` contains a NUL byte");
         }
@@ -528,6 +535,9 @@ impl Policy {
     /// Every plausible reading of the URL (see [`url_readings`]) is classified on its
     /// own, user rules included; the strictest verdict wins.
     fn classify_fetch(&self, call: &ToolCall, url: &str, session: &SessionRules) -> Verdict {
+        if url.len() > MAX_ARG_BYTES {
+            return too_long("url", url.len());
+        }
         strictest(
             url_readings(url)
                 .into_iter()
@@ -834,6 +844,18 @@ fn tier_word(t: Tier) -> &'static str {
         Tier::Ask => "ask",
         Tier::Deny => "deny",
     }
+}
+
+/// The longest path or URL classified (as for shell commands): past it the call is
+/// `ask` (`builtin.too-long`) without being read, so its cost is bounded.
+pub const MAX_ARG_BYTES: usize = rules::MAX_COMMAND_BYTES;
+
+fn too_long(what: &str, len: usize) -> Verdict {
+    Verdict::new(
+        Tier::Ask,
+        "builtin.too-long",
+        format!("`{what}` too long to classify ({len} bytes, limit {MAX_ARG_BYTES})"),
+    )
 }
 
 fn malformed(why: &str) -> Verdict {

@@ -220,10 +220,189 @@ fn nestings_around_the_depth_limit() {
 }
 
 /// One test, so that no other test of this binary allocates while a call is measured.
+/// Runs `f` with the live heap capped at `cap` bytes (an abort past it); the bytes it
+/// allocated in total.
+fn allocated_by<T>(cap: usize, f: impl FnOnce() -> T) -> (usize, T) {
+    let (a0, live0) = (GLOBAL.total_allocated(), GLOBAL.allocated());
+    let _ = GLOBAL.set_limit(live0 + cap);
+    let out = f();
+    let _ = GLOBAL.set_limit(usize::MAX);
+    (GLOBAL.total_allocated() - a0, out)
+}
+
+/// Bytes allocated per byte of a policy file, path, URL or marker, at most (+ 64 KiB):
+/// the TOML parser builds a table per `[header]` (about 100 B per byte of `[t1]`, `[t2]`, … on their own lines).
+const OTHER_ALLOC_PER_BYTE: usize = 128;
+
+/// Hostile policy files, paths, URLs and stored markers: each parse allocates at most a
+/// constant per input byte, under a live-heap cap, and ends in a value or an error.
+fn the_other_parsers() {
+    let mut failures = Vec::new();
+    let mut rows: Vec<(String, usize, f64)> = Vec::new();
+    let mut measure = |name: &str, len: usize, allocated: usize, failures: &mut Vec<String>| {
+        rows.push((name.to_string(), len, allocated as f64 / len as f64));
+        if allocated > OTHER_ALLOC_PER_BYTE * len + 64 * 1024 {
+            failures.push(format!(
+                "{name}: {allocated} B allocated for {len} B of input"
+            ));
+        }
+    };
+    // Policy files, up to the 256 KiB limit (and past it).
+    let mib = toolgate_core::toml_shape::MAX_POLICY_BYTES;
+    let policies: Vec<(&str, String)> = vec![
+        (
+            "toml [[[",
+            format!("x = {}{}", "[".repeat(mib / 2 - 4), "]".repeat(mib / 2 - 4)),
+        ),
+        (
+            "toml {a={a=",
+            format!("x = {}1{}", "{a=".repeat(mib / 5), "}".repeat(mib / 5)),
+        ),
+        ("toml [a.a.a]", format!("[{}b]", "a.".repeat(mib / 2 - 2))),
+        (
+            "toml a.a.a = 1",
+            format!("{} = 1", "a.".repeat(mib / 2 - 4)),
+        ),
+        (
+            "toml 32-deep arrays",
+            format!("x = [{}{}]\n", "[".repeat(31), "]".repeat(31)).repeat(mib / 72),
+        ),
+        (
+            "toml many tables",
+            (0..mib / 9).map(|i| format!("[t{i}]\n")).collect(),
+        ),
+        ("toml many [[t]]", "[[t]]\n".repeat(mib / 6)),
+        (
+            "toml many keys",
+            (0..mib / 10).map(|i| format!("k{i}=1\n")).collect(),
+        ),
+        (
+            "toml many rules",
+            format!(
+                "[rules]\nallow = [{}]\n",
+                (0..mib / 20)
+                    .map(|i| format!("\"Bash(c{i} *)\","))
+                    .collect::<String>()
+            ),
+        ),
+        (
+            "toml unclosed '''",
+            format!("x = '''{}", "'".repeat(mib / 2)),
+        ),
+        (
+            "toml escaped quotes",
+            format!("x = \"{}", "\\\"".repeat(mib / 2 - 4)),
+        ),
+        ("toml over the limit", "#".repeat(mib + 1)),
+    ];
+    for (name, text) in &policies {
+        let (allocated, r) = allocated_by(64 * 1024 * 1024, || Policy::from_toml(text));
+        match &r {
+            Err(toolgate_core::Error::Policy { line, .. }) if *line >= 1 => {}
+            Err(e) => failures.push(format!("{name}: an error without a line: {e:?}")),
+            Ok(_) if text.len() > mib => failures.push(format!("{name}: accepted")),
+            Ok(_) => {}
+        }
+        measure(name, text.len(), allocated, &mut failures);
+    }
+    // Paths and URLs: 64 KiB of the shapes the readers branch on, and one byte more.
+    let policy = Policy::defaults("/home/dev/app", "/home/dev");
+    let k = adversarial::LIMIT;
+    let args: Vec<(&str, &str, String)> = vec![
+        ("read", "path", "../".repeat(k / 3)),
+        ("read", "path", "./".repeat(k / 2)),
+        ("read", "path", "/".repeat(k)),
+        ("read", "path", format!("~{}", "a/".repeat(k / 2 - 1))),
+        ("edit", "path", ".env/".repeat(k / 5)),
+        ("read", "path", "a".repeat(k + 1)),
+        ("webfetch", "url", format!("http://{}", "\\".repeat(k - 7))),
+        (
+            "webfetch",
+            "url",
+            format!("http:{}", "/\\".repeat(k / 2 - 3)),
+        ),
+        ("webfetch", "url", format!("http://{}x", "@".repeat(k - 8))),
+        (
+            "webfetch",
+            "url",
+            format!("http://{}", "%2e".repeat(k / 3 - 3)),
+        ),
+        (
+            "webfetch",
+            "url",
+            format!("http://{}", "\u{3002}".repeat(k / 3 - 3)),
+        ),
+        ("webfetch", "url", format!("http://[{}", ":".repeat(k - 8))),
+        (
+            "webfetch",
+            "url",
+            format!("http://a.com/{}", "\t".repeat(k - 13)),
+        ),
+        ("webfetch", "url", format!("https://{}", "a".repeat(k - 8))),
+        ("webfetch", "url", format!("https://{}", "a".repeat(k))),
+    ];
+    for (tool, key, value) in &args {
+        let call = ToolCall::new(*tool, serde_json::json!({ *key: value }));
+        let (allocated, v) = allocated_by(16 * 1024 * 1024, || policy.classify(&call));
+        if value.len() > k && v.rule != "builtin.too-long" {
+            failures.push(format!("{tool} {key} of {} B: {}", value.len(), v.rule));
+        }
+        let head: String = value.chars().take(9).collect();
+        measure(
+            &format!("{tool} {key} {head:?}"),
+            value.len(),
+            allocated,
+            &mut failures,
+        );
+    }
+    // Stored markers and run records, up to their 1 MiB limit.
+    let mmax = toolgate_core::marker::MAX_MARKER_BYTES;
+    let markers: Vec<(&str, String)> = vec![
+        ("marker [[[", "[".repeat(mmax)),
+        ("marker {\"a\":{\"a\":", "{\"a\":".repeat(mmax / 5)),
+        (
+            "marker long string",
+            format!("{{\"v\":1,\"x\":\"{}\"}}", "a".repeat(mmax - 16)),
+        ),
+        (
+            "marker \\u escapes",
+            format!("{{\"v\":1,\"x\":\"{}\"}}", "\\u0041".repeat(mmax / 6 - 3)),
+        ),
+        (
+            "marker many keys",
+            format!(
+                "{{\"v\":1,{}\"z\":0}}",
+                (0..mmax / 12)
+                    .map(|i| format!("\"k{i}\":0,"))
+                    .collect::<String>()
+            ),
+        ),
+        ("marker over 1 MiB", " ".repeat(mmax + 1)),
+    ];
+    for (name, text) in &markers {
+        let (allocated, (m, r)) = allocated_by(64 * 1024 * 1024, || {
+            (
+                toolgate_core::Marker::decode(text).is_ok(),
+                toolgate_core::Run::decode(text, &toolgate_core::marker::AnyHistory).is_ok(),
+            )
+        });
+        if m || r {
+            failures.push(format!("{name}: decoded"));
+        }
+        measure(name, text.len(), allocated, &mut failures);
+    }
+    for (name, len, per_byte) in &rows {
+        println!("{name:<36} {len:>8} B {per_byte:>7.1} B allocated per byte");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One test, so that no other test of this binary allocates while a call is measured.
 #[test]
 fn classifying_costs_linear_allocations_and_steps_and_bounded_peak() {
     the_fuzzing_find();
     nestings_around_the_depth_limit();
     every_adversarial_family();
     structured_random_shell();
+    the_other_parsers();
 }
