@@ -1,17 +1,8 @@
-//! Any bytes as a policy file either compile or give an error naming a line; a compiled
-//! policy classifies without panicking.
+//! Any bytes as a policy file. Checks: `fuzz_checks::policy_toml`.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use toolgate_core::{Error, Policy, ToolCall};
+#[path = "../../crates/core/benches/common/fuzz_checks.rs"]
+#[allow(dead_code)] // each target uses one check
+mod fuzz_checks;
 
-fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    match Policy::from_toml(&text) {
-        Ok(p) => {
-            let _ = p.classify(&ToolCall::new("bash", serde_json::json!({ "command": "ls; rm -rf x" })));
-        }
-        Err(Error::Policy { line, .. }) => assert!(line >= 1),
-        Err(other) => panic!("policy errors must name a line: {other:?}"),
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_checks::policy_toml(&String::from_utf8_lossy(data)));

@@ -2122,10 +2122,13 @@ impl<'a> Walker<'a> {
         }
         let joined: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
         let text = joined.join(" ");
+        // An unquoted word maps back to the source only where its span is its text
+        // (not a decoded string, whose spans are all the enclosing one's).
         let base = if rest.len() == 1 {
-            rest[0]
-                .content_start
-                .or_else(|| (!rest[0].quoted).then_some(rest[0].span[0]))
+            let w = &rest[0];
+            w.content_start.or_else(|| {
+                (!w.quoted && w.span[1] - w.span[0] == w.text.len()).then_some(w.span[0])
+            })
         } else {
             None
         };
@@ -2415,13 +2418,21 @@ fn calls_itself_in_background_or_pipe(name: &str, body: &Command) -> bool {
     fn visit(name: &str, c: &Command) -> bool {
         match c {
             Command::Simple(_) => false,
+            // Each stage is visited once (visiting nested stages twice, once to see
+            // whether it calls and once for a fork bomb inside, was 2^depth: 33
+            // nested `f() { … }` took minutes).
             Command::Compound { body, .. } => body.pipelines.iter().any(|pl| {
-                let calls = pl.stages.iter().any(|st| match st {
-                    Command::Simple(sc) => sc.words.first().is_some_and(|w| w.text == name),
-                    other => visit(name, other),
-                });
-                (calls && (pl.stages.len() > 1 || pl.background))
-                    || pl.stages.iter().any(|st| visit(name, st))
+                let mut calls = false;
+                for st in &pl.stages {
+                    match st {
+                        Command::Simple(sc) => {
+                            calls |= sc.words.first().is_some_and(|w| w.text == name);
+                        }
+                        other if visit(name, other) => return true,
+                        _ => {}
+                    }
+                }
+                calls && (pl.stages.len() > 1 || pl.background)
             }),
             Command::Function { body, .. } => visit(name, body),
             Command::Arith { .. } => false,

@@ -324,6 +324,15 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Where local position `at` is in the original string: `None` in a decoded string
+    /// (whose spans are all `fixed`), where positions do not map back.
+    fn source_pos(&self, at: usize) -> Option<usize> {
+        match self.fixed {
+            Some(_) => None,
+            None => Some(self.base + at),
+        }
+    }
+
     fn err(&self, message: &'static str, at: usize) -> ParseError {
         let end = (at + 1).min(self.s.len()).max(at);
         ParseError {
@@ -1323,7 +1332,7 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     self.single_quoted(&mut w)?;
                     if chunks == 1 {
-                        w.content_start = Some(content);
+                        w.content_start = self.source_pos(content);
                     }
                 }
                 b'"' => {
@@ -1331,7 +1340,7 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     let clean = self.double_quoted(&mut w)?;
                     if chunks == 1 && clean {
-                        w.content_start = Some(content);
+                        w.content_start = self.source_pos(content);
                     } else {
                         plain_chunk = false;
                     }

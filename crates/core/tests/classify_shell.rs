@@ -1031,3 +1031,26 @@ fn fifth_review_findings() {
         ("deny", "disk", "parted -l /dev/sda rm 1"),
     ]);
 }
+
+#[test]
+fn spans_of_nested_shells_point_at_the_nested_command() {
+    // Each level's quoted script maps back to the source (it was off by the outer
+    // level's offset), and a decoded string's parts keep the enclosing span (a fuzzer
+    // found one 17 bytes past the end of the command).
+    let p = policy();
+    let cmd = "bash -c 'bash -c \"sudo id\"'";
+    let v = bash(&p, cmd);
+    let [a, b] = v.span.expect("a span");
+    assert_eq!(&cmd[a..b], "sudo", "{v:?}");
+    let eval = format!(
+        "{}!E\nfind . -exec sh -c '{{2>&1\tlsa=1 ' \\;{{a,b}}{{a,b}}{{2>&1\tlsa=1 \"{{a,b}}{{a,b}}{}",
+        "eval \"".repeat(61),
+        "\"".repeat(60)
+    );
+    let v = bash(&p, &eval);
+    for part in &v.parts {
+        if let Some([a, b]) = part.span {
+            assert!(a <= b && b <= eval.len(), "{part:?} outside {}", eval.len());
+        }
+    }
+}

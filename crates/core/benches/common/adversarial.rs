@@ -113,6 +113,8 @@ pub const NESTINGS: &[(&str, &str, &str, &str)] = &[
     ("\"$(", "nest \"$(", "\"$(", ")\""),
     ("bash -c", "nest bash -c \"", "bash -c \"", "\""),
     ("eval", "nest eval \"", "eval \"", "\""),
+    // Found by the structured fuzzer: each level was visited twice (2^depth).
+    ("f() {", "nest f() {", "f() { ", "; }"),
 ];
 
 /// True for the kinds whose inner levels are quoted text that bash reads again

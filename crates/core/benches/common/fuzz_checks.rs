@@ -1,0 +1,97 @@
+//! What every fuzz target checks, one function per target, shared by the targets in
+//! `fuzz/fuzz_targets/` and by the test that replays `fuzz/regressions/`
+//! (`crates/core/tests/fuzz_regressions.rs`), both including this file by path.
+
+use toolgate_core::budget::Budget;
+use toolgate_core::marker::AnyHistory;
+use toolgate_core::rules::{analyze_with, Env};
+use toolgate_core::{Error, Marker, Policy, Run, Tier, ToolCall};
+
+fn policy() -> Policy {
+    Policy::defaults("/home/dev/app", "/home/dev")
+}
+
+/// A shell command: the walk ends within its work budget (spending all of it would
+/// mean some path is not linear), the verdict is the strictest of its parts, spans fit,
+/// and a command with a `too-complex` part is never `auto`.
+pub fn shell(cmd: &str) {
+    let env = Env {
+        workspace: "/home/dev/app",
+        home: "/home/dev",
+        default: Tier::Ask,
+        want_norm: true,
+    };
+    let mut budget = Budget::for_input(cmd.len());
+    let parts = analyze_with(cmd, &env, &mut budget);
+    assert!(!parts.is_empty());
+    assert!(
+        !budget.is_exhausted(),
+        "the work budget ran out ({} steps for {} bytes): some path is not linear",
+        budget.spent(),
+        cmd.len()
+    );
+    let v = policy().classify(&ToolCall::new(
+        "bash",
+        serde_json::json!({ "command": cmd }),
+    ));
+    for p in &v.parts {
+        assert!(p.tier <= v.tier, "part {p:?} stricter than verdict {v:?}");
+        if let Some([a, b]) = p.span {
+            assert!(
+                a <= b && b <= cmd.len(),
+                "span {a}..{b} outside {}",
+                cmd.len()
+            );
+        }
+    }
+    if v.parts
+        .iter()
+        .any(|p| p.rule == "builtin.shell.too-complex")
+    {
+        assert_ne!(v.tier, Tier::Auto, "{v:?}");
+    }
+}
+
+/// Any text as the path of a read or edit call and as the URL of a fetch call: a
+/// verdict, and an edit under `/etc/` stays `deny` whatever the spelling.
+pub fn args(text: &str) {
+    let policy = policy();
+    for (tool, key) in [("read", "path"), ("edit", "file_path"), ("webfetch", "url")] {
+        let v = policy.classify(&ToolCall::new(tool, serde_json::json!({ key: text })));
+        assert!(!v.rule.is_empty());
+        let plain = !text.contains("..") && !text.contains('\0') && text.len() < 1000;
+        if tool == "edit" && text.starts_with("/etc/") && plain {
+            assert_eq!(v.tier, Tier::Deny, "{text:?}: {v:?}");
+        }
+    }
+}
+
+/// Any text as a policy file compiles or gives an error naming a line; a compiled
+/// policy classifies.
+pub fn policy_toml(text: &str) {
+    match Policy::from_toml(text) {
+        Ok(p) => {
+            let _ = p.classify(&ToolCall::new(
+                "bash",
+                serde_json::json!({ "command": "ls; rm -rf x" }),
+            ));
+        }
+        Err(Error::Policy { line, .. }) => assert!(line >= 1),
+        Err(other) => panic!("policy errors must name a line: {other:?}"),
+    }
+}
+
+/// Any text as a stored marker or run record decodes to a value or an error; whatever
+/// decodes re-encodes to something that decodes the same.
+pub fn marker(text: &str) {
+    if let Ok(marker) = Marker::decode(text) {
+        if let Ok(again) = marker.encode() {
+            assert_eq!(Marker::decode(&again).ok(), Some(marker));
+        }
+    }
+    if let Ok(run) = Run::decode(text, &AnyHistory) {
+        if let Ok(again) = run.encode() {
+            assert_eq!(Run::decode(&again, &AnyHistory).ok(), Some(run));
+        }
+    }
+}
