@@ -1,0 +1,142 @@
+//! The worst inputs of the bounded-cost work, through the JS API in headless Chromium:
+//! the fuzzing finds that took gigabytes (a wasm module that runs out of memory aborts,
+//! and the `Gate` with its pending approvals dies with it), every adversarial family at
+//! 64 KiB, every nesting kind past the depth limit, and hostile policy files. The module
+//! survives, the verdict is `ask` where the parse was cut short, and a request that was
+//! pending before is still pending and still answerable.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../../core/benches/common/adversarial.rs"]
+#[allow(dead_code)]
+mod adversarial;
+
+use js_sys::{Array, Reflect};
+use toolgate_core::shell::MAX_DEPTH;
+use toolgate_wasm::{Gate, Policy};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn js(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).unwrap()
+}
+
+fn s(v: &JsValue, key: &str) -> String {
+    get(v, key)
+        .as_string()
+        .unwrap_or_else(|| panic!("{key} of {v:?}"))
+}
+
+fn bash(command: &str, id: &str) -> JsValue {
+    let call = serde_json::json!({"tool": "bash", "args": {"command": command}, "toolCallId": id});
+    js(&call.to_string())
+}
+
+fn policy() -> Policy {
+    Policy::defaults(js(r#"{"workspace":"/w","home":"/home/u"}"#)).unwrap()
+}
+
+/// The inputs that aborted the classifier before the fix (issue #19), and nestings
+/// just past the depth limit.
+fn worst() -> Vec<(String, String)> {
+    let mut v = vec![
+        ("esac ×10".to_string(), "x>(c;(;esac(8s>(c>(;".repeat(10)),
+        ("esac ×14".to_string(), "x>(c;(;esac(8s>(c>(;".repeat(14)),
+        ("<( ×52".to_string(), "<(".repeat(52)),
+        (">( ×52".to_string(), ">(".repeat(52)),
+        (
+            "mixed".to_string(),
+            format!("cat {}", "<({ if '>(".repeat(20)),
+        ),
+    ];
+    for (kind, (name, _, _, _)) in adversarial::NESTINGS.iter().enumerate() {
+        if adversarial::nests_in_parser(kind) {
+            let levels = MAX_DEPTH + 4;
+            v.push((
+                format!("{name} ×{levels}"),
+                adversarial::nesting(kind, levels, true),
+            ));
+        }
+    }
+    v
+}
+
+#[wasm_bindgen_test]
+async fn the_worst_inputs_are_ask_and_leave_the_gate_and_its_pending_requests_intact() {
+    let p = policy();
+    let g = Gate::new(&p, js(r#"{"sessionId":"s-hostile","timeoutMs":60000}"#)).unwrap();
+    // A request pending before the hostile ones arrive.
+    let first = g.check(bash("python deploy.py", "call_before"));
+    let before = g.pending().unwrap().unchecked_into::<Array>().get(0);
+    let (id, anchor) = (s(&before, "id"), s(&before, "anchor"));
+
+    for (name, command) in worst() {
+        let v = p.classify(bash(&command, "x")).unwrap();
+        assert_eq!(s(&v, "tier"), "ask", "{name}: {v:?}");
+        assert!(
+            s(&v, "rule").starts_with("builtin.shell."),
+            "{name}: {}",
+            s(&v, "rule")
+        );
+        // Through the gate: held as an ask request beside the first one.
+        let _held = g.check(bash(&command, &format!("call_{name}")));
+    }
+    let n = worst().len() as u32;
+    assert_eq!(
+        g.size(),
+        1 + n,
+        "every hostile call is pending beside the first"
+    );
+    let still = g.pending().unwrap().unchecked_into::<Array>();
+    assert!(
+        still.iter().any(|r| s(&r, "id") == id),
+        "the request pending before is still there"
+    );
+
+    // Every adversarial family at 64 KiB: a verdict, never an abort.
+    for input in adversarial::inputs(adversarial::LIMIT) {
+        let v = p.classify(bash(&input.command, "y")).unwrap();
+        let tier = s(&v, "tier");
+        assert!(
+            ["auto", "ask", "deny"].contains(&tier.as_str()),
+            "{}",
+            input.name
+        );
+    }
+
+    // The module is alive: the first request is still answerable, once.
+    let response = js(&format!(
+        r#"{{"decision":"allow_once","anchor":"{anchor}"}}"#
+    ));
+    assert_eq!(g.respond(&id, response).unwrap(), 1);
+    let out = JsFuture::from(first).await.unwrap();
+    assert_eq!(s(&out, "outcome"), "approved");
+    assert_eq!(g.deny_all_pending("done"), n);
+    assert_eq!(g.size(), 0);
+    g.dispose();
+}
+
+#[wasm_bindgen_test]
+fn hostile_policy_files_throw_a_policy_error_naming_a_line() {
+    for text in [
+        format!("x = {}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        format!("x = {}1{}", "{a=".repeat(50_000), "}".repeat(50_000)),
+        format!("\n[{}b]\n", "a.".repeat(30_000)),
+        "#".repeat(300 * 1024),
+    ] {
+        let e = Policy::from_toml(&text).err().unwrap();
+        assert_eq!(s(&e, "code"), "policy", "{e:?}");
+        assert!(get(&e, "message").as_string().unwrap().contains("line"));
+    }
+    // And the module still classifies.
+    let v = policy().classify(bash("ls", "z")).unwrap();
+    assert_eq!(s(&v, "tier"), "auto");
+}
