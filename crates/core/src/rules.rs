@@ -1027,8 +1027,8 @@ impl<'a> Walker<'a> {
             let span = words_span(words, sc.span);
             let f = Finding::new(
                 Tier::Ask,
-                "builtin.shell.unparseable",
-                "too many nested wrappers",
+                "builtin.shell.too-complex",
+                "too complex to classify: nesting too deep (over 48 levels)",
                 span,
             );
             return (f, Traits::default(), None);
