@@ -5,8 +5,9 @@
 //! rule `builtin.shell.too-complex`: the cost of one call is bounded in time and memory
 //! whatever the input, and a parser bug that stops advancing ends there, not in a hang.
 
-/// Steps allowed per byte of input. Real commands spend 1–3 per byte (the corpora stay
-/// under 4 with every nested script re-parsed); the rest is headroom.
+/// Steps allowed per byte of input. Real commands spend at most 2 per byte (0.03–0.11 on
+/// average over the corpora and 15,531 commands of agent traffic) and the adversarial
+/// families at most 12; the rest is headroom.
 pub const STEPS_PER_BYTE: usize = 32;
 
 /// Steps every input gets whatever its length (short commands that nest `bash -c`).
