@@ -432,9 +432,12 @@ impl<'a> Parser<'a> {
             let mut subs = Vec::new();
             if !doc.quoted {
                 // An unquoted body undergoes substitutions: find them.
+                // The body alone, as bash expands it: a substitution in it ends inside
+                // it (a here-document nested in it cannot read past the body, which
+                // would also scan the same bytes again at every level).
                 let mut sub = Parser {
-                    s: self.s,
-                    src: self.src,
+                    s: &self.s[..body_end],
+                    src: self.src.get(..body_end).unwrap_or(self.src),
                     pos: start,
                     base: self.base,
                     fixed: self.fixed,
