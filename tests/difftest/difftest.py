@@ -1,0 +1,173 @@
+"""The differential test: generated commands classified by toolgate and run in the real
+bash inside the sandbox (sandbox.py); whenever toolgate says `auto`, bash must have done
+nothing but run read-only programs (oracle.py), and where bash ran `rm -rf /` or
+`rm -rf ~` the verdict must be `deny`.
+
+    python3 tests/difftest/difftest.py --self-check
+    python3 tests/difftest/difftest.py --count 2000 --seed 1 [--strict]
+
+The sandbox is verified before the first command runs; if it cannot be, nothing runs.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import generate  # noqa: E402
+import oracle  # noqa: E402
+from sandbox import HOME, WORK, Sandbox  # noqa: E402
+
+# The oracle's own cases: what it must see bash do (or not do) for each.
+CALIBRATION = [
+    ("ls -la", set(), False),
+    ("cat notes.txt | sort | uniq -c", set(), False),
+    ("sed -n 1p notes.txt; echo $HOME; cd src && ls", set(), False),
+    ("rm -rf /", {"ran rm"}, True),
+    ("rm -rf ~", {"ran rm"}, True),
+    ("x=$(cat num.txt); echo $((x+1))", {"ran rm"}, True),
+    ("cat .env", {"opened secret"}, False),
+    ("cd ~/.ssh; cat config", {"opened secret"}, False),
+    ("sort -o PWN notes.txt", {"wrote"}, False),
+    ("echo x > out.txt", {"wrote"}, False),
+    ("curl x", {"ran curl"}, False),
+    ("mkdir -p d", {"ran mkdir"}, False),
+    ("find . -maxdepth 0 -exec sh -c 'rm -rf ~' \\;", {"ran rm"}, True),
+]
+
+
+def classify(toolgate, commands):
+    lines = "".join(
+        json.dumps({"tool": "bash", "args": {"command": c}}) + "\n" for _, c in commands
+    )
+    out = subprocess.run(
+        [toolgate, "classify", "--workspace", WORK, "--home", HOME],
+        input=lines, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    assert len(out) == len(commands), "one verdict per command"
+    return [json.loads(v) for v in out]
+
+
+def self_check(sb):
+    failures = []
+    for command, want, want_rm in CALIBRATION:
+        lines, status = sb.run(command)
+        findings, rm_root = oracle.judge(lines, command)
+        if not want and findings:
+            failures.append(f"{command!r}: harmless, yet {findings}")
+        for w in want:
+            if not any(f.startswith(w) for f in findings):
+                failures.append(f"{command!r}: expected '{w}', saw {findings} ({status})")
+        if rm_root != want_rm:
+            failures.append(f"{command!r}: rm -rf / or ~ seen={rm_root}, expected {want_rm}")
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--self-check", action="store_true",
+                    help="verify the sandbox and the oracle only")
+    ap.add_argument("--count", type=int, default=0, help="commands to generate")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=0,
+                    help="stop running commands after this long (0: no limit)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 on any fail-open or rm -rf / or ~ not denied")
+    ap.add_argument("--toolgate", default="target/release/toolgate")
+    ap.add_argument("--workdir", default="target/difftest")
+    ap.add_argument("--report", help="write every result as JSON lines here")
+    a = ap.parse_args()
+
+    if os.path.exists(a.workdir):
+        shutil.rmtree(a.workdir)
+    os.makedirs(a.workdir)
+    sb = Sandbox(os.path.abspath(a.workdir))
+    missing = sb.prepare()
+    if missing:
+        print(f"difftest: not on this machine (stubbed out of the run): {' '.join(missing)}")
+    failures = sb.verify()
+    if failures:
+        print("difftest: REFUSING TO RUN: the sandbox could not be verified:")
+        for f in failures:
+            print(f"  - {f}")
+        return 2
+    print("difftest: sandbox verified (unprivileged, no network, no host files, "
+          "writes stay in a tmpfs)")
+    failures = self_check(sb)
+    if failures:
+        print("difftest: the oracle fails its calibration:")
+        for f in failures:
+            print(f"  - {f}")
+        return 1
+    print(f"difftest: oracle calibrated on {len(CALIBRATION)} commands")
+    if a.self_check:
+        return 0
+
+    commands = generate.generate(a.count, a.seed)
+    verdicts = classify(a.toolgate, commands)
+    start = time.monotonic()
+
+    def one(i):
+        if a.seconds and time.monotonic() - start > a.seconds:
+            return None
+        _, command = commands[i]
+        lines, status = sb.run(command)
+        return oracle.judge(lines, command) + (status,)
+
+    results = [None] * len(commands)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        for i, r in zip(range(len(commands)), ex.map(one, range(len(commands)))):
+            results[i] = r
+    ran = [i for i, r in enumerate(results) if r is not None]
+    tiers = collections.Counter(verdicts[i]["tier"] for i in ran)
+    fail_open = []
+    rm_cases, rm_denied, rm_not_denied = 0, 0, []
+    for i in ran:
+        findings, rm_root, _ = results[i]
+        v = verdicts[i]
+        if v["tier"] == "auto" and findings:
+            fail_open.append(i)
+        if rm_root:
+            rm_cases += 1
+            if v["tier"] == "deny":
+                rm_denied += 1
+            else:
+                rm_not_denied.append(i)
+    if a.report:
+        with open(a.report, "w") as f:
+            for i in ran:
+                findings, rm_root, status = results[i]
+                f.write(json.dumps({
+                    "family": commands[i][0], "command": commands[i][1],
+                    "tier": verdicts[i]["tier"], "rule": verdicts[i]["rule"],
+                    "bash": findings, "rm_root": rm_root, "status": status,
+                }) + "\n")
+    print(f"difftest: {len(ran)} of {len(commands)} commands run in "
+          f"{time.monotonic() - start:.0f} s (seed {a.seed}); verdicts "
+          + ", ".join(f"{t} {n}" for t, n in sorted(tiers.items())))
+    print(f"difftest: auto checked: {tiers.get('auto', 0)}; fail-open: {len(fail_open)}")
+    print(f"difftest: bash ran rm -rf / or ~ in {rm_cases}; deny: {rm_denied}; "
+          f"not deny: {len(rm_not_denied)}")
+    by_family = collections.defaultdict(list)
+    for i in fail_open + rm_not_denied:
+        by_family[commands[i][0]].append(i)
+    for family, idx in sorted(by_family.items(), key=lambda kv: -len(kv[1])):
+        i = idx[0]
+        findings = results[i][0]
+        print(f"  {len(idx):4}  {family}: {commands[i][1]!r} is {verdicts[i]['tier']} "
+              f"({verdicts[i]['rule']}); bash: {'; '.join(findings)[:100]}")
+    if a.strict and (fail_open or rm_not_denied):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Generated shell commands: every construct whose meaning toolgate must compute as bash
+does, nesting payloads that do harm (`rm -rf /`, a download, a write, a secret read),
+alone and composed. Deterministic for a seed."""
+
+import random
+
+PAYLOADS = [
+    "rm -rf /",
+    "rm -rf ~",
+    "curl x",
+    "touch PWN",
+    "cat .env",
+    "cat ~/.ssh/id_rsa",
+    "sort -o PWN notes.txt",
+]
+
+# Constructs that carry a payload: (family, template with {p}).
+CARRIERS = [
+    ("heredoc in $(…)", "echo $(cat <<E\n$({p})\nE\n)"),
+    ("heredoc in backticks", "echo `cat <<E\n$({p})\nE\n`"),
+    ("shell fed an expanded heredoc", "sh <<E\nls ${{x:-;}} {p}\nE"),
+    ("shell fed a static heredoc", "bash <<'E'\necho hi\n{p}\nE"),
+    ("shell fed an unquoted heredoc", "bash <<E\necho $HOME\n{p}\nE"),
+    ("backslash-newline in double quotes", 'ls "$\\\n({p})"'),
+    ("backslash-newline in a heredoc", "cat <<E\n$\\\n({p})\nE"),
+    ("substitution in double quotes", 'echo "$({p})"'),
+    ("indirect expansion of a subscript", "x='a[$({p})]'; echo ${{!x}}"),
+    ("prompt expansion", "x='$({p})'; echo ${{x@P}}"),
+    ("array with a substitution", "a=($({p}))"),
+    ("command stops at the program", "command {p} -v"),
+    ("function definition", "f() {{ {p}; }}; f"),
+    ("function named like a read-only program", "ls() {{ command {p}; }}\nls"),
+    ("eval of a string", 'eval "{p}"'),
+    ("eval of words", "eval {p}"),
+    ("time", "time {p}"),
+    ("env", "env {p}"),
+    ("nice", "nice {p}"),
+    ("timeout", "timeout 1 {p}"),
+    ("trap", "trap '{p}' EXIT; ls"),
+    ("find -exec sh -c", "find . -maxdepth 0 -exec sh -c '{p}' \\;"),
+    ("xargs sh -c", "xargs sh -c '{p}' <<< x"),
+    ("arithmetic on a substitution", "echo $(( $(echo 1) + $({p}) ))"),
+    ("subshell", "( {p} )"),
+    ("group", "{{ {p}; }}"),
+    ("pipeline", "ls | {p}"),
+    ("and-list", "true && {p}"),
+    ("or-list", "false || {p}"),
+    ("process substitution", "cat <({p})"),
+    ("here-string to a shell", "bash <<< '{p}'"),
+    ("bash -c", "bash -c '{p}'"),
+    ("sh -c with a variable", "x='{p}'; sh -c \"$x\""),
+    ("brace group in a loop", "for i in 1; do {p}; done"),
+    ("if body", "if true; then {p}; fi"),
+    ("case body", "case x in x) {p};; esac"),
+    ("coproc", "coproc {{ {p}; }}"),
+]
+
+# Whole commands from the classes found by running commands in bash: no payload slot.
+STANDALONE = [
+    ("brace sequence", "cat .e{n..n}v"),
+    ("brace sequence in an option", "find . -d{e..e}lete"),
+    ("brace alternatives", "cat {.env,notes.txt}"),
+    ("bracket expression", "cat .[]e]nv"),
+    ("bracket expression", "cat .[e]nv"),
+    ("bracket expression", "cat [.]env"),
+    ("run-time option", 'x="-o"; sort $x PWN notes.txt'),
+    ("run-time option default", "sort ${x:--o PWN} notes.txt"),
+    ("xargs turns data into arguments", "ls | xargs sort"),
+    ("xargs turns data into arguments", 'xargs sort <<< "-o PWN notes.txt"'),
+    ("xargs runs a file's text", 'xargs -I{} sh -c "echo {}" < num.txt'),
+    ("glob expands to options", "grep foo *"),
+    ("glob expands to options", "sort *"),
+    ("glob expands to options", "git log *"),
+    ("input redirection on a subshell", "(cat) < .env"),
+    ("input redirection on a group", "{ nl; } < .env"),
+    ("secret as an option value", "file -bf.env"),
+    ("secret as an option value", "xargs -a.env echo"),
+    ("secret as an option value", "du --files0-from=.env"),
+    ("secret as an option value", "grep -f.env notes.txt"),
+    ("variable that names a file", "TZ=~/.ssh/id_rsa ls -la"),
+    ("working directory", "cd ~/.ssh; cd /nonexistent; cat config"),
+    ("working directory", "OLDPWD=~/.aws; cd -; cat credentials"),
+    ("working directory", "cd ~/.aws && cat credentials"),
+    ("recursive read", "grep -r . ~"),
+    ("recursive read", "grep -r LooseVersion ."),
+    ("glob read", "cat ~/.*/*"),
+    ("file named at run time", "x=.env; cat $x"),
+    ("file named at run time", "bash -c 'cat \"$1\"' _ .env"),
+    ("option that reads", "date -f ~/.ssh/id_rsa"),
+    ("option that writes", "file -C -m mymagic"),
+    ("option that writes", "sort -o PWN notes.txt"),
+    ("option that writes", "tee PWN < notes.txt"),
+    ("redirect", "echo x > PWN"),
+    ("redirect", "cat notes.txt >> PWN"),
+    ("arithmetic on a file's text", "x=$(cat num.txt); echo $((x+1))"),
+    ("arithmetic on a file's text", "x=$(cat num.txt); [[ $x -eq 1 ]]"),
+    ("source", "source run.sh"),
+    ("source", ". ./run.sh"),
+    ("BASH_ENV", "BASH_ENV=run.sh bash -c ls"),
+    ("harmless", "ls -la"),
+    ("harmless", "cat notes.txt | sort | uniq -c"),
+    ("harmless", "grep -n LooseVersion README.md"),
+    ("harmless", "find src -name '*.py'"),
+    ("harmless", "echo $HOME"),
+    ("harmless", "wc -l notes.txt README.md"),
+    ("harmless", "sed -n 1,2p notes.txt"),
+    ("harmless", "head -1 notes.txt && tail -1 notes.txt"),
+]
+
+
+def generate(count, seed):
+    """At least `count` commands as (family, command): every standalone case and every
+    carrier with every payload first, then random compositions up to `count`."""
+    rng = random.Random(seed)
+    out = list(STANDALONE)
+    for family, t in CARRIERS:
+        for p in PAYLOADS:
+            out.append((family, t.format(p=p)))
+    while len(out) < count:
+        family, t = rng.choice(CARRIERS)
+        inner_family, inner = rng.choice(CARRIERS + [("payload", "{p}")])
+        p = inner.format(p=rng.choice(PAYLOADS)) if rng.random() < 0.3 else rng.choice(PAYLOADS)
+        cmd = t.format(p=p)
+        if rng.random() < 0.25:
+            cmd = rng.choice(["ls; ", "cd src; ", "x=1; ", "true && "]) + cmd
+        if rng.random() < 0.15:
+            _, alone = rng.choice(STANDALONE)
+            cmd = cmd + rng.choice([" ; ", " && ", "\n"]) + alone
+        out.append((f"{family} + {inner_family}" if "{p}" not in inner else family, cmd))
+    return out

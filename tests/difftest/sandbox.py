@@ -1,0 +1,271 @@
+"""A throwaway root in which generated shell commands run in the real bash, observed.
+
+Each command runs in its own namespaces (mount, network, pid, ipc, uts) on an overlay of
+a template root with a tmpfs on top, chrooted, as an unprivileged user with
+no_new_privs, under CPU, memory, file-size and process limits and a wall-clock timeout,
+traced by strace (execve, every open, every call that writes, deletes, renames or makes
+a file). The host's files are not in the root; its network is not in the namespace;
+what the command writes lands in the tmpfs and is gone when the namespace ends.
+
+`verify()` proves these properties with probes before any generated command runs, and
+the caller refuses to run anything if it fails. Never run a generated command any other
+way.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+
+UID = 1000
+HOME = "/home/u"
+WORK = "/home/u/work"
+
+# Real programs: the read-only list and the wrappers, copied with their libraries. What
+# they open, write and run is what strace sees.
+REAL = [
+    "bash", "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "echo", "printf",
+    "pwd", "whoami", "id", "date", "uname", "hostname", "which", "stat", "du", "df", "sort",
+    "uniq", "cut", "tr", "nl", "diff", "cmp", "comm", "basename", "dirname", "realpath",
+    "readlink", "true", "false", "test", "[", "seq", "jq", "find", "xargs", "sed", "od",
+    "hexdump", "xxd", "strings", "column", "fold", "paste", "rev", "tac", "expr", "base64",
+    "sha256sum", "sha1sum", "md5sum", "cksum", "env", "nice", "nohup", "timeout", "stdbuf",
+    "sleep", "tee", "file", "tree", "rg", "git", "awk", "mawk", "setpriv",
+]
+
+# Stubs: every other program a command may name. A stub exits 0 and does nothing; its
+# execve (with its arguments) is what strace records.
+STUBS = [
+    "rm", "curl", "wget", "nc", "python", "python3", "node", "perl", "ruby", "php", "sudo",
+    "doas", "su", "pkexec", "mkfs", "mkfs.ext4", "dd", "shred", "wipefs", "fdisk", "parted",
+    "chmod", "chown", "chgrp", "shutdown", "reboot", "halt", "poweroff", "systemctl",
+    "touch", "mkdir", "mv", "cp", "ln", "make", "npm", "npx", "pip", "cargo", "pytest",
+    "docker", "kill", "pkill", "crontab", "ssh", "scp", "rsync", "tar", "zip", "unzip",
+    "gpg", "openssl", "vim", "nano", "less", "more", "zsh", "ksh", "fish", "x", "c", "a",
+    "cmd", "foo", "deploy", "eval_me", "chronic", "unbuffer", "watch", "busybox", "install",
+    "truncate", "patch", "sqlite3", "psql", "mysql", "kubectl", "terraform", "aws", "gh",
+]
+
+# Canary secrets and bait: a secret opened is a finding; a bait file runs `rm` if any
+# program executes it; files named like options catch globs that become options.
+SECRETS = {
+    f"{WORK}/.env": "API_KEY=canary-env\n",
+    f"{WORK}/server.key": "canary-key\n",
+    f"{HOME}/.ssh/id_rsa": "canary-ssh\n",
+    f"{HOME}/.ssh/config": "Host canary\n",
+    f"{HOME}/.aws/credentials": "canary-aws\n",
+    f"{HOME}/.netrc": "machine canary\n",
+}
+SECRET_PATHS = set(SECRETS)
+FILES = {
+    f"{WORK}/README.md": "# demo\nLooseVersion\n",
+    f"{WORK}/notes.txt": "b\na\nc\n",
+    f"{WORK}/num.txt": "a[$(rm -rf ~)]\n",
+    f"{WORK}/run.sh": "rm -rf ~\n",
+    f"{WORK}/src/main.py": "print('hi')\n",
+    f"{WORK}/--pre=sh": "",
+    f"{WORK}/--output=PWN": "",
+    f"{WORK}/-oPWN": "",
+    f"{HOME}/.bashrc": "rm -rf ~\n",
+}
+
+
+def _libs(path):
+    out = subprocess.run(["ldd", path], capture_output=True, text=True, check=False).stdout
+    libs = []
+    for line in out.splitlines():
+        parts = line.split()
+        for p in parts:
+            if p.startswith("/") and os.path.exists(p):
+                libs.append(p)
+    return libs
+
+
+def _copy(src, root):
+    dst = root + src
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    if not os.path.exists(dst):
+        shutil.copy2(os.path.realpath(src), dst)
+
+
+def build_root(root, stub_src):
+    """Builds the template root in `root` (a new directory); returns what is missing."""
+    os.makedirs(root)
+    for d in ["bin", "usr/bin", "usr/local/bin", "tmp", "dev", "etc", "proc", "sandbox",
+              HOME[1:], WORK[1:] + "/src", HOME[1:] + "/.ssh", HOME[1:] + "/.aws"]:
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    os.chmod(os.path.join(root, "tmp"), 0o1777)
+    missing = []
+    for name in REAL:
+        path = shutil.which(name)
+        if path is None:
+            missing.append(name)
+            continue
+        dst = os.path.join(root, "usr/bin", name)
+        shutil.copy2(os.path.realpath(path), dst)
+        for lib in _libs(path):
+            _copy(lib, root)
+    os.symlink("/usr/bin/bash", os.path.join(root, "bin/bash"))
+    os.symlink("/usr/bin/bash", os.path.join(root, "bin/sh"))
+    os.symlink("/usr/bin/bash", os.path.join(root, "usr/bin/sh"))
+    os.symlink("/usr/bin/bash", os.path.join(root, "usr/bin/dash"))
+    for name in STUBS:
+        dst = os.path.join(root, "usr/bin", name)
+        if not os.path.exists(dst):
+            shutil.copy2(stub_src, dst)
+    for magic in ["/usr/lib/file/magic.mgc", "/usr/share/misc/magic.mgc"]:
+        if os.path.exists(magic):
+            _copy(magic, root)
+    with open(os.path.join(root, "etc/passwd"), "w") as f:
+        f.write(f"root:x:0:0::/root:/bin/bash\nu:x:{UID}:{UID}::{HOME}:/bin/bash\n")
+    with open(os.path.join(root, "etc/group"), "w") as f:
+        f.write(f"root:x:0:\nu:x:{UID}:\n")
+    for path, text in {**SECRETS, **FILES}.items():
+        full = root + path
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+    # /dev/null is bind-mounted over this file in each run; /dev/fd is how bash hands
+    # a process substitution to a program.
+    open(os.path.join(root, "dev/null"), "w").close()
+    os.symlink("/proc/self/fd", os.path.join(root, "dev/fd"))
+    with open(os.path.join(root, "sandbox/enter"), "w") as f:
+        f.write(
+            "#!/usr/bin/bash\n"
+            f"cd {WORK} || exit 111\n"
+            "ulimit -v 262144 -t 5 -f 2048 -u 64 -c 0 || exit 112\n"
+            'exec /usr/bin/bash -c "$1"\n'
+        )
+    os.chmod(os.path.join(root, "sandbox/enter"), 0o755)
+    for dirpath, dirnames, filenames in os.walk(root + HOME):
+        for n in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, n), UID, UID)
+    os.lchown(root + HOME, UID, UID)
+    return missing
+
+
+def tree_digest(root):
+    """A digest of every path, mode and content under `root` (to prove it unchanged)."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in sorted(os.walk(root)):
+        dirnames.sort()
+        for n in sorted(filenames + dirnames):
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            h.update(f"{p}\0{st.st_mode}\0{st.st_uid}\0".encode())
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+RUNNER = r"""
+set -eu
+ROOT="$1"; LOG="$2"; M="$3"; CMD="$4"
+mount -t tmpfs -o size=64m,mode=755 tmpfs "$M"
+mkdir "$M/u" "$M/w" "$M/m"
+mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$M/u,workdir=$M/w" "$M/m"
+mount --bind /dev/null "$M/m/dev/null"
+mount -t tmpfs -o size=16m,mode=1777 tmpfs "$M/m/tmp"
+mount -t proc -o nosuid,nodev,noexec proc "$M/m/proc"
+set +e
+strace -f -qq -y -s 65536 -o "$LOG" \
+  -e trace=execve,execveat,chdir,open,openat,openat2,creat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,truncate,chmod,fchmodat,symlink,symlinkat,link,linkat,connect \
+  chroot "$M/m" /usr/bin/setpriv --reuid=%(uid)d --regid=%(uid)d --clear-groups --no-new-privs \
+  /usr/bin/env -i HOME=%(home)s PATH=/usr/bin:/bin USER=u /sandbox/enter "$CMD"
+echo "exit=$?" >> "$LOG.status"
+""" % {"uid": UID, "home": HOME}
+
+
+class Sandbox:
+    def __init__(self, workdir):
+        self.workdir = workdir
+        self.root = os.path.join(workdir, "root")
+        self.runner = os.path.join(workdir, "runner.sh")
+
+    def prepare(self):
+        stub_c = os.path.join(self.workdir, "stub.c")
+        stub = os.path.join(self.workdir, "stub")
+        with open(stub_c, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        subprocess.run(["gcc", "-static", "-Os", "-o", stub, stub_c], check=True)
+        missing = build_root(self.root, stub)
+        with open(self.runner, "w") as f:
+            f.write(RUNNER)
+        self.digest = tree_digest(self.root)
+        return missing
+
+    def run(self, command, timeout=15):
+        """Runs `command` in the sandbox; returns (strace lines, status line)."""
+        fd, log = tempfile.mkstemp(prefix="trace.", dir=self.workdir)
+        os.close(fd)
+        mnt = tempfile.mkdtemp(prefix="mnt.", dir=self.workdir)
+        try:
+            proc = subprocess.run(
+                ["timeout", "-s", "KILL", str(timeout), "unshare", "--mount", "--net",
+                 "--pid", "--fork", "--ipc", "--uts", "--kill-child", "--propagation",
+                 "private", "bash", self.runner, self.root, log, mnt, command],
+                capture_output=True, text=True, check=False,
+            )
+            with open(log, errors="replace") as f:
+                # strace -y resolves paths from outside the chroot: make them the
+                # command's own paths again.
+                lines = f.read().replace(mnt + "/m", "").splitlines()
+            status = ""
+            if os.path.exists(log + ".status"):
+                with open(log + ".status") as f:
+                    status = f.read().strip()
+            if proc.returncode != 0 and not status:
+                status = f"runner failed ({proc.returncode}): {proc.stderr.strip()[:300]}"
+            return lines, status
+        finally:
+            for p in (log, log + ".status"):
+                if os.path.exists(p):
+                    os.unlink(p)
+            # The mounts lived in the command's namespace: the directory is empty.
+            os.rmdir(mnt)
+
+    def verify(self):
+        """Probes the sandbox; returns a list of failures (empty: safe to run)."""
+        failures = []
+        if os.geteuid() != 0:
+            return ["needs root (for the namespaces, the overlay mount and chroot)"]
+        for tool in ("unshare", "strace", "chroot", "gcc", "timeout"):
+            if shutil.which(tool) is None:
+                failures.append(f"missing tool: {tool}")
+        if failures:
+            return failures
+        canary = tempfile.NamedTemporaryFile(prefix="difftest-host-canary.", dir="/tmp",
+                                             delete=False)
+        canary.close()
+        try:
+            probes = [
+                ("unprivileged", f'[ "$(id -u)" = {UID} ] && [ "$(id -g)" = {UID} ]'),
+                ("no new privileges", "grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status"),
+                ("alone in its pid namespace", "[ $(ls /proc | grep -c '^[0-9]') -lt 8 ]"),
+                ("in the workspace", f'[ "$PWD" = {WORK} ]'),
+                ("host files absent", f"! [ -e {canary.name} ] && ! [ -e /work ] && ! [ -e /root/.cargo ]"),
+                ("no network", "! (exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null"
+                 " && ! (exec 3<>/dev/tcp/1.1.1.1/53) 2>/dev/null"),
+                ("cannot write the root dir", "! (echo x > /etc/x) 2>/dev/null"),
+                ("stubs do nothing", "rm -rf ~ && [ -e ~/.ssh/id_rsa ]"),
+            ]
+            for name, probe in probes:
+                lines, status = self.run(probe)
+                if status != "exit=0":
+                    failures.append(f"probe '{name}' failed: {status}")
+            # A write inside the sandbox must not reach the template or the host.
+            lines, status = self.run("echo x > PWN; echo y > /tmp/PWN")
+            if status != "exit=0":
+                failures.append(f"write probe failed: {status}")
+            if tree_digest(self.root) != self.digest:
+                failures.append("the template root changed during the probes")
+            if os.path.exists(os.path.join(self.root, WORK[1:], "PWN")):
+                failures.append("a write reached the template root")
+            with open(canary.name) as f:
+                if f.read():
+                    failures.append("the host canary was written")
+        finally:
+            os.unlink(canary.name)
+        return failures
