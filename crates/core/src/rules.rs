@@ -1128,8 +1128,17 @@ impl<'a> Walker<'a> {
         match name {
             "env" => return self.env_wrapper(words, sc),
             "command" => {
-                let o = Opts::parse(args, "", &[]);
-                if o.has_short('v').is_some() || o.has_short('V').is_some() {
+                // bash's `command` reads options only before the name (`--` ends
+                // them): `command rm -rf / -v` runs `rm`.
+                let lead = args
+                    .iter()
+                    .take_while(|a| a.text.starts_with('-') && a.text.len() > 1 && !a.dynamic)
+                    .count();
+                let looks_up = args[..lead]
+                    .iter()
+                    .take_while(|a| a.text != "--")
+                    .any(|a| a.text[1..].contains(['v', 'V']));
+                if looks_up {
                     return (
                         Finding::new(
                             Tier::Auto,
@@ -1141,8 +1150,7 @@ impl<'a> Walker<'a> {
                         norm(),
                     );
                 }
-                let skip = args.iter().take_while(|a| a.text.starts_with('-')).count();
-                return self.wrapped(&words[1 + skip..], sc, name);
+                return self.wrapped(&words[1 + lead..], sc, name);
             }
             "builtin" | "coproc" => return self.wrapped(&words[1..], sc, name),
             "nohup" => {
@@ -2515,14 +2523,19 @@ fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
         }
         let mut pattern = String::new();
         let mut in_bracket = false;
+        // Just after `[` or `[!` / `[^`: a `]` there is a member, not the end (bash
+        // matches `.[]e]nv` against `.env`).
+        let mut first = false;
         for c in seg.chars() {
             match c {
                 '[' if !in_bracket => {
                     in_bracket = true;
+                    first = true;
                     pattern.push('?');
                 }
-                ']' if in_bracket => in_bracket = false,
-                _ if in_bracket => {}
+                '!' | '^' if in_bracket && first => {}
+                ']' if in_bracket && !first => in_bracket = false,
+                _ if in_bracket => first = false,
                 _ => pattern.push(c),
             }
         }

@@ -141,6 +141,8 @@ pub struct HereDoc {
     pub quoted: bool,
     /// Substitutions found in an unquoted body.
     pub subs: Vec<Script>,
+    /// While parsing: the slot its body will be read into; `None` once attached.
+    pub slot: Option<usize>,
 }
 
 /// A shell word after quote removal.
@@ -302,6 +304,16 @@ fn is_special(b: u8) -> bool {
         b,
         b'\'' | b'"' | b'\\' | b'$' | b'`' | b'*' | b'?' | b'[' | b'~' | b'{' | b',' | b'}' | b'='
     )
+}
+
+/// The last word read is an assignment with nothing after its `=` (`a=`, `a+=`).
+fn ends_in_assign(sc: &SimpleCommand) -> bool {
+    let last = if sc.words.is_empty() {
+        sc.assigns.last()
+    } else {
+        sc.words.last()
+    };
+    last.is_some_and(|w| w.assign && w.text.ends_with('=') && w.subs.is_empty())
 }
 
 fn is_empty_command(c: &Command) -> bool {
@@ -479,6 +491,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 subs = w.subs;
+                // Here-documents inside the body's substitutions were read by `sub`.
+                for script in &mut subs {
+                    sub.attach_heredocs(script);
+                }
                 self.budget = sub.budget;
                 if let Some(e) = failed {
                     return Err(e);
@@ -490,6 +506,7 @@ impl<'a> Parser<'a> {
                     start: self.base + start,
                     quoted: doc.quoted,
                     subs,
+                    slot: None,
                 });
             }
             self.pos = next;
@@ -507,25 +524,45 @@ impl<'a> Parser<'a> {
 
     fn attach_cmd(&mut self, cmd: &mut Command) {
         match cmd {
-            Command::Simple(sc) => self.attach_redirects(&mut sc.redirects),
+            Command::Simple(sc) => {
+                self.attach_words(&mut sc.assigns);
+                self.attach_words(&mut sc.words);
+                self.attach_redirects(&mut sc.redirects);
+            }
             Command::Compound {
-                body, redirects, ..
+                body,
+                words,
+                redirects,
+                ..
             } => {
                 self.attach_heredocs(body);
+                self.attach_words(words);
                 self.attach_redirects(redirects);
             }
             Command::Function { body, .. } => self.attach_cmd(body),
-            Command::Arith { .. } => {}
+            Command::Arith { words, .. } => self.attach_words(words),
+        }
+    }
+
+    /// Here-documents started inside substitutions (`$(cat <<E …)`, `<(…)`): their
+    /// bodies were read by this parser too and belong to the scripts in the words.
+    fn attach_words(&mut self, words: &mut [Word]) {
+        for w in words {
+            for sub in &mut w.subs {
+                self.attach_heredocs(sub);
+            }
         }
     }
 
     fn attach_redirects(&mut self, redirects: &mut [Redirect]) {
         for r in redirects {
-            if r.op == RedirOp::HereDoc {
-                if let Some(id) = r.heredoc.as_ref().map(|h| h.start) {
-                    // `start` temporarily holds the id (see `redirect`).
-                    r.heredoc = self.bodies.get_mut(id).and_then(Option::take);
-                }
+            for sub in &mut r.target.subs {
+                self.attach_heredocs(sub);
+            }
+            // Only a placeholder of this parser's: a here-document inside a backtick
+            // or a decoded string was attached by the parser that read it.
+            if let Some(id) = r.heredoc.as_ref().and_then(|h| h.slot) {
+                r.heredoc = self.bodies.get_mut(id).and_then(Option::take);
             }
         }
     }
@@ -1221,9 +1258,10 @@ impl<'a> Parser<'a> {
             });
             heredoc = Some(HereDoc {
                 body: String::new(),
-                start: id,
+                start: 0,
                 quoted: target.quoted,
                 subs: Vec::new(),
+                slot: Some(id),
             });
         }
         sc.redirects.push(Redirect {
@@ -1249,6 +1287,13 @@ impl<'a> Parser<'a> {
                 None | Some(b'\n') | Some(b';') | Some(b'|') => break,
                 Some(b'&') if self.peek_at(1) != Some(b'>') => break,
                 Some(b')') => break,
+                Some(b'(') if self.pos == end && ends_in_assign(&sc) => {
+                    // `a=(x $(cmd) y)`, `a+=(…)`: the elements of a compound assignment
+                    // right after its `name=` belong to that word (bash expands them).
+                    self.array_elements(&mut sc)?;
+                    end = self.pos;
+                    continue;
+                }
                 Some(b'(') => {
                     // `name ( )` is a function definition.
                     if sc.words.len() == 1 && sc.assigns.is_empty() && sc.redirects.is_empty() {
@@ -1292,6 +1337,51 @@ impl<'a> Parser<'a> {
         // (64 KiB of `a;` is 32,768 commands).
         sc.words.shrink_to_fit();
         Ok(Command::Simple(sc))
+    }
+
+    /// `(` … `)` of a compound assignment: each element is a word; its substitutions
+    /// go to the assignment word, which becomes dynamic and spans the whole `name=(…)`.
+    fn array_elements(&mut self, sc: &mut SimpleCommand) -> Result<(), ParseError> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut elements = Vec::new();
+        loop {
+            self.tick()?;
+            self.skip_blanks();
+            match self.peek() {
+                None => return Err(self.err("unterminated `(` of an array", open)),
+                Some(b'\n') => {
+                    self.newline()?;
+                    continue;
+                }
+                Some(b')') => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => {}
+            }
+            let before = self.pos;
+            let el = self.word()?;
+            if self.pos == before {
+                return Err(self.err("unexpected token in an array", self.pos));
+            }
+            elements.push(el);
+        }
+        let list = if sc.words.is_empty() {
+            &mut sc.assigns
+        } else {
+            &mut sc.words
+        };
+        if let Some(w) = list.last_mut() {
+            for el in elements {
+                w.subs.extend(el.subs);
+                w.arith_subs |= el.arith_subs;
+            }
+            w.dynamic = true;
+            w.text.push_str(self.src.get(open..self.pos).unwrap_or(""));
+            w.span = self.span(w.span[0].saturating_sub(self.base), self.pos);
+        }
+        Ok(())
     }
 
     /// Reads one word at the current position (possibly empty if at a metacharacter).
@@ -1813,8 +1903,8 @@ fn expand_braces(m: &str) -> Option<Vec<String>> {
     if !expand_into(m, &mut out, 0) {
         return None;
     }
-    if out.len() <= 1 && !m.contains(BRACE_COMMA) {
-        // `{1..3}` style sequences: expand simple numeric/char ranges.
+    if out.len() == 1 && out[0] == m {
+        // Braces that expand to nothing else (`{x..yz}`, `{a}`): literal.
         return None;
     }
     Some(
@@ -1860,7 +1950,22 @@ fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool {
         }
         let Some(close) = close else { continue };
         if commas.is_empty() {
-            continue;
+            // `{x..y}`, `{x..y..step}`: a sequence, expanded as bash does (`.e{n..n}v`
+            // is `.env`); too long a sequence fails the expansion (a dynamic word).
+            match sequence(&m[bi + BRACE_OPEN.len_utf8()..close]) {
+                Some(Some(items)) => {
+                    let pre = &m[..bi];
+                    let post = &m[close + BRACE_CLOSE.len_utf8()..];
+                    for item in items {
+                        if !expand_into(&format!("{pre}{item}{post}"), out, depth + 1) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+                Some(None) => return false,
+                None => continue,
+            }
         }
         let pre = &m[..bi];
         let post = &m[close + BRACE_CLOSE.len_utf8()..];
@@ -1881,6 +1986,91 @@ fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool {
     }
     out.push(m.to_string());
     out.len() <= MAX_BRACE_ALTS
+}
+
+/// The items of a brace sequence body `x..y[..step]` (integers, or single letters):
+/// `None` when it is not one (the braces are literal), `Some(None)` when it has more
+/// than [`MAX_BRACE_ALTS`] items.
+fn sequence(body: &str) -> Option<Option<Vec<String>>> {
+    let parts: Vec<&str> = body.split("..").collect();
+    let (a, b, step) = match parts.as_slice() {
+        [a, b] => (*a, *b, 1i64),
+        [a, b, s] => (*a, *b, s.parse::<i64>().ok()?),
+        _ => return None,
+    };
+    let step = step.checked_abs()?.max(1);
+    let count = |lo: i64, hi: i64| (hi.abs_diff(lo) / step.unsigned_abs()).saturating_add(1);
+    if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
+        if count(x, y) > MAX_BRACE_ALTS as u64 {
+            return Some(None);
+        }
+        // A leading zero pads every item to the widest of the two ends.
+        let padded = |t: &str| {
+            t.trim_start_matches('-').len() > 1 && t.trim_start_matches('-').starts_with('0')
+        };
+        let width = if padded(a) || padded(b) {
+            a.len().max(b.len())
+        } else {
+            0
+        };
+        let mut items = Vec::new();
+        let mut v = x;
+        loop {
+            items.push(if width > 0 {
+                let digits = format!("{:0w$}", v.unsigned_abs(), w = width - usize::from(v < 0));
+                if v < 0 {
+                    format!("-{digits}")
+                } else {
+                    digits
+                }
+            } else {
+                v.to_string()
+            });
+            if v == y
+                || (x < y && v.saturating_add(step) > y)
+                || (x > y && v.saturating_sub(step) < y)
+            {
+                break;
+            }
+            v = if x < y {
+                v.saturating_add(step)
+            } else {
+                v.saturating_sub(step)
+            };
+        }
+        return Some(Some(items));
+    }
+    let (mut ca, mut cb) = (a.chars(), b.chars());
+    match (ca.next(), ca.next(), cb.next(), cb.next()) {
+        (Some(x), None, Some(y), None) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => {
+            let (x, y) = (x as i64, y as i64);
+            if count(x, y) > MAX_BRACE_ALTS as u64 {
+                return Some(None);
+            }
+            let mut items = Vec::new();
+            let mut v = x;
+            loop {
+                items.push(
+                    char::from_u32(v as u32)
+                        .map(String::from)
+                        .unwrap_or_default(),
+                );
+                if v == y
+                    || (x < y && v.saturating_add(step) > y)
+                    || (x > y && v.saturating_sub(step) < y)
+                {
+                    break;
+                }
+                v = if x < y {
+                    v.saturating_add(step)
+                } else {
+                    v.saturating_sub(step)
+                };
+            }
+            Some(Some(items))
+        }
+        _ => None,
+    }
 }
 
 /// Every simple command of a script in source order, descending into compound commands
@@ -1996,6 +2186,31 @@ mod tests {
         );
         let s = parse("echo '{a,b}'").unwrap();
         assert_eq!(simple_commands(&s)[0].words[1].braces, None);
+    }
+
+    #[test]
+    fn brace_sequences_expand_as_bash_does() {
+        let items = |src: &str| {
+            let s = parse(&format!("echo {src}")).unwrap();
+            simple_commands(&s)[0].words[1].braces.clone()
+        };
+        let v = |xs: &[&str]| Some(xs.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(items(".e{n..n}v"), v(&[".env"]));
+        assert_eq!(items("{1..3}"), v(&["1", "2", "3"]));
+        assert_eq!(items("{3..1}"), v(&["3", "2", "1"]));
+        assert_eq!(items("{01..03}"), v(&["01", "02", "03"]));
+        assert_eq!(items("{-1..1}"), v(&["-1", "0", "1"]));
+        assert_eq!(items("{a..e..2}"), v(&["a", "c", "e"]));
+        assert_eq!(items("{1..10..4}"), v(&["1", "5", "9"]));
+        assert_eq!(items("{1..2..9223372036854775807}"), v(&["1"]));
+        assert_eq!(items("x{a,b}{1..2}"), v(&["xa1", "xa2", "xb1", "xb2"]));
+        // Not a sequence: literal braces.
+        assert_eq!(items("{x..yz}"), None);
+        assert_eq!(items("{1..b}"), None);
+        // Too long a sequence: a dynamic word, not its literal text.
+        let s = parse("cat {1..1000}").unwrap();
+        let w = &simple_commands(&s)[0].words[1];
+        assert!(w.braces.is_none() && w.dynamic);
     }
 
     #[test]

@@ -1054,3 +1054,48 @@ fn spans_of_nested_shells_point_at_the_nested_command() {
         }
     }
 }
+
+#[test]
+fn here_documents_inside_substitutions_are_read() {
+    // A here-document started inside `$(…)`, backticks or `<(…)` has a body like any
+    // other (it was never attached to its redirect, so its substitutions went unseen).
+    check(&[
+        ("deny", "rm-root", "echo $(cat <<E\n$(rm -rf /)\nE\n)"),
+        ("deny", "rm-root", "echo `cat <<E\n$(rm -rf ~)\nE\n`"),
+        ("deny", "rm-root", "cat <(cat <<E\n$(rm -rf /)\nE\n)"),
+        ("ask", "default", "echo $(cat <<E\n$(curl x)\nE\n)"),
+        ("ask", "default", "x=$(cat <<E\n`touch f`\nE\n)"),
+        (
+            "deny",
+            "rm-root",
+            "echo $(cat <<A\n$(cat <<B\n$(rm -rf /)\nB\n)\nA\n)",
+        ),
+        ("auto", "readonly", "echo $(cat <<E\nplain text $HOME\nE\n)"),
+        ("auto", "readonly", "echo $(cat <<'E'\n$(rm -rf /)\nE\n)"),
+    ]);
+}
+
+#[test]
+fn words_as_bash_makes_them() {
+    // Arrays, brace sequences, bracket expressions and `command`'s options, as bash
+    // reads them (#22).
+    check(&[
+        ("deny", "rm-root", "a=($(rm -rf /))"),
+        ("deny", "rm-root", "a+=(x `rm -rf ~` y)"),
+        ("deny", "rm-root", "declare -a a=(1 $(rm -rf /))"),
+        ("ask", "default", "a=(1\n$(curl x)\n)"),
+        ("auto", "empty", "a=(1 2 3)"),
+        ("ask", "unparseable", "a=(1 2"),
+        ("ask", "secret-file", "cat .e{n..n}v"),
+        ("ask", "secret-file", "cat ~/.s{s..s}h/id_rsa"),
+        ("ask", "find-action", "find . -d{e..e}lete"),
+        ("auto", "readonly", "cat notes{1..3}.txt"),
+        ("ask", "secret-file", "cat .[]e]nv"),
+        ("ask", "secret-file", "cat .[!]x]nv"),
+        ("auto", "readonly", "cat src/[a-z]*.rs"),
+        ("deny", "rm-root", "command rm -rf / -v"),
+        ("deny", "rm-root", "command -p rm -rf ~"),
+        ("auto", "readonly", "command -v rm"),
+        ("auto", "readonly", "command -pV ls"),
+    ]);
+}
