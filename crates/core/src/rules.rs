@@ -636,6 +636,7 @@ impl<'a> Walker<'a> {
     /// does not parse as a script adds nothing (it is data after all).
     fn code_in_data(&mut self, text: &str, span: Span) {
         if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
+            self.too_complex(span, "too much nested script");
             return;
         }
         self.budget -= text.len();
@@ -664,6 +665,20 @@ impl<'a> Walker<'a> {
     fn word_subs(&mut self, w: &Word) {
         for s in &w.subs {
             self.sub_script(s);
+        }
+        if w.dynamic {
+            if let Some(why) = evaluates_value_as_code(&w.text) {
+                self.parts.push(RawPart {
+                    span: w.span,
+                    finding: Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        why,
+                        w.span,
+                    ),
+                    norm: None,
+                });
+            }
         }
         if w.arith_subs {
             self.arith_output(&w.subs, w.span);
@@ -727,6 +742,12 @@ impl<'a> Walker<'a> {
     fn simple(&mut self, sc: &SimpleCommand) -> Traits {
         for w in sc.assigns.iter().chain(sc.words.iter()) {
             self.word_subs(w);
+            if w.assign && w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')) {
+                // `x='a[$(cmd)]'`, `x='$(cmd)'`: code kept as data, which indirection
+                // (`${!x}`), prompt expansion (`${x@P}`) or arithmetic would run.
+                let text = w.text.clone();
+                self.code_in_data(&text, w.span);
+            }
         }
         for r in &sc.redirects {
             self.word_subs(&r.target);
@@ -2602,6 +2623,34 @@ fn sensitive_env(name: &str) -> bool {
     ]
     .iter()
     .any(|p| name.starts_with(p))
+}
+
+/// Does a word expand a variable's value as code? `${x@P}` (prompt expansion runs the
+/// command substitutions in the value) and `${!x}` (indirection evaluates a subscript
+/// in the value, `a[$(cmd)]`) do; `${!x*}`, `${!x@}` and `${!a[@]}` only list names or
+/// keys. The reason, when it does.
+fn evaluates_value_as_code(text: &str) -> Option<&'static str> {
+    if text.contains("@P}") {
+        return Some("prompt expansion (${x@P}) runs the command substitutions in a value known only at run time");
+    }
+    let mut rest = text;
+    while let Some(i) = rest.find("${!") {
+        let after = &rest[i + 3..];
+        let name_len = after
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        let tail = &after[name_len..];
+        let lists = tail.starts_with("*}")
+            || tail.starts_with("@}")
+            || tail.starts_with("[@]}")
+            || tail.starts_with("[*]}");
+        if name_len > 0 && !lists {
+            return Some("indirect expansion (${!x}) evaluates a subscript in a value known only at run time");
+        }
+        rest = after;
+    }
+    None
 }
 
 /// Literal text holding an array subscript with code in it (`a[$(cmd)]`, ``a[`cmd`]``):

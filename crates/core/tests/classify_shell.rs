@@ -1099,3 +1099,18 @@ fn words_as_bash_makes_them() {
         ("auto", "readonly", "command -pV ls"),
     ]);
 }
+
+#[test]
+fn values_evaluated_as_code() {
+    // Prompt expansion and indirection evaluate a variable's value (#22): code kept
+    // as data in this command is classified, and an unknown value asks.
+    check(&[
+        ("deny", "rm-root", "x='$(rm -rf /)'; echo ${x@P}"),
+        ("deny", "rm-root", "x='a[$(rm -rf /)]'; echo ${!x}"),
+        ("deny", "rm-root", "x='a[`rm -rf ~`]'"),
+        ("ask", "dynamic", "echo ${!y}"),
+        ("ask", "dynamic", "echo \"${y@P}\""),
+        ("auto", "readonly", "echo ${!PATH*} ${!a[@]} ${x@Q}"),
+        ("auto", "readonly", "x='use $(date)'; echo \"$x\""),
+    ]);
+}
