@@ -5,6 +5,7 @@
 
 pub mod budget;
 pub mod call;
+pub mod continuation;
 pub mod error;
 pub mod glob;
 pub mod marker;

@@ -210,9 +210,16 @@ pub fn parse_in(
     depth: usize,
     budget: &mut Budget,
 ) -> Result<Script, ParseError> {
+    // Line continuations go first, as in bash; spans map back through `map`.
+    let cleaned = crate::continuation::remove(src);
+    let (text, map) = match &cleaned {
+        Some((text, map)) => (text.as_str(), map.as_slice()),
+        None => (src, &[][..]),
+    };
     let mut p = Parser {
-        s: src.as_bytes(),
-        src,
+        s: text.as_bytes(),
+        src: text,
+        map,
         pos: 0,
         base,
         fixed,
@@ -277,6 +284,9 @@ struct PendingDoc {
 struct Parser<'a> {
     s: &'a [u8],
     src: &'a str,
+    /// For each byte of `src`, its offset in the text given to [`parse_in`] when line
+    /// continuations were removed from it (empty when none were).
+    map: &'a [usize],
     pos: usize,
     base: usize,
     fixed: Option<Span>,
@@ -329,10 +339,18 @@ fn is_name(b: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
+    /// Where position `at` of the parsed text is in the text given to [`parse_in`].
+    fn orig(&self, at: usize) -> usize {
+        match self.map.get(at) {
+            Some(&o) => o,
+            None => self.map.last().map_or(at, |&end| end),
+        }
+    }
+
     fn span(&self, a: usize, b: usize) -> Span {
         match self.fixed {
             Some(f) => f,
-            None => [self.base + a, self.base + b],
+            None => [self.base + self.orig(a), self.base + self.orig(b)],
         }
     }
 
@@ -341,6 +359,9 @@ impl<'a> Parser<'a> {
     fn source_pos(&self, at: usize) -> Option<usize> {
         match self.fixed {
             Some(_) => None,
+            // With continuations removed the text no longer matches the source
+            // byte for byte: a nested parse of it keeps the word's span.
+            None if !self.map.is_empty() => None,
             None => Some(self.base + at),
         }
     }
@@ -450,6 +471,7 @@ impl<'a> Parser<'a> {
                 let mut sub = Parser {
                     s: &self.s[..body_end],
                     src: self.src.get(..body_end).unwrap_or(self.src),
+                    map: self.map,
                     pos: start,
                     base: self.base,
                     fixed: self.fixed,
@@ -503,7 +525,7 @@ impl<'a> Parser<'a> {
             if doc.id < self.bodies.len() {
                 self.bodies[doc.id] = Some(HereDoc {
                     body,
-                    start: self.base + start,
+                    start: self.base + self.orig(start),
                     quoted: doc.quoted,
                     subs,
                     slot: None,

@@ -1114,3 +1114,25 @@ fn values_evaluated_as_code() {
         ("auto", "readonly", "x='use $(date)'; echo \"$x\""),
     ]);
 }
+
+#[test]
+fn line_continuations_are_removed_as_bash_removes_them() {
+    // bash deletes backslash-newline before it parses, inside double quotes and
+    // unquoted here-documents too; not in single quotes, $'…' or quoted here-documents.
+    check(&[
+        ("deny", "rm-root", "ls \"$\\\n(rm -rf /)\""),
+        ("ask", "default", "cat <<E\n$\\\n(curl x)\nE"),
+        ("deny", "rm-root", "r\\\nm -rf /"),
+        ("ask", "default", "echo `cu\\\nrl x`"),
+        ("auto", "readonly", "ec\\\nho hi"),
+        ("auto", "readonly", "echo 'a\\\n$(rm -rf /)'"),
+        ("auto", "readonly", "cat <<'E'\n$\\\n(rm -rf /)\nE"),
+        ("auto", "readonly", "ls \\\n  -la \\\n  src"),
+    ]);
+    // Spans still point into the text as written.
+    let p = policy();
+    let cmd = "ls \\\n  -la; sudo \\\n id";
+    let v = bash(&p, cmd);
+    let [a, b] = v.span.expect("a span");
+    assert_eq!(&cmd[a..b], "sudo", "{v:?}");
+}

@@ -27,6 +27,10 @@ pub fn inputs(size: usize) -> Vec<Input> {
     add("$((", fill("", "$((", "", size));
     add("{ ", fill("", "{ ", "", size));
     add("$'\\x41", fill("echo $'", "\\x41", "'", size));
+    add(
+        "\\⏎ (continuations)",
+        fill("ec", "\\\n", "ho \"$\\\n(ls)\"", size),
+    );
     // Many small commands and operators.
     add("a;", fill("", "a;", "", size));
     add("|", fill("", "|", "", size));

@@ -1,0 +1,349 @@
+//! Line continuations, removed where bash removes them, before parsing.
+//!
+//! bash deletes every backslash-newline pair from its input before it tokenizes —
+//! outside quotes, inside double quotes, `${…}`, `$(…)`, backticks and the bodies of
+//! here-documents with an unquoted delimiter — but not inside single quotes, `$'…'`,
+//! comments, or the bodies of here-documents whose delimiter is quoted (bash manual,
+//! "Escape Character", "Double Quotes", "Here Documents"). So `"$\⏎(cmd)"` is `"$(cmd)"`
+//! and runs `cmd`, and `ec\⏎ho` is `echo`. One pass over the text with a stack of
+//! quoting contexts, linear in its length; the map takes every position of the result
+//! back to the original text, so spans still point into what the user wrote.
+
+/// A quoting context the scanner is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// Unquoted command text; `parens` counts `(` opened in it (a `)` past them ends
+    /// the `$(…)` that pushed it).
+    Cmd { parens: usize },
+    /// Inside `"…"`.
+    Double,
+    /// Inside `${…}`; `braces` counts nested `{`.
+    Param { braces: usize },
+    /// Inside `` `…` ``.
+    Backtick,
+}
+
+/// A here-document whose body starts after the current line.
+struct Pending {
+    delim: String,
+    quoted: bool,
+    strip_tabs: bool,
+}
+
+/// The text with bash's line continuations removed, and for each byte of it (plus one
+/// past the end) its offset in `src`; `None` when there is nothing to remove (the
+/// common case costs one search).
+pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
+    if !src.contains("\\\n") {
+        return None;
+    }
+    let b = src.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut map: Vec<usize> = Vec::with_capacity(b.len() + 1);
+    let mut stack = vec![Ctx::Cmd { parens: 0 }];
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut removed = false;
+    let mut i = 0;
+    let copy = |out: &mut Vec<u8>, map: &mut Vec<usize>, from: usize, to: usize| {
+        for (k, &c) in b[from..to].iter().enumerate() {
+            out.push(c);
+            map.push(from + k);
+        }
+    };
+    while i < b.len() {
+        let ctx = *stack.last().unwrap_or(&Ctx::Cmd { parens: 0 });
+        let c = b[i];
+        // A continuation, in every context the scanner stacks.
+        if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 2;
+            removed = true;
+            continue;
+        }
+        match (ctx, c) {
+            (_, b'\\') => {
+                // An escaped character: both bytes as they are.
+                let end = (i + 2).min(b.len());
+                copy(&mut out, &mut map, i, end);
+                i = end;
+            }
+            (Ctx::Backtick, b'`') => {
+                stack.pop();
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Double, b'"') => {
+                stack.pop();
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Param { braces }, b'}') => {
+                if braces == 0 {
+                    stack.pop();
+                } else if let Some(top) = stack.last_mut() {
+                    *top = Ctx::Param { braces: braces - 1 };
+                }
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Param { braces }, b'{') => {
+                if let Some(top) = stack.last_mut() {
+                    *top = Ctx::Param { braces: braces + 1 };
+                }
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (_, b'$') if b.get(i + 1) == Some(&b'(') => {
+                stack.push(Ctx::Cmd { parens: 0 });
+                copy(&mut out, &mut map, i, i + 2);
+                i += 2;
+            }
+            (_, b'$') if b.get(i + 1) == Some(&b'{') => {
+                stack.push(Ctx::Param { braces: 0 });
+                copy(&mut out, &mut map, i, i + 2);
+                i += 2;
+            }
+            (Ctx::Cmd { .. } | Ctx::Param { .. }, b'$') if b.get(i + 1) == Some(&b'\'') => {
+                // `$'…'`: kept as written up to its closing quote.
+                let end = ansi_c_end(b, i + 2);
+                copy(&mut out, &mut map, i, end);
+                i = end;
+            }
+            (_, b'`') => {
+                stack.push(Ctx::Backtick);
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Cmd { .. } | Ctx::Param { .. } | Ctx::Backtick, b'"') => {
+                stack.push(Ctx::Double);
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Cmd { .. } | Ctx::Backtick, b'\'') => {
+                // Single quotes: kept as written.
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&q| q == b'\'')
+                    .map_or(b.len(), |k| i + 2 + k);
+                copy(&mut out, &mut map, i, end);
+                i = end;
+            }
+            (Ctx::Cmd { parens }, b'(') => {
+                if let Some(top) = stack.last_mut() {
+                    *top = Ctx::Cmd { parens: parens + 1 };
+                }
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Cmd { parens }, b')') => {
+                if parens == 0 {
+                    if stack.len() > 1 {
+                        stack.pop();
+                    }
+                } else if let Some(top) = stack.last_mut() {
+                    *top = Ctx::Cmd { parens: parens - 1 };
+                }
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+            (Ctx::Cmd { .. }, b'#') if word_start(&out) => {
+                // A comment, to the end of its line, as written.
+                let end = b[i..]
+                    .iter()
+                    .position(|&q| q == b'\n')
+                    .map_or(b.len(), |k| i + k);
+                copy(&mut out, &mut map, i, end);
+                i = end;
+            }
+            (Ctx::Cmd { .. }, b'<')
+                if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') =>
+            {
+                let strip_tabs = b.get(i + 2) == Some(&b'-');
+                let mut j = i + 2 + usize::from(strip_tabs);
+                while matches!(b.get(j), Some(b' ' | b'\t')) {
+                    j += 1;
+                }
+                let (delim, quoted, end) = delimiter(b, j);
+                if !delim.is_empty() {
+                    pending.push(Pending {
+                        delim,
+                        quoted,
+                        strip_tabs,
+                    });
+                }
+                copy(&mut out, &mut map, i, end);
+                i = end;
+            }
+            (Ctx::Cmd { .. }, b'\n') if !pending.is_empty() => {
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+                for doc in std::mem::take(&mut pending) {
+                    i = body(b, i, &doc, &mut out, &mut map, &mut removed);
+                }
+            }
+            _ => {
+                copy(&mut out, &mut map, i, i + 1);
+                i += 1;
+            }
+        }
+    }
+    if !removed {
+        return None;
+    }
+    map.push(b.len());
+    // Only whole UTF-8 sequences are copied or skipped (a continuation is two ASCII
+    // bytes), so the result is valid UTF-8.
+    String::from_utf8(out).ok().map(|s| (s, map))
+}
+
+/// The end of `$'…'` whose text starts at `from` (just after the opening quote).
+fn ansi_c_end(b: &[u8], from: usize) -> usize {
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'\'' => return j + 1,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// Whether the next byte starts a word (a `#` there starts a comment).
+fn word_start(out: &[u8]) -> bool {
+    out.last()
+        .is_none_or(|&p| matches!(p, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')'))
+}
+
+/// The here-document delimiter word at `j`: its text after quote removal, whether any
+/// of it was quoted, and where it ends.
+fn delimiter(b: &[u8], mut j: usize) -> (String, bool, usize) {
+    let mut text = Vec::new();
+    let mut quoted = false;
+    while let Some(&c) = b.get(j) {
+        match c {
+            b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => break,
+            b'\'' | b'"' => {
+                quoted = true;
+                let end = b[j + 1..]
+                    .iter()
+                    .position(|&q| q == c)
+                    .map_or(b.len(), |k| j + 1 + k);
+                text.extend_from_slice(&b[j + 1..end]);
+                j = (end + 1).min(b.len());
+            }
+            b'\\' => {
+                quoted = true;
+                if let Some(&n) = b.get(j + 1) {
+                    text.push(n);
+                }
+                j += 2;
+            }
+            _ => {
+                text.push(c);
+                j += 1;
+            }
+        }
+    }
+    (
+        String::from_utf8_lossy(&text).into_owned(),
+        quoted,
+        j.min(b.len()),
+    )
+}
+
+/// Copies a here-document body that starts at `from`, through its delimiter line:
+/// continuations removed when the delimiter was unquoted. Returns where it ended.
+fn body(
+    b: &[u8],
+    from: usize,
+    doc: &Pending,
+    out: &mut Vec<u8>,
+    map: &mut Vec<usize>,
+    removed: &mut bool,
+) -> usize {
+    let mut line = from;
+    while line < b.len() {
+        let end = b[line..]
+            .iter()
+            .position(|&q| q == b'\n')
+            .map_or(b.len(), |k| line + k);
+        let text = &b[line..end];
+        let text = if doc.strip_tabs {
+            let tabs = text.iter().take_while(|&&t| t == b'\t').count();
+            &text[tabs..]
+        } else {
+            text
+        };
+        let is_delim = text.strip_suffix(b"\r").unwrap_or(text) == doc.delim.as_bytes();
+        let stop = (end + 1).min(b.len());
+        let mut k = line;
+        while k < stop {
+            if !doc.quoted && !is_delim && b[k] == b'\\' && b.get(k + 1) == Some(&b'\n') {
+                k += 2;
+                *removed = true;
+                continue;
+            }
+            out.push(b[k]);
+            map.push(k);
+            k += 1;
+        }
+        line = stop;
+        if is_delim {
+            break;
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean(src: &str) -> String {
+        remove(src).map_or_else(|| src.to_string(), |(s, _)| s)
+    }
+
+    #[test]
+    fn removed_where_bash_removes_them() {
+        for (src, want) in [
+            ("ec\\\nho hi", "echo hi"),
+            ("ls \"$\\\n(rm -rf /)\"", "ls \"$(rm -rf /)\""),
+            ("echo ${x\\\n}", "echo ${x}"),
+            ("echo `echo a\\\nb`", "echo `echo ab`"),
+            ("cat <<E\n$\\\n(curl x)\nE\n", "cat <<E\n$(curl x)\nE\n"),
+            ("echo \"$(echo 'a\\\nb')\"", "echo \"$(echo 'a\\\nb')\""),
+            ("a \\\n  b", "a   b"),
+        ] {
+            assert_eq!(clean(src), want, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn kept_where_bash_keeps_them() {
+        for src in [
+            "echo 'x\\\ny'",
+            "echo $'x\\\ny'",
+            "echo a # c \\\necho b",
+            "cat <<'E'\nx\\\ny\nE\n",
+            "cat <<\"E\"\nx\\\ny\nE\n",
+            "cat <<\\E\nx\\\ny\nE\n",
+            "echo \\\\",
+            "no continuation here",
+        ] {
+            assert!(remove(src).is_none(), "{src:?}");
+        }
+    }
+
+    #[test]
+    fn the_map_points_back_into_the_source() {
+        let src = "ls \"$\\\n(rm -rf /)\" x";
+        let (text, map) = remove(src).expect("a continuation");
+        assert_eq!(map.len(), text.len() + 1);
+        for (k, &o) in map.iter().enumerate().take(text.len()) {
+            assert_eq!(text.as_bytes()[k], src.as_bytes()[o], "byte {k}");
+        }
+        assert_eq!(*map.last().unwrap_or(&0), src.len());
+        let start = text.find("rm").unwrap_or(0);
+        assert_eq!(&src[map[start]..map[start] + 2], "rm");
+    }
+}
