@@ -500,6 +500,20 @@ impl<'a> Walker<'a> {
                     (RedirOp::HereDoc, Some(doc)) => {
                         let body = doc.body.clone();
                         self.nested_text(&body, Some(doc.start), r.span);
+                        if !doc.quoted && expands(&body) {
+                            let split = expansions_as_separators(&body);
+                            self.nested_text(&split, None, r.span);
+                            self.parts.push(RawPart {
+                                span: r.span,
+                                finding: Finding::new(
+                                    Tier::Ask,
+                                    "builtin.shell.dynamic",
+                                    "a shell runs a here-document expanded at run time",
+                                    r.span,
+                                ),
+                                norm: None,
+                            });
+                        }
                     }
                     (RedirOp::HereString, _) => {
                         let text = r.target.text.clone();
@@ -2021,6 +2035,23 @@ impl<'a> Walker<'a> {
                         let body = doc.body.clone();
                         self.nested_text(&body, Some(doc.start), r.span);
                         fed = true;
+                        if !doc.quoted && expands(&body) {
+                            // bash runs the body after expansion: `${x:-;}` can become
+                            // a `;`, a value a whole command. The reading where every
+                            // expansion ends a command is classified too.
+                            let split = expansions_as_separators(&body);
+                            self.nested_text(&split, None, r.span);
+                            return (
+                                Finding::new(
+                                    Tier::Ask,
+                                    "builtin.shell.dynamic",
+                                    format!("{name} runs a here-document expanded at run time"),
+                                    r.span,
+                                ),
+                                Traits::default(),
+                                None,
+                            );
+                        }
                     }
                 }
                 RedirOp::HereString => {
@@ -2623,6 +2654,93 @@ fn sensitive_env(name: &str) -> bool {
     ]
     .iter()
     .any(|p| name.starts_with(p))
+}
+
+/// Does an unquoted here-document body expand anything (`$x`, `${…}`, `$(…)`,
+/// `$((…))`, a backtick) that bash substitutes before a shell reads the body?
+fn expands(body: &str) -> bool {
+    let b = body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'`' => return true,
+            b'$' if b
+                .get(i + 1)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || b"_{([@*#?$!-".contains(&c)) =>
+            {
+                return true
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// The body with every expansion replaced by a newline: the reading of an expanded
+/// here-document in which each value ends a command (`ls ${x:-;} rm -rf /` runs `rm`).
+fn expansions_as_separators(body: &str) -> String {
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        let end = match b[i] {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'`' => b[i + 1..]
+                .iter()
+                .position(|&c| c == b'`')
+                .map_or(b.len(), |k| i + 2 + k),
+            b'$' => match b.get(i + 1) {
+                Some(&open @ (b'{' | b'(' | b'[')) => {
+                    let close = match open {
+                        b'{' => b'}',
+                        b'(' => b')',
+                        _ => b']',
+                    };
+                    let mut depth = 0usize;
+                    let mut j = i + 1;
+                    while j < b.len() {
+                        if b[j] == open {
+                            depth += 1;
+                        } else if b[j] == close {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        j += 1;
+                    }
+                    (j + 1).min(b.len())
+                }
+                Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
+                    let n = b[i + 1..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                        .count();
+                    i + 1 + n
+                }
+                Some(c) if c.is_ascii_digit() || b"@*#?$!-".contains(c) => i + 2,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(body.get(last..i).unwrap_or(""));
+        out.push('\n');
+        i = end.max(i + 1);
+        last = i;
+    }
+    out.push_str(body.get(last..).unwrap_or(""));
+    out
 }
 
 /// Does a word expand a variable's value as code? `${x@P}` (prompt expansion runs the

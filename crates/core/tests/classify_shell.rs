@@ -1136,3 +1136,18 @@ fn line_continuations_are_removed_as_bash_removes_them() {
     let [a, b] = v.span.expect("a span");
     assert_eq!(&cmd[a..b], "sudo", "{v:?}");
 }
+
+#[test]
+fn shells_fed_here_documents_run_the_expanded_body() {
+    // An unquoted body is expanded before the shell reads it: with any expansion it
+    // is a script known only at run time, and the reading where each expansion ends a
+    // command is classified too (#22).
+    check(&[
+        ("deny", "rm-root", "sh <<E\nls ${x:-;} rm -rf /\nE"),
+        ("ask", "dynamic", "bash <<E\necho $HOME\nE"),
+        ("ask", "default", "cat <<E | sh\nls ${x:-;} curl x\nE"),
+        ("auto", "readonly", "bash <<E\necho hi\nE"),
+        ("auto", "readonly", "bash <<'E'\necho $HOME\nE"),
+        ("auto", "readonly", "bash <<E\necho \\$HOME\nE"),
+    ]);
+}
