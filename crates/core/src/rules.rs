@@ -120,6 +120,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         steps: std::mem::take(budget),
         stopped: false,
         tainted: Vec::new(),
+        numeric: Vec::new(),
     };
     match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
         Ok(script) => {
@@ -171,6 +172,9 @@ struct Walker<'a> {
     /// Variables assigned a download or decoded text (`x=$(curl …)`), with the rule a
     /// later `bash -c "$x"` / `eval "$x"` breaks.
     tainted: Vec<(String, &'static str)>,
+    /// Variables this command assigned a literal integer (`n=3`): arithmetic may read
+    /// them. Any other name in arithmetic is a value evaluated as code.
+    numeric: Vec<String>,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.
@@ -680,6 +684,27 @@ impl<'a> Walker<'a> {
         for s in &w.subs {
             self.sub_script(s);
         }
+        if w.dynamic && (w.text.contains("$((") || w.text.contains("$[")) {
+            // `$((x+1))`, `$(( $x ))`: bash evaluates the value of `x` as an
+            // arithmetic expression, so `a[$(cmd)]` in it runs `cmd`.
+            if let Some(name) = arith_names(&w.text)
+                .into_iter()
+                .find(|n| !self.numeric.iter().any(|k| k == n))
+            {
+                self.parts.push(RawPart {
+                    span: w.span,
+                    finding: Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!(
+                            "arithmetic evaluates the value of `{name}` as code, and it is only known at run time"
+                        ),
+                        w.span,
+                    ),
+                    norm: None,
+                });
+            }
+        }
         if w.dynamic {
             if let Some(why) = evaluates_value_as_code(&w.text) {
                 self.parts.push(RawPart {
@@ -756,6 +781,25 @@ impl<'a> Walker<'a> {
     fn simple(&mut self, sc: &SimpleCommand) -> Traits {
         for w in sc.assigns.iter().chain(sc.words.iter()) {
             self.word_subs(w);
+            if w.assign {
+                let (name, value) = w.text.split_once('=').unwrap_or((&w.text, ""));
+                let literal = !w.dynamic
+                    && !value.is_empty()
+                    && value
+                        .trim_start_matches('-')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit());
+                // `t=$(date +%s)`: the output of a command that prints only numbers.
+                let printed_number = w.subs.len() == 1
+                    && value.starts_with("$(")
+                    && value.ends_with(')')
+                    && prints_numbers(&w.subs[0]);
+                let literal = literal || printed_number;
+                self.numeric.retain(|k| k != name);
+                if literal && !name.ends_with('+') {
+                    self.numeric.push(name.to_string());
+                }
+            }
             if w.assign && w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')) {
                 // `x='a[$(cmd)]'`, `x='$(cmd)'`: code kept as data, which indirection
                 // (`${!x}`), prompt expansion (`${x@P}`) or arithmetic would run.
@@ -2741,6 +2785,76 @@ fn expansions_as_separators(body: &str) -> String {
     }
     out.push_str(body.get(last..).unwrap_or(""));
     out
+}
+
+/// The variable names read inside the `$((…))` and `$[…]` of a word: bare names and
+/// `$name` / `${name…}` (a letter after a digit or `#` is part of a number, `0xff`,
+/// `16#ff`).
+fn arith_names(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (open_len, close) = if text[i..].starts_with("$((") {
+            (3, b')')
+        } else if text[i..].starts_with("$[") {
+            (2, b']')
+        } else {
+            i += 1;
+            continue;
+        };
+        let open = if close == b')' { b'(' } else { b'[' };
+        let mut depth = 1usize;
+        let mut j = i + open_len;
+        while j < b.len() && depth > 0 {
+            let c = b[j];
+            if (c == b'$' && b.get(j + 1) == Some(&b'(') && b.get(j + 2) != Some(&b'('))
+                || c == b'`'
+            {
+                // A command substitution: its output is judged by `arith_output`.
+                let (o, cl) = if c == b'`' { (0u8, b'`') } else { (b'(', b')') };
+                let mut d = 0usize;
+                let mut k = j + 1;
+                while k < b.len() {
+                    if o != 0 && b[k] == o {
+                        d += 1;
+                    } else if b[k] == cl {
+                        if d <= 1 {
+                            break;
+                        }
+                        d -= 1;
+                    }
+                    k += 1;
+                }
+                j = k + 1;
+                continue;
+            }
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth -= 1;
+            } else if (c.is_ascii_alphabetic() || c == b'_')
+                && !(j > 0
+                    && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'#' || b[j - 1] == b'_'))
+            {
+                let n = b[j..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                names.push(&text[j..j + n]);
+                j += n;
+                continue;
+            } else if c == b'$'
+                && b.get(j + 1)
+                    .is_some_and(|d| d.is_ascii_digit() || b"@*#?$!-".contains(d))
+            {
+                names.push(&text[j..j + 2]);
+            }
+            j += 1;
+        }
+        i = j.max(i + 1);
+    }
+    names
 }
 
 /// Does a word expand a variable's value as code? `${x@P}` (prompt expansion runs the

@@ -1151,3 +1151,22 @@ fn shells_fed_here_documents_run_the_expanded_body() {
         ("auto", "readonly", "bash <<E\necho \\$HOME\nE"),
     ]);
 }
+
+#[test]
+fn arithmetic_evaluates_values_as_code() {
+    // bash evaluates a variable's value in arithmetic as an expression, so a value
+    // known only at run time there asks (#22); literal numbers and the output of
+    // commands that print numbers are data.
+    check(&[
+        ("ask", "dynamic", "x=$(cat num.txt); echo $((x+1))"),
+        ("ask", "dynamic", "echo $(( $1 + 1 ))"),
+        ("ask", "dynamic", "echo $[y * 2]"),
+        ("auto", "empty", "n=3; echo $((n * 2))"),
+        ("auto", "readonly", "echo $((0xff + 16#ff + 2))"),
+        (
+            "auto",
+            "readonly",
+            "t=$(date +%s); echo $(( $(date +%s) - t ))",
+        ),
+    ]);
+}
