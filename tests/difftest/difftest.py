@@ -130,12 +130,17 @@ def main():
     tiers = collections.Counter(verdicts[i]["tier"] for i in ran)
     fail_open = []
     rm_cases, rm_denied, rm_not_denied = 0, 0, []
+    rm_from_files = 0
     for i in ran:
         findings, rm_root, _ = results[i]
         v = verdicts[i]
         if v["tier"] == "auto" and findings:
             fail_open.append(i)
-        if rm_root:
+        if rm_root and "rm" not in commands[i][1]:
+            # The rm came from a file's content (the bait num.txt, run.sh, .bashrc):
+            # no static reading can see it; it must not be auto (a fail-open above).
+            rm_from_files += 1
+        elif rm_root:
             rm_cases += 1
             if v["tier"] == "deny":
                 rm_denied += 1
@@ -154,8 +159,9 @@ def main():
           f"{time.monotonic() - start:.0f} s (seed {a.seed}); verdicts "
           + ", ".join(f"{t} {n}" for t, n in sorted(tiers.items())))
     print(f"difftest: auto checked: {tiers.get('auto', 0)}; fail-open: {len(fail_open)}")
-    print(f"difftest: bash ran rm -rf / or ~ in {rm_cases}; deny: {rm_denied}; "
-          f"not deny: {len(rm_not_denied)}")
+    print(f"difftest: bash ran rm -rf / or ~ written in the command in {rm_cases}; deny: "
+          f"{rm_denied}; not deny: {len(rm_not_denied)} (and in {rm_from_files} more from a "
+          f"file's content, which must only not be auto)")
     by_family = collections.defaultdict(list)
     for i in fail_open + rm_not_denied:
         by_family[commands[i][0]].append(i)

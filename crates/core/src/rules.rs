@@ -612,6 +612,15 @@ impl<'a> Walker<'a> {
                         norm: None,
                     });
                 }
+                // `(cat) < .env`, `{ nl; } < .env`: the body reads what the group's
+                // input redirection opens.
+                if let Some(f) = self.input_finding(&sc.redirects, Tier::Auto) {
+                    self.parts.push(RawPart {
+                        span: *span,
+                        finding: f,
+                        norm: None,
+                    });
+                }
                 t.echo = false;
                 t
             }
@@ -877,34 +886,8 @@ impl<'a> Walker<'a> {
         }
         // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
         // (bash opens a network connection).
-        for r in sc.redirects.iter().filter(|r| r.op == RedirOp::In) {
-            let t = r.target.text.as_str();
-            let f = if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
-                Some(Finding::new(
-                    self.default_tier(),
-                    "builtin.shell.network",
-                    format!("opens a network connection: {t}"),
-                    r.span,
-                ))
-            } else {
-                let secret = r.target.value().is_some_and(|v| {
-                    paths::is_secret(v)
-                        || self
-                            .resolve_word(&r.target)
-                            .is_some_and(|p| paths::is_secret(&p))
-                }) || home_relative(&r.target).is_some_and(|p| paths::is_secret(&p));
-                secret.then(|| {
-                    Finding::new(
-                        Tier::Ask,
-                        "builtin.shell.secret-file",
-                        format!("reads a secret file: {t}"),
-                        r.span,
-                    )
-                })
-            };
-            if let Some(f) = f.filter(|f| f.tier > finding.tier) {
-                finding = f;
-            }
+        if let Some(f) = self.input_finding(&sc.redirects, finding.tier) {
+            finding = f;
         }
         // `export x=$(curl …)`, `local x=…`: assignments given as arguments.
         let declared = sc.words.first().is_some_and(|w| {
@@ -981,6 +964,43 @@ impl<'a> Walker<'a> {
             format!("sets {name}, which can change what the command runs or reads"),
             a.span,
         ))
+    }
+
+    /// The strictest finding above `floor` for what `<` redirections open: a secret
+    /// file, or a network connection (`/dev/tcp/…`).
+    fn input_finding(&self, redirects: &[shell::Redirect], floor: Tier) -> Option<Finding> {
+        let mut out: Option<Finding> = None;
+        for r in redirects.iter().filter(|r| r.op == RedirOp::In) {
+            let t = r.target.text.as_str();
+            let f = if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+                Some(Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.network",
+                    format!("opens a network connection: {t}"),
+                    r.span,
+                ))
+            } else {
+                let secret = r.target.value().is_some_and(|v| {
+                    paths::is_secret(v)
+                        || self
+                            .resolve_word(&r.target)
+                            .is_some_and(|p| paths::is_secret(&p))
+                }) || home_relative(&r.target).is_some_and(|p| paths::is_secret(&p));
+                secret.then(|| {
+                    Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.secret-file",
+                        format!("reads a secret file: {t}"),
+                        r.span,
+                    )
+                })
+            };
+            let best = out.as_ref().map_or(floor, |o| o.tier);
+            if let Some(f) = f.filter(|f| f.tier > best) {
+                out = Some(f);
+            }
+        }
+        out
     }
 
     fn redirect_finding(&self, sc: &SimpleCommand) -> Option<Finding> {
@@ -1230,6 +1250,31 @@ impl<'a> Walker<'a> {
                     );
                 }
                 return self.wrapped(&words[1 + lead..], sc, name);
+            }
+            "trap" => {
+                // `trap ACTION SIGNAL…`: bash runs ACTION later, as a script: classify
+                // it now (a deny in it stands); deferring it is the default tier.
+                let lead = args
+                    .iter()
+                    .take_while(|a| a.text.starts_with('-') && a.text.len() > 1)
+                    .count();
+                if let Some(action) = args.get(lead).filter(|_| args.len() > lead + 1) {
+                    if action.value().is_some() && action.text != "-" {
+                        let (text, base, span) =
+                            (action.text.clone(), action.content_start, action.span);
+                        self.nested_text(&text, base, span);
+                    }
+                }
+                return (
+                    Finding::new(
+                        self.default_tier(),
+                        "builtin.default",
+                        "trap sets a command to run later (on a signal or at exit)",
+                        all,
+                    ),
+                    none,
+                    norm(),
+                );
             }
             "builtin" | "coproc" => return self.wrapped(&words[1..], sc, name),
             "nohup" => {

@@ -1170,3 +1170,16 @@ fn arithmetic_evaluates_values_as_code() {
         ),
     ]);
 }
+
+#[test]
+fn deferred_commands_and_group_input() {
+    // A trap's action is a script bash runs later; a group's `<` feeds its body (#22).
+    check(&[
+        ("deny", "rm-root", "trap 'rm -rf /' EXIT; ls"),
+        ("ask", "default", "trap 'echo bye' EXIT"),
+        ("ask", "default", "trap \"$x\" INT"),
+        ("ask", "secret-file", "(cat) < .env"),
+        ("ask", "secret-file", "{ nl; } < ~/.ssh/id_rsa"),
+        ("auto", "readonly", "(cat) < notes.txt"),
+    ]);
+}
