@@ -121,6 +121,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         stopped: false,
         tainted: Vec::new(),
         numeric: Vec::new(),
+        loop_static: Vec::new(),
     };
     match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
         Ok(script) => {
@@ -175,6 +176,9 @@ struct Walker<'a> {
     /// Variables this command assigned a literal integer (`n=3`): arithmetic may read
     /// them. Any other name in arithmetic is a value evaluated as code.
     numeric: Vec<String>,
+    /// `for` variables whose every value is a static word or a glob not starting with
+    /// `-` (`for f in *.rs`): reading `"$f"` is reading one of those words.
+    loop_static: Vec<String>,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.
@@ -564,6 +568,16 @@ impl<'a> Walker<'a> {
                 redirects,
                 span,
             } => {
+                if let Some((var, values)) = words.split_first().filter(|(v, _)| v.assign) {
+                    let name = var.text.trim_end_matches('=').to_string();
+                    let static_values = values
+                        .iter()
+                        .all(|v| v.subs.is_empty() && !v.dynamic && !v.text.starts_with('-'));
+                    self.loop_static.retain(|n| *n != name);
+                    if static_values {
+                        self.loop_static.push(name);
+                    }
+                }
                 for w in words {
                     self.word_subs(w);
                     if w.assign {
@@ -661,6 +675,16 @@ impl<'a> Walker<'a> {
     /// Text that bash may evaluate as code although it is written as data (a subscript
     /// in `test -v 'a[$(cmd)]'`): the substitutions in it are classified; text that
     /// does not parse as a script adds nothing (it is data after all).
+    /// `"$f"`, `$f`, `${f}` for a `for` variable of [`Walker::loop_static`].
+    fn is_static_loop_value(&self, w: &Word) -> bool {
+        let t = w.text.trim_matches('"');
+        let name = t
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| t.strip_prefix('$'));
+        name.is_some_and(|n| self.loop_static.iter().any(|k| k == n))
+    }
+
     fn code_in_data(&mut self, text: &str, span: Span) {
         if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
             self.too_complex(span, "too much nested script");
@@ -848,6 +872,28 @@ impl<'a> Walker<'a> {
             let words: Vec<&Word> = sc.words.iter().collect();
             self.words(&words, sc)
         };
+        // A read-only program given a value known only at run time that could begin
+        // with `-` (`sort $x f`, `sort ${x:--o PWN} f`): it may be an option that writes
+        // or runs. Only the programs that print their arguments read them as data.
+        if finding.tier == Tier::Auto && finding.rule == "builtin.shell.readonly" {
+            let prog = sc.words.first().map_or("", |w| basename(&w.text));
+            if !ARGS_ARE_DATA.contains(&prog) {
+                if let Some(w) = sc.words[1..]
+                    .iter()
+                    .find(|w| may_be_option(w) && !self.is_static_loop_value(w))
+                {
+                    finding = Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!(
+                            "a value known only at run time could be an option of {prog}: {}",
+                            self.text(w.span)
+                        ),
+                        w.span,
+                    );
+                }
+            }
+        }
         // Content from a substitution in its arguments is what it writes:
         // `cat <(curl …) | sh`, `echo "$(curl …)" | sh`.
         for w in &sc.words {
@@ -2900,6 +2946,71 @@ fn arith_names(text: &str) -> Vec<&str> {
         i = j.max(i + 1);
     }
     names
+}
+
+/// Programs whose arguments are only printed or compared, never options that write,
+/// read or run (`echo $x`, `test -n "$x"`).
+const ARGS_ARE_DATA: &[&str] = &[
+    "echo", "printf", "true", "false", "test", "[", "[[", ":", "cd",
+];
+
+/// A word whose value is known only at run time and could begin with `-`: a variable,
+/// a substitution or a default (`$x`, `"$(cmd)"`, `${x:--o}`) at its start. A literal
+/// first character (`./$f`, `src/$f`, `x$y`) cannot be a `-` from the value.
+fn may_be_option(w: &Word) -> bool {
+    if !w.dynamic || w.assign {
+        return false;
+    }
+    let t = w.text.trim_start_matches(['"', '\'']);
+    if !(t.starts_with('$') || t.starts_with('`')) {
+        return false;
+    }
+    // `$(pwd)`, `$(find src …)`: output that cannot begin with `-`.
+    let whole_sub = w.subs.len() == 1 && (t.starts_with("$(") || t.starts_with('`'));
+    !(whole_sub && prints_paths_only(&w.subs[0]))
+}
+
+/// Does `s` print only paths that cannot begin with `-`? `pwd` (absolute) and `find`
+/// from literal start points that do not begin with `-`, printing names (no
+/// `-printf`, `-fprintf`, `-exec`, `-ls`).
+fn prints_paths_only(s: &Script) -> bool {
+    let [pl] = s.pipelines.as_slice() else {
+        return false;
+    };
+    let Some(Command::Simple(sc)) = pl.stages.last() else {
+        return false;
+    };
+    let Some(first) = sc.words.first() else {
+        return false;
+    };
+    match basename(&first.text) {
+        "pwd" => sc.words.len() == 1,
+        "find" => {
+            let starts: Vec<&Word> = sc.words[1..]
+                .iter()
+                .take_while(|w| {
+                    !w.text.starts_with('-') && !w.text.starts_with('(') && w.text != "!"
+                })
+                .collect();
+            !starts.is_empty()
+                && starts.iter().all(|w| w.value().is_some())
+                && !sc.words.iter().any(|w| {
+                    matches!(
+                        w.text.as_str(),
+                        "-printf"
+                            | "-fprintf"
+                            | "-exec"
+                            | "-execdir"
+                            | "-ok"
+                            | "-okdir"
+                            | "-ls"
+                            | "-fls"
+                            | "-print0"
+                    )
+                })
+        }
+        _ => false,
+    }
 }
 
 /// Does a word expand a variable's value as code? `${x@P}` (prompt expansion runs the

@@ -1183,3 +1183,21 @@ fn deferred_commands_and_group_input() {
         ("auto", "readonly", "(cat) < notes.txt"),
     ]);
 }
+
+#[test]
+fn run_time_values_are_never_options() {
+    // A value known only at run time that could begin with `-` is an option wherever a
+    // program reads options (#22); printers, `cd`, static loop values and paths that
+    // cannot begin with `-` are data.
+    check(&[
+        ("ask", "dynamic", "x=\"-o\"; sort $x PWN notes.txt"),
+        ("ask", "dynamic", "sort ${x:--o PWN} notes.txt"),
+        ("ask", "dynamic", "cat $(git ls-files)"),
+        ("ask", "dynamic", "wc -l \"$(cat list.txt)\""),
+        ("auto", "readonly", "ls $(pwd)"),
+        ("auto", "readonly", "wc -l $(find . -name '*.rs')"),
+        ("auto", "readonly", "cat ./$f src/$f"),
+        ("auto", "readonly", "echo $x \"$(date)\""),
+        ("auto", "readonly", "for f in *.rs; do wc -l \"$f\"; done"),
+    ]);
+}
