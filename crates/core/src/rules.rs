@@ -122,6 +122,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         tainted: Vec::new(),
         numeric: Vec::new(),
         loop_static: Vec::new(),
+        stdin_paths: false,
     };
     match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
         Ok(script) => {
@@ -179,6 +180,9 @@ struct Walker<'a> {
     /// `for` variables whose every value is a static word or a glob not starting with
     /// `-` (`for f in *.rs`): reading `"$f"` is reading one of those words.
     loop_static: Vec<String>,
+    /// The command being walked reads its input from a pipeline stage that prints only
+    /// paths not beginning with `-` (see [`prints_paths_only`]).
+    stdin_paths: bool,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.
@@ -411,11 +415,19 @@ impl<'a> Walker<'a> {
             let piped = pl.stages.len() > 1;
             let cwd_before = piped.then(|| self.cwd.clone());
             let mut moved = false;
-            for cmd in &pl.stages {
+            let mut paths_in = false;
+            for (k, cmd) in pl.stages.iter().enumerate() {
                 if let Some(c) = &cwd_before {
                     moved |= self.cwd != *c;
                     self.cwd = c.clone();
                 }
+                // `find src -name '*.py' | xargs grep x`: the stage before prints only
+                // paths that cannot begin with `-`.
+                self.stdin_paths = k > 0 && paths_in;
+                paths_in = match cmd {
+                    Command::Simple(sc) => stage_prints_paths(sc, self.stdin_paths),
+                    _ => false,
+                };
                 let before = self.parts.len();
                 let t = self.command(cmd);
                 let span = command_span(cmd);
@@ -1423,9 +1435,72 @@ impl<'a> Walker<'a> {
                         norm(),
                     );
                 }
+                let stdin_paths = self.stdin_paths;
                 let (f, mut t, n) = self.wrapped(rest, sc, name);
                 // `… | xargs sh -c '{}'`: the input becomes code.
                 let prog = rest.first().map_or("", |w| basename(&w.text));
+                // What xargs reads becomes arguments: options (`-o PWN`) unless they come
+                // from `find DIR …`, and code where `-I {}` puts them in a script.
+                let replace = args[..k].iter().any(|a| {
+                    a.text.starts_with("-I")
+                        || a.text.starts_with("-i")
+                        || a.text.starts_with("--replace")
+                });
+                let code = replace && (is_interpreter(prog) || prog == "eval");
+                let options = !ARGS_ARE_DATA.contains(&prog) && !stdin_paths;
+                // `xargs -a FILE`: the items come from FILE, which xargs opens.
+                let arg_file = args[..k].iter().enumerate().find_map(|(j, a)| {
+                    let t = a.text.as_str();
+                    if t == "-a" || t == "--arg-file" {
+                        args.get(j + 1).copied()
+                    } else {
+                        None
+                    }
+                });
+                let arg_file_text = args[..k].iter().find_map(|a| {
+                    a.text
+                        .strip_prefix("--arg-file=")
+                        .or_else(|| a.text.strip_prefix("-a").filter(|v| !v.is_empty()))
+                        .map(str::to_string)
+                });
+                let secret_file = arg_file
+                    .map(|w| w.text.clone())
+                    .or(arg_file_text)
+                    .filter(|f| {
+                        paths::is_secret(f)
+                            || paths::is_secret(&paths::resolve(
+                                f,
+                                self.cwd.as_deref().unwrap_or("/"),
+                                self.env.home,
+                            ))
+                    });
+                if let Some(file) = secret_file {
+                    return (
+                        Finding::new(
+                            Tier::Ask,
+                            "builtin.shell.secret-file",
+                            format!("reads a secret file: {file}"),
+                            all,
+                        ),
+                        t,
+                        n,
+                    );
+                }
+                if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
+                    t.stdin_exec = true;
+                }
+                if f.tier == Tier::Auto && (code || options) {
+                    return (
+                        Finding::new(
+                            self.default_tier(),
+                            "builtin.shell.dynamic",
+                            format!("xargs turns the data it reads into arguments of {prog}: they may be options or code"),
+                            all,
+                        ),
+                        t,
+                        n,
+                    );
+                }
                 if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
                     t.stdin_exec = true;
                 }
@@ -2970,6 +3045,31 @@ fn may_be_option(w: &Word) -> bool {
     !(whole_sub && prints_paths_only(&w.subs[0]))
 }
 
+/// Does this pipeline stage print only paths that cannot begin with `-`? `find DIR …`,
+/// `pwd`, and `xargs grep -l …` fed such paths (it prints the names it was given).
+fn stage_prints_paths(sc: &SimpleCommand, stdin_paths: bool) -> bool {
+    let words: Vec<&str> = sc.words.iter().map(|w| w.text.as_str()).collect();
+    match words.as_slice() {
+        ["xargs", rest @ ..] if stdin_paths => {
+            let prog = rest
+                .iter()
+                .find(|w| !w.starts_with('-'))
+                .copied()
+                .unwrap_or("");
+            matches!(basename(prog), "grep" | "egrep" | "fgrep" | "rg")
+                && rest.iter().any(|w| {
+                    matches!(
+                        *w,
+                        "-l" | "-L" | "--files-with-matches" | "--files-without-match"
+                    ) || (w.starts_with('-')
+                        && !w.starts_with("--")
+                        && (w.contains('l') || w.contains('L')))
+                })
+        }
+        _ => simple_prints_paths(sc),
+    }
+}
+
 /// Does `s` print only paths that cannot begin with `-`? `pwd` (absolute) and `find`
 /// from literal start points that do not begin with `-`, printing names (no
 /// `-printf`, `-fprintf`, `-exec`, `-ls`).
@@ -2980,6 +3080,11 @@ fn prints_paths_only(s: &Script) -> bool {
     let Some(Command::Simple(sc)) = pl.stages.last() else {
         return false;
     };
+    simple_prints_paths(sc)
+}
+
+/// [`prints_paths_only`] for one simple command.
+fn simple_prints_paths(sc: &SimpleCommand) -> bool {
     let Some(first) = sc.words.first() else {
         return false;
     };

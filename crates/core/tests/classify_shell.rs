@@ -143,7 +143,8 @@ fn wrappers_are_transparent() {
         ("auto", "readonly", "nice ls"),
         ("auto", "readonly", "timeout 5 ls"),
         ("auto", "readonly", "env ls"),
-        ("auto", "readonly", "xargs grep x"),
+        ("ask", "dynamic", "xargs grep x"), // #22: its input becomes arguments (options)
+        ("auto", "readonly", "find src -name '*.py' | xargs grep x"),
         ("auto", "readonly", "xargs"),
         ("ask", "default", "xargs rm"),
         ("ask", "default", "nohup npm start"),
@@ -1199,5 +1200,30 @@ fn run_time_values_are_never_options() {
         ("auto", "readonly", "cat ./$f src/$f"),
         ("auto", "readonly", "echo $x \"$(date)\""),
         ("auto", "readonly", "for f in *.rs; do wc -l \"$f\"; done"),
+    ]);
+}
+
+#[test]
+fn xargs_turns_data_into_arguments() {
+    // What xargs reads becomes arguments: options unless they are paths from `find DIR`
+    // (or names `xargs grep -l` printed from them), code where `-I {}` puts them in a
+    // script, and `-a FILE` opens FILE (#22).
+    check(&[
+        ("ask", "dynamic", "ls | xargs sort"),
+        ("ask", "dynamic", "xargs sort <<< \"-o PWN notes.txt\""),
+        ("ask", "dynamic", "xargs -I{} sh -c \"echo {}\" < num.txt"),
+        ("ask", "secret-file", "xargs -a.env echo"),
+        ("ask", "secret-file", "xargs --arg-file=.env echo"),
+        (
+            "auto",
+            "readonly",
+            "find src -name '*.py' | xargs grep -l x",
+        ),
+        (
+            "auto",
+            "readonly",
+            "find tests -name '*.py' | xargs grep -l a | xargs grep -l b",
+        ),
+        ("auto", "readonly", "ls | xargs echo"),
     ]);
 }
