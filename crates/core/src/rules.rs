@@ -2961,9 +2961,9 @@ fn arith_names(text: &str) -> Vec<&str> {
     let mut names = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        let (open_len, close) = if text[i..].starts_with("$((") {
+        let (open_len, close) = if b[i..].starts_with(b"$((") {
             (3, b')')
-        } else if text[i..].starts_with("$[") {
+        } else if b[i..].starts_with(b"$[") {
             (2, b']')
         } else {
             i += 1;
