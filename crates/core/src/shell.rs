@@ -2021,11 +2021,7 @@ fn sequence(body: &str) -> Option<Option<Vec<String>>> {
         _ => return None,
     };
     let step = step.checked_abs()?.max(1);
-    let count = |lo: i64, hi: i64| (hi.abs_diff(lo) / step.unsigned_abs()).saturating_add(1);
     if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
-        if count(x, y) > MAX_BRACE_ALTS as u64 {
-            return Some(None);
-        }
         // A leading zero pads every item to the widest of the two ends.
         let padded = |t: &str| {
             t.trim_start_matches('-').len() > 1 && t.trim_start_matches('-').starts_with('0')
@@ -2035,63 +2031,56 @@ fn sequence(body: &str) -> Option<Option<Vec<String>>> {
         } else {
             0
         };
-        let mut items = Vec::new();
-        let mut v = x;
-        loop {
-            items.push(if width > 0 {
-                let digits = format!("{:0w$}", v.unsigned_abs(), w = width - usize::from(v < 0));
-                if v < 0 {
-                    format!("-{digits}")
-                } else {
-                    digits
-                }
-            } else {
-                v.to_string()
-            });
-            if v == y
-                || (x < y && v.saturating_add(step) > y)
-                || (x > y && v.saturating_sub(step) < y)
-            {
-                break;
-            }
-            v = if x < y {
-                v.saturating_add(step)
-            } else {
-                v.saturating_sub(step)
-            };
-        }
-        return Some(Some(items));
+        return Some(steps(x, y, step).map(|vs| {
+            vs.into_iter()
+                .map(|v| {
+                    if width == 0 {
+                        return v.to_string();
+                    }
+                    let digits =
+                        format!("{:0w$}", v.unsigned_abs(), w = width - usize::from(v < 0));
+                    if v < 0 {
+                        format!("-{digits}")
+                    } else {
+                        digits
+                    }
+                })
+                .collect()
+        }));
     }
     let (mut ca, mut cb) = (a.chars(), b.chars());
     match (ca.next(), ca.next(), cb.next(), cb.next()) {
         (Some(x), None, Some(y), None) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => {
-            let (x, y) = (x as i64, y as i64);
-            if count(x, y) > MAX_BRACE_ALTS as u64 {
-                return Some(None);
-            }
-            let mut items = Vec::new();
-            let mut v = x;
-            loop {
-                items.push(
-                    char::from_u32(v as u32)
-                        .map(String::from)
-                        .unwrap_or_default(),
-                );
-                if v == y
-                    || (x < y && v.saturating_add(step) > y)
-                    || (x > y && v.saturating_sub(step) < y)
-                {
-                    break;
-                }
-                v = if x < y {
-                    v.saturating_add(step)
-                } else {
-                    v.saturating_sub(step)
-                };
-            }
-            Some(Some(items))
+            Some(steps(x as i64, y as i64, step).map(|vs| {
+                vs.into_iter()
+                    .filter_map(|v| u32::try_from(v).ok().and_then(char::from_u32))
+                    .map(String::from)
+                    .collect()
+            }))
         }
         _ => None,
+    }
+}
+
+/// `x`, `x ± step`, … up to `y` (either direction); `None` past [`MAX_BRACE_ALTS`].
+fn steps(x: i64, y: i64, step: i64) -> Option<Vec<i64>> {
+    let count = (y.abs_diff(x) / step.unsigned_abs()).saturating_add(1);
+    if count > MAX_BRACE_ALTS as u64 {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut v = x;
+    loop {
+        out.push(v);
+        if v == y || (x < y && v.saturating_add(step) > y) || (x > y && v.saturating_sub(step) < y)
+        {
+            return Some(out);
+        }
+        v = if x < y {
+            v.saturating_add(step)
+        } else {
+            v.saturating_sub(step)
+        };
     }
 }
 
