@@ -90,7 +90,11 @@ def main():
         shutil.rmtree(a.workdir)
     os.makedirs(a.workdir)
     sb = Sandbox(os.path.abspath(a.workdir))
-    missing = sb.prepare()
+    try:
+        missing = sb.prepare()
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"difftest: REFUSING TO RUN: cannot build the sandbox: {e}")
+        return 2
     if missing:
         print(f"difftest: not on this machine (stubbed out of the run): {' '.join(missing)}")
     failures = sb.verify()
