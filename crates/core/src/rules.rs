@@ -810,6 +810,10 @@ impl<'a> Walker<'a> {
             self.too_complex(span, "nesting too deep (over 48 levels)");
             return Traits::default();
         }
+        // Spans map into the command only where `text` stands there as it is (a body
+        // or an argument inside a decoded string does not): otherwise every part of
+        // the nested script gets the enclosing span.
+        let base = base.filter(|&b| self.src.get(b..b + text.len()) == Some(text));
         let parsed = match base {
             Some(b) => shell::parse_in(text, b, None, self.depth + 1, &mut self.steps),
             None => shell::parse_in(text, 0, Some(span), self.depth + 1, &mut self.steps),
