@@ -1214,6 +1214,7 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
         }
+        let mut dup_reads = false;
         let op = if self.starts("&>>") {
             self.pos += 3;
             RedirOp::AppendErr
@@ -1230,6 +1231,7 @@ impl<'a> Parser<'a> {
             self.pos += 2;
             RedirOp::ReadWrite
         } else if self.starts("<&") || self.starts(">&") {
+            dup_reads = self.peek() == Some(b'<');
             self.pos += 2;
             RedirOp::Dup
         } else if self.starts(">>") {
@@ -1261,7 +1263,8 @@ impl<'a> Parser<'a> {
                 && (t == "-" || t.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit()));
             if !is_fd || target.dynamic {
                 // `>& file` writes stdout and stderr to a file.
-                op = if self.s[start..].contains(&b'<') && !self.s[start..].starts_with(b">") {
+                // By the operator itself (the rest of the input may hold any `<`).
+                op = if dup_reads {
                     RedirOp::In
                 } else {
                     RedirOp::OutErr

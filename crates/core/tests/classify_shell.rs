@@ -1227,3 +1227,14 @@ fn xargs_turns_data_into_arguments() {
         ("auto", "readonly", "ls | xargs echo"),
     ]);
 }
+
+#[test]
+fn a_dup_redirect_to_a_file_is_read_by_its_own_operator() {
+    // `2>&1ls` writes the file `1ls`; a `<` later in the command (`;<<2`) made it a
+    // read (found by the compound_never_weaker_than_parts property test).
+    check(&[
+        ("ask", "redirect", "2>&1ls;<<2>&1"),
+        ("ask", "redirect", "ls >&out.txt; cat <in.txt"),
+        ("auto", "readonly", "cat <&3"),
+    ]);
+}
