@@ -3426,7 +3426,16 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                     "date -s sets the system clock",
                     x.span,
                 ),
-                None => ReadOnly::Yes,
+                // `date -f FILE` parses each line of FILE and prints the ones it cannot
+                // read in its errors: any file, a secret included.
+                None => match o.has_short('f').or_else(|| o.has_long("file")) {
+                    Some(x) => flag(
+                        "builtin.shell.date-file",
+                        "date -f prints the lines of the file it reads",
+                        x.span,
+                    ),
+                    None => ReadOnly::Yes,
+                },
             }
         }
         "hostname" => match args.first() {

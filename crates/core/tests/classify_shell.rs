@@ -591,6 +591,8 @@ fn readonly_allowlist_and_limits() {
         ("auto", "readonly", "date +%s"),
         ("ask", "date-set", "date -s \"2020-01-01\""),
         ("ask", "date-set", "date --set=2020-01-01"),
+        ("ask", "date-file", "date -f ~/.ssh/id_rsa"), // #22: prints the file's lines
+        ("ask", "date-file", "date --file=dates.txt"),
         ("auto", "readonly", "uname -a"),
         ("auto", "readonly", "hostname"),
         ("ask", "hostname-args", "hostname dev-box"),
