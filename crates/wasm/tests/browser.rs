@@ -4,34 +4,20 @@
 // A test file: panicking on a broken browser is the point (clippy only exempts #[test] fns).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function, Promise};
 use std::cell::Cell;
 use std::rc::Rc;
-use toolgate_wasm::{Gate, Policy};
+use toolgate_wasm::Gate;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
+mod common;
+
+use common::{get, js, policy, s};
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn js(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).unwrap()
-}
-
-fn get(v: &JsValue, key: &str) -> JsValue {
-    Reflect::get(v, &JsValue::from_str(key)).unwrap()
-}
-
-fn s(v: &JsValue, key: &str) -> String {
-    get(v, key)
-        .as_string()
-        .unwrap_or_else(|| panic!("{key} of {v:?}"))
-}
-
-fn policy() -> Policy {
-    Policy::defaults(js(r#"{"workspace":"/w","home":"/home/u"}"#)).unwrap()
-}
 
 fn gate(timeout_ms: u32) -> Gate {
     let opts = js(&format!(

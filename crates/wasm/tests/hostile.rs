@@ -11,7 +11,7 @@
 #[allow(dead_code)]
 mod adversarial;
 
-use js_sys::{Array, Reflect};
+use js_sys::Array;
 use toolgate_core::shell::MAX_DEPTH;
 use toolgate_wasm::{Gate, Policy};
 use wasm_bindgen::prelude::*;
@@ -19,29 +19,15 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
+mod common;
+
+use common::{get, js, policy, s};
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn js(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).unwrap()
-}
-
-fn get(v: &JsValue, key: &str) -> JsValue {
-    Reflect::get(v, &JsValue::from_str(key)).unwrap()
-}
-
-fn s(v: &JsValue, key: &str) -> String {
-    get(v, key)
-        .as_string()
-        .unwrap_or_else(|| panic!("{key} of {v:?}"))
-}
 
 fn bash(command: &str, id: &str) -> JsValue {
     let call = serde_json::json!({"tool": "bash", "args": {"command": command}, "toolCallId": id});
     js(&call.to_string())
-}
-
-fn policy() -> Policy {
-    Policy::defaults(js(r#"{"workspace":"/w","home":"/home/u"}"#)).unwrap()
 }
 
 /// The inputs that aborted the classifier before the fix (issue #19), and nestings
