@@ -263,7 +263,7 @@ function finishSubmit(runId, state, r) {
 const SCRIPT = [
   { say: "I'll find out why tests/parse_date.test.js fails, fix it and ship the fix." },
   { calls: [{ tool: "read", args: { path: "src/parse_date.js" } }] },
-  { calls: [{ tool: "bash", args: { command: 'grep -rn "parseDate" src tests' } }] },
+  { calls: [{ tool: "bash", args: { command: 'grep -n "parseDate" src/parse_date.js tests/parse_date.test.js' } }] },
   { calls: [{ tool: "bash", args: { command: "npm test" } }] },
   { say: "JavaScript months are 0-based; parseDate passes the month straight through. Fixing it." },
   { calls: [{ tool: "edit", args: { path: "src/parse_date.js", old_str: "new Date(y, m, d)", new_str: "new Date(y, m - 1, d)" } }], after: () => (fixed = true) },

@@ -63,6 +63,52 @@ fn segment(p: &str, t: &str) -> bool {
     match_str(p, t)
 }
 
+/// Can some text matched by `pattern` (`*` any run, `?` one character) begin with
+/// `prefix`? Runs the pattern as a set of positions over `prefix`: O(|pattern|·|prefix|).
+/// Every pattern matches something once its prefix is consumed (`*` and `?` can), so a
+/// position left after `prefix` is a witness.
+pub fn may_start_with(pattern: &str, prefix: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let mut states = vec![false; p.len() + 1];
+    let close = |states: &mut Vec<bool>| {
+        for i in 0..p.len() {
+            if states[i] && p[i] == '*' {
+                states[i + 1] = true;
+            }
+        }
+    };
+    states[0] = true;
+    close(&mut states);
+    for c in prefix.chars() {
+        let mut next = vec![false; p.len() + 1];
+        for i in 0..p.len() {
+            if !states[i] {
+                continue;
+            }
+            match p[i] {
+                '*' => next[i] = true,
+                '?' => next[i + 1] = true,
+                x if x == c => next[i + 1] = true,
+                _ => {}
+            }
+        }
+        close(&mut next);
+        states = next;
+        if !states.iter().any(|&s| s) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Can some text matched by `pattern` end with `suffix`? [`may_start_with`] on both
+/// reversed.
+pub fn may_end_with(pattern: &str, suffix: &str) -> bool {
+    let p: String = pattern.chars().rev().collect();
+    let s: String = suffix.chars().rev().collect();
+    may_start_with(&p, &s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +127,31 @@ mod tests {
         }
         let long = "a".repeat(65536);
         assert!(!match_str("*a*a*a*b", &long));
+    }
+
+    #[test]
+    fn prefixes_and_suffixes() {
+        for (p, x, want) in [
+            ("*", ".env", true),
+            ("?env*", ".env", true),
+            (".e*x", ".env", true),
+            ("*.rs", ".env", true), // `.env.rs`
+            ("b*", ".env", false),
+            ("a*", ".env", false),
+            ("", ".env", false),
+            (".en", ".env", false),
+        ] {
+            assert_eq!(may_start_with(p, x), want, "{p} starts with {x}");
+        }
+        for (p, x, want) in [
+            ("*", ".key", true),
+            ("*.k?y", ".key", true),
+            ("server.*", ".key", true),
+            ("*.rs", ".key", false),
+            ("*.ke", ".key", false),
+        ] {
+            assert_eq!(may_end_with(p, x), want, "{p} ends with {x}");
+        }
     }
 
     #[test]

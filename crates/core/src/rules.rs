@@ -123,6 +123,8 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         numeric: Vec::new(),
         loop_static: Vec::new(),
         stdin_paths: false,
+        stdin_paths_secret: false,
+        piped_in: false,
     };
     match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
         Ok(script) => {
@@ -183,6 +185,12 @@ struct Walker<'a> {
     /// The command being walked reads its input from a pipeline stage that prints only
     /// paths not beginning with `-` (see [`prints_paths_only`]).
     stdin_paths: bool,
+    /// Those paths may name a secret file: `find` reaches any file under its start
+    /// points, unless it stays at depth 1 and its `-name` cannot match a secret name.
+    stdin_paths_secret: bool,
+    /// The command being walked is a later stage of a pipeline: its stdin is a pipe
+    /// (`… | rg foo` searches that, not the working directory).
+    piped_in: bool,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.
@@ -416,6 +424,7 @@ impl<'a> Walker<'a> {
             let cwd_before = piped.then(|| self.cwd.clone());
             let mut moved = false;
             let mut paths_in = false;
+            let mut paths_secret = false;
             for (k, cmd) in pl.stages.iter().enumerate() {
                 if let Some(c) = &cwd_before {
                     moved |= self.cwd != *c;
@@ -424,8 +433,16 @@ impl<'a> Walker<'a> {
                 // `find src -name '*.py' | xargs grep x`: the stage before prints only
                 // paths that cannot begin with `-`.
                 self.stdin_paths = k > 0 && paths_in;
+                self.stdin_paths_secret = self.stdin_paths && paths_secret;
+                self.piped_in = k > 0;
                 paths_in = match cmd {
                     Command::Simple(sc) => stage_prints_paths(sc, self.stdin_paths),
+                    _ => false,
+                };
+                paths_secret = match cmd {
+                    Command::Simple(sc) if paths_in => {
+                        find_may_list_secret(sc, self) || self.stdin_paths_secret
+                    }
                     _ => false,
                 };
                 let before = self.parts.len();
@@ -894,7 +911,15 @@ impl<'a> Walker<'a> {
         if finding.tier == Tier::Auto && finding.rule == "builtin.shell.readonly" {
             let prog = sc.words.first().map_or("", |w| basename(&w.text));
             if !ARGS_ARE_DATA.contains(&prog) {
-                if let Some(w) = sc.words[1..]
+                // Words after `--` are operands. A `--` right after an option may be
+                // that option's value (`rg -e -- *`), so only one after the program or
+                // an operand counts.
+                let end = (1..sc.words.len())
+                    .find(|&i| {
+                        sc.words[i].value() == Some("--") && !sc.words[i - 1].text.starts_with('-')
+                    })
+                    .unwrap_or(sc.words.len());
+                if let Some(w) = sc.words[1..end]
                     .iter()
                     .find(|w| may_be_option(w) && !self.is_static_loop_value(w))
                 {
@@ -903,6 +928,19 @@ impl<'a> Walker<'a> {
                         "builtin.shell.dynamic",
                         format!(
                             "a value known only at run time could be an option of {prog}: {}",
+                            self.text(w.span)
+                        ),
+                        w.span,
+                    );
+                } else if let Some(w) = sc.words[1..end]
+                    .iter()
+                    .find(|w| glob_may_be_option(w) && !OPTIONS_HARMLESS.contains(&prog))
+                {
+                    finding = Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!(
+                            "a glob could expand to a file name that is an option of {prog}: {}",
                             self.text(w.span)
                         ),
                         w.span,
@@ -1493,6 +1531,23 @@ impl<'a> Walker<'a> {
                 if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
                     t.stdin_exec = true;
                 }
+                // `find . | xargs cat`: it opens every file find lists, `.env` included.
+                if f.tier == Tier::Auto
+                    && stdin_paths
+                    && self.stdin_paths_secret
+                    && READS_FILES.contains(&prog)
+                {
+                    return (
+                        Finding::new(
+                            self.default_tier(),
+                            "builtin.shell.recursive-read",
+                            format!("{prog} opens every file find lists, a secret file among them; only a host with a file system can check what it reaches"),
+                            all,
+                        ),
+                        t,
+                        n,
+                    );
+                }
                 if f.tier == Tier::Auto && (code || options) {
                     return (
                         Finding::new(
@@ -1812,7 +1867,7 @@ impl<'a> Walker<'a> {
             }
         }
 
-        match readonly(name, args, self) {
+        match readonly(name, args, self, first.span) {
             ReadOnly::Yes => (
                 Finding::new(
                     Tier::Auto,
@@ -2757,29 +2812,95 @@ fn prints_numbers(s: &Script) -> bool {
     })
 }
 
-/// Names of secret files and directories a glob could stand for.
-const SECRET_NAMES: &[&str] = &[
-    ".env",
-    ".env.local",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    "x.pem",
-    "x.key",
-    ".netrc",
-    "credentials",
-    ".git-credentials",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    ".ssh",
-    ".aws",
-    ".gnupg",
+/// The languages of secret names ([`paths::is_secret`]), one witness each: a glob
+/// segment that can match some name of a language is tried as its witness. `Prefix`
+/// and `Suffix` languages are closed under adding text, so any member is as secret as
+/// the witness.
+enum SecretName {
+    Exact(&'static str),
+    Prefix(&'static str),
+    Suffix(&'static str),
+}
+
+const SECRET_NAMES: &[SecretName] = &[
+    SecretName::Prefix(".env"),
+    SecretName::Prefix("id_rsa"),
+    SecretName::Prefix("id_ed25519"),
+    SecretName::Prefix("id_ecdsa"),
+    SecretName::Prefix("id_dsa"),
+    SecretName::Suffix(".pem"),
+    SecretName::Suffix(".key"),
+    SecretName::Exact(".netrc"),
+    SecretName::Exact("_netrc"),
+    SecretName::Exact("credentials"),
+    SecretName::Exact(".git-credentials"),
+    SecretName::Exact(".pgpass"),
+    SecretName::Exact(".npmrc"),
+    SecretName::Exact(".pypirc"),
+    SecretName::Exact(".ssh"),
+    SecretName::Exact(".aws"),
+    SecretName::Exact(".gnupg"),
 ];
 
-/// Could glob word `a` (`~/.aws/cred*`, `.e?v`, `[.]env`) name a secret file? Each
-/// segment with a glob character is tried against [`SECRET_NAMES`] (a bracket counts as
-/// one character); a segment needs two literal characters, so `*` and `*.rs` do not.
+/// A glob segment as a lower-case pattern of `*` and `?` (a bracket expression counts
+/// as one `?`; just after `[` or `[!` / `[^`, a `]` is a member, not the end: bash
+/// matches `.[]e]nv` against `.env`).
+fn secret_pattern(seg: &str) -> String {
+    let mut pattern = String::new();
+    let mut in_bracket = false;
+    let mut first = false;
+    for c in seg.chars() {
+        match c {
+            '[' if !in_bracket => {
+                in_bracket = true;
+                first = true;
+                pattern.push('?');
+            }
+            '!' | '^' if in_bracket && first => {}
+            ']' if in_bracket && !first => in_bracket = false,
+            _ if in_bracket => first = false,
+            _ => pattern.extend(c.to_lowercase()),
+        }
+    }
+    pattern
+}
+
+/// Extensions of source and text files: a glob ending in one (`*.rs`, `test_*.py`)
+/// names no `id_rsa…` or `.env…` file that holds a secret, though `id_rsa.rs` starts
+/// like one.
+const CODE_EXTS: &[&str] = &[
+    "rs", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "c", "h", "cc",
+    "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "md", "rst", "txt", "html", "css", "scss",
+    "sh", "ipynb", "lock", "log", "csv",
+];
+
+/// Can `pattern` (from [`secret_pattern`]) match a name of the language `name`?
+fn pattern_may_match(pattern: &str, name: &SecretName) -> bool {
+    match name {
+        SecretName::Exact(n) => crate::glob::match_str(pattern, n),
+        SecretName::Prefix(n) => {
+            let code = pattern
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| CODE_EXTS.contains(&ext));
+            !code && crate::glob::may_start_with(pattern, n)
+        }
+        SecretName::Suffix(n) => crate::glob::may_end_with(pattern, n),
+    }
+}
+
+/// Could some name matched by `pattern` (from [`secret_pattern`]) be secret?
+fn pattern_may_be_secret_name(pattern: &str) -> bool {
+    SECRET_NAMES
+        .iter()
+        .any(|name| pattern_may_match(pattern, name))
+}
+
+/// Could glob word `a` (`*`, `./*`, `~/.aws/cred*`, `.e?v`, `[.]env`, `~/.*/*`) name a
+/// secret file? Each segment with a glob character is tried against every language of
+/// [`SECRET_NAMES`] (case-insensitively, as `is_secret` compares; a bracket counts as
+/// one character); where it can match one, the witness stands in that segment and the
+/// path is judged. As bash matches, a segment beginning with `*` or `?` does not match
+/// a name beginning with `.`.
 fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
     let text = a.text.as_str();
     let segs: Vec<&str> = text.split('/').collect();
@@ -2787,33 +2908,19 @@ fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
         if !seg.contains(['*', '?', '[']) {
             return false;
         }
-        let mut pattern = String::new();
-        let mut in_bracket = false;
-        // Just after `[` or `[!` / `[^`: a `]` there is a member, not the end (bash
-        // matches `.[]e]nv` against `.env`).
-        let mut first = false;
-        for c in seg.chars() {
-            match c {
-                '[' if !in_bracket => {
-                    in_bracket = true;
-                    first = true;
-                    pattern.push('?');
-                }
-                '!' | '^' if in_bracket && first => {}
-                ']' if in_bracket && !first => in_bracket = false,
-                _ if in_bracket => first = false,
-                _ => pattern.push(c),
-            }
-        }
-        if pattern.chars().filter(|c| !matches!(c, '*' | '?')).count() < 2 {
-            return false;
-        }
+        let pattern = secret_pattern(seg);
+        let hides_dots = seg.starts_with(['*', '?']);
         SECRET_NAMES.iter().any(|name| {
-            if !crate::glob::match_str(&pattern, name) {
+            let witness = match name {
+                SecretName::Exact(n) | SecretName::Prefix(n) => (*n).to_string(),
+                SecretName::Suffix(n) => format!("x{n}"),
+            };
+            let can = pattern_may_match(&pattern, name);
+            if !can || (hides_dots && witness.starts_with('.')) {
                 return false;
             }
             let mut parts: Vec<&str> = segs.clone();
-            parts[i] = name;
+            parts[i] = &witness;
             let candidate = parts.join("/");
             let resolved = if a.tilde || candidate.starts_with('/') {
                 paths::resolve(&candidate, "/", w.env.home)
@@ -3033,6 +3140,15 @@ const ARGS_ARE_DATA: &[&str] = &[
     "echo", "printf", "true", "false", "test", "[", "[[", ":", "cd",
 ];
 
+/// Programs none of whose options writes, runs, follows or opens a file: a glob that
+/// expands to an option (`cat *.rs` with a file named `-n.rs`) only changes how they
+/// print. (`wc --files0-from`, `grep -r`/`-f`, `sort -o`, `tail -f` and `uniq`'s second
+/// operand are why those are not here.)
+const OPTIONS_HARMLESS: &[&str] = &[
+    "cat", "ls", "head", "nl", "cut", "tr", "basename", "dirname", "pwd", "whoami", "id", "uname",
+    "seq", "df", "realpath", "readlink", "stat", "comm", "cmp",
+];
+
 /// A word whose value is known only at run time and could begin with `-`: a variable,
 /// a substitution or a default (`$x`, `"$(cmd)"`, `${x:--o}`) at its start. A literal
 /// first character (`./$f`, `src/$f`, `x$y`) cannot be a `-` from the value.
@@ -3047,6 +3163,12 @@ fn may_be_option(w: &Word) -> bool {
     // `$(pwd)`, `$(find src …)`: output that cannot begin with `-`.
     let whole_sub = w.subs.len() == 1 && (t.starts_with("$(") || t.starts_with('`'));
     !(whole_sub && prints_paths_only(&w.subs[0]))
+}
+
+/// A glob that can expand to a name beginning with `-` (`*`, `?*`, `[-a]*`): a
+/// repository can hold a file named `--output=x` or `-o`.
+fn glob_may_be_option(w: &Word) -> bool {
+    w.glob && !w.assign && w.text.starts_with(['*', '?', '['])
 }
 
 /// Does this pipeline stage print only paths that cannot begin with `-`? `find DIR …`,
@@ -3318,7 +3440,7 @@ const READS_FILES: &[&str] = &[
     "cut", "sort", "uniq", "jq", "file",
 ];
 
-fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
+fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let result = match name {
@@ -3499,6 +3621,15 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         _ => ReadOnly::No,
     };
     if let ReadOnly::Yes = result {
+        if let Some(span) = recursive_read(name, args, w, prog) {
+            return ReadOnly::Flag(
+                "builtin.shell.recursive-read",
+                format!("{name} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches"),
+                span,
+            );
+        }
+    }
+    if let ReadOnly::Yes = result {
         if READS_FILES.contains(&name) {
             for a in args {
                 if !a.dynamic && !a.text.starts_with('-') && paths::is_secret(&a.text) {
@@ -3536,6 +3667,160 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         }
     }
     result
+}
+
+/// Does this read-only program open every file under a directory? `grep -r` (`-R`,
+/// `--recursive`, `-d recurse`), `diff -r`, and `rg` on anything but a pipe or
+/// `--files`. The span of what makes it recursive.
+fn recursive_read(name: &str, args: &[&Word], w: &Walker, prog: Span) -> Option<Span> {
+    match name {
+        "grep" | "egrep" | "fgrep" => {
+            let o = Opts::parse(
+                args,
+                "ABCDdefm",
+                &[
+                    "regexp",
+                    "file",
+                    "max-count",
+                    "after-context",
+                    "before-context",
+                    "context",
+                    "directories",
+                    "devices",
+                    "include",
+                    "exclude",
+                    "exclude-from",
+                    "exclude-dir",
+                    "label",
+                    "binary-files",
+                    "group-separator",
+                ],
+            );
+            if let Some(x) = o
+                .has_short('r')
+                .or_else(|| o.has_short('R'))
+                .or_else(|| o.has_long("recursive"))
+                .or_else(|| o.has_long("dereference-recursive"))
+            {
+                return Some(x.span);
+            }
+            // `-d recurse`, `-drecurse`, `--directories=recurse`, `--directories recurse`.
+            args.iter().enumerate().find_map(|(i, a)| {
+                let t = a.text.as_str();
+                let by_value = t == "recurse"
+                    && i > 0
+                    && (args[i - 1].text == "-d" || args[i - 1].text.starts_with("--d"));
+                let joined = t.ends_with("recurse")
+                    && (t.starts_with("--d") || (t.starts_with('-') && t.contains('d')));
+                (by_value || joined).then_some(a.span)
+            })
+        }
+        "diff" => {
+            let o = Opts::parse(
+                args,
+                "CDFIHLSUWXx",
+                &[
+                    "context",
+                    "unified",
+                    "ifdef",
+                    "ignore-matching-lines",
+                    "label",
+                    "show-function-line",
+                    "starting-file",
+                    "exclude",
+                    "exclude-from",
+                    "width",
+                    "tabsize",
+                    "color",
+                    "palette",
+                    "from-file",
+                    "to-file",
+                ],
+            );
+            o.has_short('r')
+                .or_else(|| o.has_long("recursive"))
+                .map(|x| x.span)
+        }
+        "rg" => {
+            let o = Opts::parse(
+                args,
+                "ABCEefgjMmrTtd",
+                &[
+                    "regexp",
+                    "file",
+                    "glob",
+                    "iglob",
+                    "type",
+                    "type-not",
+                    "max-count",
+                    "context",
+                    "before-context",
+                    "after-context",
+                    "replace",
+                    "max-depth",
+                    "encoding",
+                    "pre-glob",
+                    "threads",
+                    "sort",
+                    "sortr",
+                ],
+            );
+            // `--files` and `--type-list` print names only.
+            if o.has_long("files").is_some() || o.has_long("type-list").is_some() {
+                return None;
+            }
+            let pattern_given = o.has_short('e').is_some()
+                || o.has_short('f').is_some()
+                || o.has_long("regexp").is_some()
+                || o.has_long("file").is_some();
+            let paths = o.operands.len().saturating_sub(usize::from(!pattern_given));
+            if paths == 0 && w.piped_in {
+                return None;
+            }
+            // A named path may be a directory: rg searches everything under it.
+            let first_path = o.operands.get(usize::from(!pattern_given));
+            Some(first_path.map_or(prog, |a| a.span))
+        }
+        _ => None,
+    }
+}
+
+/// May `find …` (a stage printing paths) list a secret file? Yes unless it stays at
+/// depth 1 (`-maxdepth 0|1`), starts at directories that are not secret, and a
+/// top-level `-name`/`-iname` test has a pattern no secret name matches (find's
+/// `-name` matches a leading `.` with `*`, unlike bash).
+fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
+    let words: Vec<&str> = sc.words.iter().map(|x| x.text.as_str()).collect();
+    match basename(words.first().copied().unwrap_or("")) {
+        "find" => {}
+        // `pwd` prints a directory; `xargs grep -l` the names it was given (the caller
+        // adds what its input may name).
+        "pwd" | "xargs" => return false,
+        _ => return true,
+    }
+    let shallow = words
+        .windows(2)
+        .any(|p| p[0] == "-maxdepth" && matches!(p[1], "0" | "1"));
+    if !shallow
+        || words
+            .iter()
+            .any(|t| matches!(*t, "-o" | "-or" | "!" | "-not" | "(" | ","))
+    {
+        return true;
+    }
+    let starts_secret = sc.words[1..]
+        .iter()
+        .take_while(|x| !x.text.starts_with('-'))
+        .any(|x| w.resolve_word(x).is_none_or(|p| paths::is_secret(&p)));
+    if starts_secret {
+        return true;
+    }
+    let names: Vec<String> = words
+        .windows(2)
+        .filter(|p| matches!(p[0], "-name" | "-iname"))
+        .map(|p| secret_pattern(p[1]))
+        .collect();
+    !names.iter().any(|pat| !pattern_may_be_secret_name(pat))
 }
 
 fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
@@ -3670,9 +3955,13 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         }
     }
     match sub.text.as_str() {
-        "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" | "grep" => {
-            ReadOnly::Yes
-        }
+        "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" => ReadOnly::Yes,
+        // Every tracked file is opened, a tracked `.env` included.
+        "grep" => flag(
+            "builtin.shell.recursive-read",
+            "git grep reads every tracked file, a secret file among them; only a host with a file system can check what it reaches",
+            sub.span,
+        ),
         "branch" => {
             for a in rest {
                 let t = a.text.as_str();

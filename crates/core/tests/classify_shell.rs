@@ -144,7 +144,18 @@ fn wrappers_are_transparent() {
         ("auto", "readonly", "timeout 5 ls"),
         ("auto", "readonly", "env ls"),
         ("ask", "dynamic", "xargs grep x"), // #22: its input becomes arguments (options)
-        ("auto", "readonly", "find src -name '*.py' | xargs grep x"),
+        // #22: grep opens every file find lists (a recursive read) unless find stays at
+        // depth 1 and its -name matches no secret name.
+        (
+            "ask",
+            "recursive-read",
+            "find src -name '*.py' | xargs grep x",
+        ),
+        (
+            "auto",
+            "readonly",
+            "find src -maxdepth 1 -name '*.py' | xargs grep x",
+        ),
         ("auto", "readonly", "xargs"),
         ("ask", "default", "xargs rm"),
         ("ask", "default", "nohup npm start"),
@@ -571,17 +582,18 @@ fn readonly_allowlist_and_limits() {
         ("ask", "tail-follow", "tail -fn 10 x"),
         ("ask", "tail-follow", "tail --follow=name x"),
         ("auto", "readonly", "wc -l src/lib.rs"),
-        ("auto", "readonly", "grep -rn \"TODO\" src"),
+        ("ask", "recursive-read", "grep -rn \"TODO\" src"), // #22: reaches every file
         ("auto", "readonly", "egrep 'warn|error' build.log"),
         ("auto", "readonly", "fgrep 'a.b' notes.txt"),
-        ("auto", "readonly", "rg 'fn main' src"),
+        ("ask", "recursive-read", "rg 'fn main' src"), // #22: reaches every file
+        ("auto", "readonly", "git diff | rg 'fn main'"),
         ("ask", "rg-pre", "rg --pre ./decode.sh TODO src"),
         ("ask", "rg-pre", "rg --pre=cat TODO"),
         ("ask", "rg-pre", "rg --hostname-bin=x y"),
         ("ask", "rg-pre", "rg -z TODO"),
         ("ask", "rg-pre", "rg -iz TODO"),
         ("ask", "rg-pre", "rg --search-zip TODO"),
-        ("auto", "readonly", "rg -e z src"),
+        ("ask", "recursive-read", "rg -e z src"), // #22
         ("auto", "readonly", "echo hello"),
         ("auto", "readonly", "printf '%s\\n' hello"),
         ("auto", "readonly", "pwd"),
@@ -663,7 +675,7 @@ fn git() {
         ("auto", "readonly", "git blame src/main.rs"),
         ("auto", "readonly", "git ls-files"),
         ("auto", "readonly", "git rev-parse HEAD"),
-        ("auto", "readonly", "git grep -n TODO"),
+        ("ask", "recursive-read", "git grep -n TODO"), // #22: every tracked file
         ("auto", "readonly", "git branch"),
         ("auto", "readonly", "git branch -a"),
         ("auto", "readonly", "git branch -r"),
@@ -749,7 +761,7 @@ fn option_spellings_and_wrapper_options_from_review() {
             "git grep --open='touch /tmp/pwned' TODO",
         ),
         ("ask", "git-ext-diff", "git grep --open-files='x' TODO"),
-        ("auto", "readonly", "git grep -eFOO src"),
+        ("ask", "recursive-read", "git grep -eFOO src"), // not -O: a recursive read (#22)
         ("auto", "readonly", "git log -SFOO"),
         ("auto", "readonly", "git log --oneline -5"),
         // env -S: variables inside the string count; env -C: paths resolve from DIR.
@@ -965,10 +977,10 @@ fn fourth_review_findings() {
         ("auto", "readonly", "[[ \"$line\" == *'$('* ]] && echo subst"),
         ("auto", "readonly", "[[ \"$cmd\" =~ \\$\\( ]] && echo has"),
         ("auto", "readonly", "test \"$x\" = '$(foo)'"),
-        ("auto", "readonly", "for pat in '$(' '`'; do grep -rnF \"$pat\" scripts/; done"),
+        ("auto", "readonly", "for pat in '$(' '`'; do grep -nF \"$pat\" scripts/setup; done"),
         ("auto", "readonly", "for FILE in *.md; do wc -l \"$FILE\"; done"),
-        ("auto", "readonly", "git grep -e -O"),
-        ("auto", "readonly", "git grep -F -- -O"),
+        ("ask", "recursive-read", "git grep -e -O"), // not -O: a recursive read (#22)
+        ("ask", "recursive-read", "git grep -F -- -O"), // not -O (#22)
         ("auto", "readonly", "echo $(( $(date +%s) - 5 ))"),
         ("auto", "readonly", "[[ $(git status --porcelain | wc -l) -eq 0 ]]"),
         ("auto", "readonly", "cat < README.md"),
@@ -1017,7 +1029,7 @@ fn fifth_review_findings() {
         ("ask", "secret-file", "cat [.]env"),
         ("ask", "secret-file", "cat ~/.ssh/*"),
         ("auto", "readonly", "cat *.rs"),
-        ("auto", "readonly", "grep -r foo *"),
+        ("ask", "recursive-read", "grep -r foo *"), // #22: reaches every file
         ("ask", "secret-file", "cd ~/.aws; cat credentials"),
         ("ask", "secret-file", "grep --file=/home/dev/.netrc x"),
         ("ask", "secret-file", "grep -f/home/dev/.netrc x"),
@@ -1219,11 +1231,17 @@ fn xargs_turns_data_into_arguments() {
         (
             "auto",
             "readonly",
-            "find src -name '*.py' | xargs grep -l x",
+            "find src -maxdepth 1 -name '*.py' | xargs grep -l x",
         ),
         (
             "auto",
             "readonly",
+            "find tests -maxdepth 1 -name '*.py' | xargs grep -l a | xargs grep -l b",
+        ),
+        // Deeper, find can list a secret file: a recursive read.
+        (
+            "ask",
+            "recursive-read",
             "find tests -name '*.py' | xargs grep -l a | xargs grep -l b",
         ),
         ("auto", "readonly", "ls | xargs echo"),

@@ -307,6 +307,78 @@ fn public_corpus() {
     );
 }
 
+/// A corpus beside `public.jsonl` in `../shared/corpus/`, skipped when absent (a clone
+/// without the shared folder).
+fn shared(name: &str) -> Option<PathBuf> {
+    let path = root().join("../shared/corpus").join(name);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("{name} not found at {}: skipped", path.display());
+        None
+    }
+}
+
+/// What a read can reach: recursive reads, globs that can become options or match
+/// secret files.
+#[test]
+fn reach_corpus() {
+    let Some(path) = shared("reach.jsonl") else {
+        return;
+    };
+    let cases = load(&path);
+    let strict = strict_rules();
+    report("reach.jsonl", &check("reach.jsonl", &cases, strict), strict);
+}
+
+/// Other guards' blocked cases (`peers/`): none may be `auto`. `cc-safety-net-blocked`
+/// lists commands (`command`); `dcg` lists calls with that tool's verdict (`dcg`), of
+/// which only its `deny` cases count.
+#[test]
+fn peers_blocked_never_auto() {
+    let Some(dir) = shared("peers") else {
+        return;
+    };
+    let policy = policy();
+    let mut checked = 0;
+    let mut auto = Vec::new();
+    for file in ["cc-safety-net-blocked.jsonl", "dcg.jsonl"] {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{file}:{}: not JSON: {e}", i + 1));
+            let call = match (v.get("command"), v.get("dcg")) {
+                (Some(Value::String(c)), _) => {
+                    serde_json::json!({"tool": "bash", "args": {"command": c}})
+                }
+                (_, Some(Value::String(d))) if d == "deny" => {
+                    serde_json::json!({"tool": v["tool"], "args": v["args"]})
+                }
+                (_, Some(_)) => continue,
+                _ => panic!("{file}:{}: neither a command nor a dcg verdict", i + 1),
+            };
+            let verdict = policy.classify_value(&call);
+            checked += 1;
+            if verdict.tier == Tier::Auto {
+                auto.push(format!("{file}:{}: {}", i + 1, short(&call)));
+            }
+        }
+    }
+    eprintln!("peers: {checked} blocked cases, {} auto", auto.len());
+    assert!(checked >= 400, "only {checked} peer cases read");
+    assert!(
+        auto.is_empty(),
+        "blocked by a peer, auto here:\n{}",
+        auto.join("\n")
+    );
+}
+
 /// The own corpus covers what DESIGN §1 lists: every hard-deny id, every allowlisted
 /// program, every tool family, each tier. (A check of the corpus, not the classifier.)
 #[test]
