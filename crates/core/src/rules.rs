@@ -115,6 +115,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         src: cmd,
         parts: Vec::new(),
         cwd: Some(Cow::Borrowed(env.workspace)),
+        cwd_alts: Vec::new(),
         depth: 0,
         budget: NESTED_BUDGET_FACTOR * cmd.len().max(1024),
         steps: std::mem::take(budget),
@@ -165,6 +166,9 @@ struct Walker<'a> {
     parts: Vec<RawPart>,
     /// Current directory as far as `cd` with static arguments tells; `None` if unknown.
     cwd: Option<Cow<'a, str>>,
+    /// Other directories bash may be in: a `cd` may fail (`cd ~/.ssh; cd /nope; cat
+    /// config` reads `~/.ssh/config`), so the directory before it stays possible.
+    cwd_alts: Vec<String>,
     depth: usize,
     /// Bytes of nested scripts (`bash -c`, `eval`, `env -S`, …) still allowed to be
     /// parsed, so that `eval eval eval …` stays linear in the input.
@@ -181,7 +185,7 @@ struct Walker<'a> {
     numeric: Vec<String>,
     /// `for` variables whose every value is a static word or a glob not starting with
     /// `-` (`for f in *.rs`): reading `"$f"` is reading one of those words.
-    loop_static: Vec<String>,
+    loop_static: Vec<(String, Vec<Word>)>,
     /// The command being walked reads its input from a pipeline stage that prints only
     /// paths not beginning with `-` (see [`prints_paths_only`]).
     stdin_paths: bool,
@@ -422,6 +426,7 @@ impl<'a> Walker<'a> {
             // that changed directory, the directory is unknown (fail closed).
             let piped = pl.stages.len() > 1;
             let cwd_before = piped.then(|| self.cwd.clone());
+            let alts_before = piped.then(|| self.cwd_alts.clone());
             let mut moved = false;
             let mut paths_in = false;
             let mut paths_secret = false;
@@ -429,6 +434,9 @@ impl<'a> Walker<'a> {
                 if let Some(c) = &cwd_before {
                     moved |= self.cwd != *c;
                     self.cwd = c.clone();
+                }
+                if let Some(a) = &alts_before {
+                    self.cwd_alts.clone_from(a);
                 }
                 // `find src -name '*.py' | xargs grep x`: the stage before prints only
                 // paths that cannot begin with `-`.
@@ -602,9 +610,9 @@ impl<'a> Walker<'a> {
                     let static_values = values
                         .iter()
                         .all(|v| v.subs.is_empty() && !v.dynamic && !v.text.starts_with('-'));
-                    self.loop_static.retain(|n| *n != name);
-                    if static_values {
-                        self.loop_static.push(name);
+                    self.loop_static.retain(|(n, _)| *n != name);
+                    if static_values && self.loop_static.len() < 16 {
+                        self.loop_static.push((name, values.to_vec()));
                     }
                 }
                 for w in words {
@@ -635,10 +643,11 @@ impl<'a> Walker<'a> {
                 }
                 // `( … )` runs in a subshell: its `cd` does not outlive it.
                 let subshell = self.text(*span).starts_with('(');
-                let cwd = subshell.then(|| self.cwd.clone());
+                let cwd = subshell.then(|| (self.cwd.clone(), self.cwd_alts.clone()));
                 let mut t = self.script(body);
-                if let Some(c) = cwd {
+                if let Some((c, a)) = cwd {
                     self.cwd = c;
+                    self.cwd_alts = a;
                 }
                 let sc = SimpleCommand {
                     redirects: redirects.clone(),
@@ -704,14 +713,17 @@ impl<'a> Walker<'a> {
     /// Text that bash may evaluate as code although it is written as data (a subscript
     /// in `test -v 'a[$(cmd)]'`): the substitutions in it are classified; text that
     /// does not parse as a script adds nothing (it is data after all).
-    /// `"$f"`, `$f`, `${f}` for a `for` variable of [`Walker::loop_static`].
-    fn is_static_loop_value(&self, w: &Word) -> bool {
+    /// The values of a `for` variable of [`Walker::loop_static`] that `w` expands.
+    fn loop_values(&self, w: &Word) -> Option<&[Word]> {
         let t = w.text.trim_matches('"');
         let name = t
             .strip_prefix("${")
             .and_then(|r| r.strip_suffix('}'))
-            .or_else(|| t.strip_prefix('$'));
-        name.is_some_and(|n| self.loop_static.iter().any(|k| k == n))
+            .or_else(|| t.strip_prefix('$'))?;
+        self.loop_static
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_slice())
     }
 
     fn code_in_data(&mut self, text: &str, span: Span) {
@@ -807,10 +819,12 @@ impl<'a> Walker<'a> {
 
     fn sub_script(&mut self, s: &Script) -> Traits {
         let cwd = self.cwd.clone();
+        let alts = self.cwd_alts.clone();
         self.depth += 1;
         let t = self.script(s);
         self.depth -= 1;
         self.cwd = cwd;
+        self.cwd_alts = alts;
         t
     }
 
@@ -919,9 +933,16 @@ impl<'a> Walker<'a> {
                         sc.words[i].value() == Some("--") && !sc.words[i - 1].text.starts_with('-')
                     })
                     .unwrap_or(sc.words.len());
+                // A loop variable is each of its values: `for f in *; do sort $f; done`
+                // sorts a file named `-o`.
+                let harmless = OPTIONS_HARMLESS.contains(&prog);
+                let loop_ok = |w: &Word| {
+                    self.loop_values(w)
+                        .is_some_and(|vals| harmless || !vals.iter().any(glob_may_be_option))
+                };
                 if let Some(w) = sc.words[1..end]
                     .iter()
-                    .find(|w| may_be_option(w) && !self.is_static_loop_value(w))
+                    .find(|w| may_be_option(w) && !loop_ok(w))
                 {
                     finding = Finding::new(
                         self.default_tier(),
@@ -1032,7 +1053,8 @@ impl<'a> Walker<'a> {
             // lower-case names (which programs do not read by convention) are exempt.
             let standalone = sc.words.is_empty();
             let exempt = if standalone {
-                !sensitive_env(name)
+                // An exported `TZ` takes the new value: `TZ=~/.ssh/id_rsa; ls -l`.
+                !sensitive_env(name) && !names_file(a)
             } else {
                 name.bytes().any(|b| b.is_ascii_lowercase()) && !sensitive_env(name)
             };
@@ -1055,7 +1077,7 @@ impl<'a> Walker<'a> {
 
     fn assign_finding(&self, a: &Word) -> Option<Finding> {
         let name = a.text.split(['=', '+']).next().unwrap_or("");
-        if SAFE_ENV.contains(&name) || name.starts_with("LC_") {
+        if (SAFE_ENV.contains(&name) || name.starts_with("LC_")) && !names_file(a) {
             return None;
         }
         Some(Finding::new(
@@ -1080,20 +1102,29 @@ impl<'a> Walker<'a> {
                     r.span,
                 ))
             } else {
-                let secret = r.target.value().is_some_and(|v| {
-                    paths::is_secret(v)
-                        || self
-                            .resolve_word(&r.target)
-                            .is_some_and(|p| paths::is_secret(&p))
-                }) || home_relative(&r.target).is_some_and(|p| paths::is_secret(&p));
-                secret.then(|| {
-                    Finding::new(
+                let secret = match r.target.value() {
+                    Some(v) => self.path_secret(v, r.target.tilde),
+                    None if r.target.glob && !r.target.dynamic => {
+                        Some(glob_may_name_secret(&r.target, self))
+                    }
+                    None => home_relative(&r.target).map(|p| paths::is_secret(&p)),
+                };
+                match secret {
+                    Some(false) => None,
+                    Some(true) => Some(Finding::new(
                         Tier::Ask,
                         "builtin.shell.secret-file",
                         format!("reads a secret file: {t}"),
                         r.span,
-                    )
-                })
+                    )),
+                    // `cat < $x`, `cat < "$(ls)"`: a file named at run time.
+                    None => Some(Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!("reads a file known only at run time: {t}"),
+                        r.span,
+                    )),
+                }
             };
             let best = out.as_ref().map_or(floor, |o| o.tier);
             if let Some(f) = f.filter(|f| f.tier > best) {
@@ -1151,6 +1182,24 @@ impl<'a> Walker<'a> {
             }
         }
         out
+    }
+
+    /// Can static path text `t` name a secret file from any directory bash may be in?
+    /// `Some(true)` yes, `Some(false)` no, `None` when it is relative and the directory
+    /// is only known at run time.
+    fn path_secret(&self, t: &str, tilde: bool) -> Option<bool> {
+        if paths::is_secret(t) {
+            return Some(true);
+        }
+        if t.starts_with('/') || (tilde && (t == "~" || t.starts_with("~/"))) {
+            return Some(paths::is_secret(&resolve(t, "/", self.env.home)));
+        }
+        let cwd = self.cwd.as_deref()?;
+        Some(
+            std::iter::once(cwd)
+                .chain(self.cwd_alts.iter().map(String::as_str))
+                .any(|d| paths::is_secret(&resolve(t, d, self.env.home))),
+        )
     }
 
     /// Resolves a static path word against the current directory.
@@ -1508,14 +1557,7 @@ impl<'a> Walker<'a> {
                 let secret_file = arg_file
                     .map(|w| w.text.clone())
                     .or(arg_file_text)
-                    .filter(|f| {
-                        paths::is_secret(f)
-                            || paths::is_secret(&paths::resolve(
-                                f,
-                                self.cwd.as_deref().unwrap_or("/"),
-                                self.env.home,
-                            ))
-                    });
+                    .filter(|f| self.path_secret(f, f.starts_with('~')) != Some(false));
                 if let Some(file) = secret_file {
                     return (
                         Finding::new(
@@ -1798,7 +1840,23 @@ impl<'a> Walker<'a> {
                         })
                         .map(|rest| resolve(&format!("~{rest}"), "/", self.env.home)),
                 };
-                self.cwd = next.map(Cow::Owned);
+                // It may fail (a missing directory) and leave bash where it was.
+                match (self.cwd.take(), next) {
+                    (Some(old), Some(new)) => {
+                        if *old != *new && !self.cwd_alts.iter().any(|a| *a == *old) {
+                            self.cwd_alts.push(old.into_owned());
+                        }
+                        if self.cwd_alts.len() <= 8 {
+                            self.cwd = Some(Cow::Owned(new));
+                        }
+                    }
+                    _ => self.cwd_alts.clear(),
+                }
+            }
+            // `popd` returns to a directory the stack holds: unknown here.
+            "popd" => {
+                self.cwd = None;
+                self.cwd_alts.clear();
             }
             _ => {}
         }
@@ -1857,6 +1915,50 @@ impl<'a> Walker<'a> {
             if arith {
                 for a in args.iter().filter(|a| !a.subs.is_empty()) {
                     self.arith_output(&a.subs, a.span);
+                }
+            }
+            // `[[ $x -eq 1 ]]`, `[[ x -eq 1 ]]`: `[[` evaluates each operand of an
+            // arithmetic comparison as an expression, so a value known only at run time
+            // (`a[$(cmd)]`) runs code. `test` and `[` want integers and evaluate nothing.
+            if name == "[[" {
+                for (i, a) in args.iter().enumerate() {
+                    if !matches!(
+                        a.text.as_str(),
+                        "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+                    ) {
+                        continue;
+                    }
+                    for op in [i.checked_sub(1), Some(i + 1)]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|k| args.get(k))
+                        .filter(|o| o.subs.is_empty())
+                    {
+                        let t = op.text.trim_matches('"');
+                        let name = t
+                            .strip_prefix("${")
+                            .and_then(|r| r.strip_suffix('}'))
+                            .or_else(|| t.strip_prefix('$'))
+                            .unwrap_or(t);
+                        let literal = name
+                            .trim_start_matches(['-', '+'])
+                            .bytes()
+                            .all(|b| b.is_ascii_digit());
+                        // `$?`, `$#`, `$$`, `$!` are numbers bash sets.
+                        let special = matches!(name, "?" | "#" | "$" | "!");
+                        if !literal && !special && !self.numeric.iter().any(|k| k == name) {
+                            self.parts.push(RawPart {
+                                span: op.span,
+                                finding: Finding::new(
+                                    self.default_tier(),
+                                    "builtin.shell.dynamic",
+                                    format!("[[ evaluates {} as arithmetic, and its value is only known at run time", op.text),
+                                    op.span,
+                                ),
+                                norm: None,
+                            });
+                        }
+                    }
                 }
             }
             for a in args {
@@ -2922,12 +3024,7 @@ fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
             let mut parts: Vec<&str> = segs.clone();
             parts[i] = &witness;
             let candidate = parts.join("/");
-            let resolved = if a.tilde || candidate.starts_with('/') {
-                paths::resolve(&candidate, "/", w.env.home)
-            } else {
-                paths::resolve(&candidate, w.cwd.as_deref().unwrap_or("/"), w.env.home)
-            };
-            paths::is_secret(&candidate) || paths::is_secret(&resolved)
+            w.path_secret(&candidate, a.tilde) != Some(false)
         })
     })
 }
@@ -2939,6 +3036,30 @@ fn home_relative(w: &Word) -> Option<String> {
         .find_map(|p| w.text.strip_prefix(p))
         .filter(|rest| w.subs.is_empty() && !rest.contains(['$', '`']) && rest.starts_with('/'))
         .map(|rest| format!("~{rest}"))
+}
+
+/// An assignment to a variable of [`SAFE_ENV`] (or `LC_*`) whose value may name a file
+/// that programs open: `TZ=~/.ssh/id_rsa` or `TZ=:/x` (the zone file), a locale with a
+/// `/` (glibc loads it from that path), or any value known only at run time. `TZ=UTC`
+/// and `TZ=Europe/Paris` (under the zoneinfo directory) do not.
+fn names_file(a: &Word) -> bool {
+    let Some((name, value)) = a.text.split_once('=') else {
+        return false;
+    };
+    let name = name.trim_end_matches('+');
+    if !(SAFE_ENV.contains(&name) || name.starts_with("LC_")) {
+        return false;
+    }
+    let file_valued = matches!(name, "TZ" | "LANG" | "LANGUAGE") || name.starts_with("LC_");
+    if !file_valued {
+        return false;
+    }
+    let value = value.trim_start_matches(':');
+    a.dynamic
+        || a.glob
+        || value.starts_with(['/', '~', '.'])
+        || value.contains("..")
+        || (name != "TZ" && value.contains('/'))
 }
 
 /// Environment variables that change what programs run or read (a loop variable of
@@ -3631,43 +3752,192 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
     }
     if let ReadOnly::Yes = result {
         if READS_FILES.contains(&name) {
+            let pattern = pattern_operand(name, args);
             for a in args {
-                if !a.dynamic && !a.text.starts_with('-') && paths::is_secret(&a.text) {
-                    return ReadOnly::Secret(a);
+                if pattern.is_some_and(|p| std::ptr::eq(p, *a)) {
+                    continue;
                 }
-                if home_relative(a).is_some_and(|p| paths::is_secret(&p)) {
-                    return ReadOnly::Secret(a);
-                }
-                if a.glob && glob_may_name_secret(a, w) {
-                    return ReadOnly::Secret(a);
-                }
-                if !a.dynamic && !a.text.starts_with('-') {
-                    // Relative names count from the tracked directory too:
-                    // `cd ~/.aws && cat credentials`.
-                    let p = w.resolve_word(a).unwrap_or_default();
-                    if paths::is_secret(&p) {
-                        return ReadOnly::Secret(a);
-                    }
-                }
-                // An option's value: `grep --file=~/.netrc x`, `grep -f/home/u/.netrc x`.
-                if !a.dynamic && a.text.starts_with('-') {
-                    let value = match a.text.split_once('=') {
-                        Some((_, v)) => Some(v),
-                        None if !a.text.starts_with("--") && a.text.len() > 2 => a.text.get(2..),
-                        None => None,
-                    };
-                    if let Some(v) = value.filter(|v| v.contains('/') || v.starts_with('.')) {
-                        let p = paths::resolve(v, w.cwd.as_deref().unwrap_or("/"), w.env.home);
-                        if paths::is_secret(v) || paths::is_secret(&p) {
-                            return ReadOnly::Secret(a);
+                if let Some(values) = w.loop_values(a) {
+                    // `for f in *; do cat "$f"; done`: each value is the operand.
+                    for v in values {
+                        match operand_reach(v, w) {
+                            ReadOnly::Yes | ReadOnly::No => {}
+                            ReadOnly::Secret(_) => return ReadOnly::Secret(a),
+                            ReadOnly::Flag(rule, why, _) => {
+                                return ReadOnly::Flag(rule, why, a.span)
+                            }
                         }
                     }
+                    continue;
+                }
+                match operand_reach(a, w) {
+                    ReadOnly::Yes => {}
+                    other => return other,
                 }
             }
         }
     }
     result
 }
+
+/// The operand that is a pattern, not a file, of `grep`/`rg` (the first, unless `-e`
+/// or `-f` gives the pattern).
+fn pattern_operand<'w>(name: &str, args: &[&'w Word]) -> Option<&'w Word> {
+    let o = match name {
+        "grep" | "egrep" | "fgrep" => Opts::parse(args, "ABCDdefm", GREP_LONG_TAKES),
+        "rg" => Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES),
+        _ => return None,
+    };
+    let given = o.has_short('e').is_some()
+        || o.has_short('f').is_some()
+        || o.has_long("regexp").is_some()
+        || o.has_long("file").is_some();
+    if given {
+        None
+    } else {
+        o.operands.first().copied()
+    }
+}
+
+/// What reading operand `a` of a program that opens its operands can reach: a secret
+/// file (a name, `~/…`, `$HOME/…`, a glob as bash matches it, a name relative to any
+/// directory bash may be in, an option's value), every file `$(find …)` lists, or a
+/// file named only at run time.
+fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
+    if !a.dynamic && !a.text.starts_with('-') && paths::is_secret(&a.text) {
+        return ReadOnly::Secret(a);
+    }
+    if let Some(p) = home_relative(a) {
+        return if paths::is_secret(&p) {
+            ReadOnly::Secret(a)
+        } else {
+            ReadOnly::Yes
+        };
+    }
+    if a.glob && !a.dynamic {
+        return if glob_may_name_secret(a, w) {
+            ReadOnly::Secret(a)
+        } else {
+            ReadOnly::Yes
+        };
+    }
+    if a.dynamic {
+        let t = a.text.trim_matches('"');
+        // `<(ls)`: a pipe carrying the output of a command classified on its own.
+        if (t.starts_with("<(") || t.starts_with(">(")) && t.ends_with(')') && a.subs.len() == 1 {
+            return ReadOnly::Yes;
+        }
+        // `$(find src -name '*.py')` prints paths: judged like `find … | xargs cat`.
+        // `"$(pwd)/name"`: `name` in the working directory.
+        if let Some(rest) = t.strip_prefix("$(pwd)") {
+            if a.subs.len() == 1 && !rest.contains(['$', '`']) {
+                let rest = rest.trim_start_matches('/');
+                return match w.path_secret(if rest.is_empty() { "." } else { rest }, false) {
+                    Some(false) => ReadOnly::Yes,
+                    _ => ReadOnly::Secret(a),
+                };
+            }
+        }
+        if a.subs.len() == 1 && (t.starts_with("$(") || t.starts_with('`')) {
+            if let Some(sc) = last_simple(&a.subs[0]).filter(|sc| simple_prints_paths(sc)) {
+                return if find_may_list_secret(sc, w) {
+                    ReadOnly::Flag(
+                        "builtin.shell.recursive-read",
+                        "it opens every file find lists, a secret file among them; only a host with a file system can check what it reaches".to_string(),
+                        a.span,
+                    )
+                } else {
+                    ReadOnly::Yes
+                };
+            }
+        }
+        return ReadOnly::Flag(
+            "builtin.shell.dynamic",
+            format!("reads a file named only at run time: {}", a.text),
+            a.span,
+        );
+    }
+    if !a.text.starts_with('-') && a.text != "-" {
+        // Relative names count from every directory bash may be in:
+        // `cd ~/.aws && cat credentials`, `cd ~/.ssh; cd /nope; cat config`.
+        return match w.path_secret(&a.text, a.tilde) {
+            Some(true) => ReadOnly::Secret(a),
+            Some(false) => ReadOnly::Yes,
+            None => ReadOnly::Flag(
+                "builtin.shell.dynamic",
+                format!(
+                    "reads {} relative to a working directory known only at run time",
+                    a.text
+                ),
+                a.span,
+            ),
+        };
+    }
+    // An option's value: `grep --file=~/.netrc x`, `grep -f/home/u/.netrc x`.
+    if a.text.starts_with('-') {
+        let value = match a.text.split_once('=') {
+            Some((_, v)) => Some(v),
+            None if !a.text.starts_with("--") && a.text.len() > 2 => a.text.get(2..),
+            None => None,
+        };
+        if let Some(v) = value.filter(|v| v.contains('/') || v.starts_with('.')) {
+            if w.path_secret(v, v.starts_with('~')) != Some(false) {
+                return ReadOnly::Secret(a);
+            }
+        }
+    }
+    ReadOnly::Yes
+}
+
+/// The last simple command of a one-pipeline script (`$(find … | sort)` → `sort`,
+/// `$(find …)` → `find`).
+fn last_simple(s: &Script) -> Option<&SimpleCommand> {
+    let [pl] = s.pipelines.as_slice() else {
+        return None;
+    };
+    match pl.stages.last() {
+        Some(Command::Simple(sc)) => Some(sc),
+        _ => None,
+    }
+}
+
+const GREP_LONG_TAKES: &[&str] = &[
+    "regexp",
+    "file",
+    "max-count",
+    "after-context",
+    "before-context",
+    "context",
+    "directories",
+    "devices",
+    "include",
+    "exclude",
+    "exclude-from",
+    "exclude-dir",
+    "label",
+    "binary-files",
+    "group-separator",
+];
+
+const RG_LONG_TAKES: &[&str] = &[
+    "regexp",
+    "file",
+    "glob",
+    "iglob",
+    "type",
+    "type-not",
+    "max-count",
+    "context",
+    "before-context",
+    "after-context",
+    "replace",
+    "max-depth",
+    "encoding",
+    "pre-glob",
+    "threads",
+    "sort",
+    "sortr",
+];
 
 /// Does this read-only program open every file under a directory? `grep -r` (`-R`,
 /// `--recursive`, `-d recurse`), `diff -r`, and `rg` on anything but a pipe or

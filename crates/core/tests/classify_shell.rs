@@ -958,7 +958,11 @@ fn third_review_findings() {
             "for HOME in /tmp/evil; do git status; done",
         ),
         ("auto", "readonly", "for f in a b; do echo $f; done"),
-        ("auto", "readonly", "for f in *.rs; do wc -l \"$f\"; done"),
+        (
+            "auto",
+            "readonly",
+            "for f in src/*.rs; do wc -l \"$f\"; done",
+        ),
         ("auto", "readonly", "for ((i=0;i<3;i++)); do echo $i; done"),
         ("auto", "readonly", "echo $((1+2))"),
         ("auto", "readonly", "echo $[1+2]"),
@@ -978,7 +982,7 @@ fn fourth_review_findings() {
         ("auto", "readonly", "[[ \"$cmd\" =~ \\$\\( ]] && echo has"),
         ("auto", "readonly", "test \"$x\" = '$(foo)'"),
         ("auto", "readonly", "for pat in '$(' '`'; do grep -nF \"$pat\" scripts/setup; done"),
-        ("auto", "readonly", "for FILE in *.md; do wc -l \"$FILE\"; done"),
+        ("auto", "readonly", "for FILE in docs/*.md; do wc -l \"$FILE\"; done"),
         ("ask", "recursive-read", "git grep -e -O"), // not -O: a recursive read (#22)
         ("ask", "recursive-read", "git grep -F -- -O"), // not -O (#22)
         ("auto", "readonly", "echo $(( $(date +%s) - 5 ))"),
@@ -1210,10 +1214,25 @@ fn run_time_values_are_never_options() {
         ("ask", "dynamic", "cat $(git ls-files)"),
         ("ask", "dynamic", "wc -l \"$(cat list.txt)\""),
         ("auto", "readonly", "ls $(pwd)"),
-        ("auto", "readonly", "wc -l $(find . -name '*.rs')"),
-        ("auto", "readonly", "cat ./$f src/$f"),
+        // #22: every file find lists is opened (a recursive read) unless find stays at
+        // depth 1 and its -name matches no secret name; `./$f` may be `./.env`.
+        (
+            "auto",
+            "readonly",
+            "wc -l $(find . -maxdepth 1 -name '*.rs')",
+        ),
+        ("ask", "recursive-read", "wc -l $(find . -name '*.rs')"),
+        ("ask", "dynamic", "cat ./$f src/$f"),
         ("auto", "readonly", "echo $x \"$(date)\""),
-        ("auto", "readonly", "for f in *.rs; do wc -l \"$f\"; done"),
+        // A loop variable is each of its values: `src/*.rs` cannot begin with `-`,
+        // `*` can (a file named `-o`), and it can be `server.key` (#22).
+        (
+            "auto",
+            "readonly",
+            "for f in src/*.rs; do wc -l \"$f\"; done",
+        ),
+        ("ask", "dynamic", "for f in *.rs; do wc -l \"$f\"; done"),
+        ("ask", "secret-file", "for f in *; do sort \"$f\"; done"),
     ]);
 }
 
