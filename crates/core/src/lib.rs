@@ -11,6 +11,7 @@ pub mod glob;
 pub mod marker;
 pub mod paths;
 pub mod policy;
+pub mod programs;
 pub mod registry;
 pub mod rules;
 pub mod run;

@@ -3,6 +3,7 @@
 
 use crate::budget::Budget;
 use crate::paths::{self, resolve};
+use crate::programs::{self, Effect};
 use crate::shell::{
     self, Command, ParseError, ParseErrorKind, RedirOp, Script, SimpleCommand, Span, Word,
 };
@@ -928,11 +929,19 @@ impl<'a> Walker<'a> {
                 // Words after `--` are operands. A `--` right after an option may be
                 // that option's value (`rg -e -- *`), so only one after the program or
                 // an operand counts.
-                let end = (1..sc.words.len())
-                    .find(|&i| {
-                        sc.words[i].value() == Some("--") && !sc.words[i - 1].text.starts_with('-')
-                    })
-                    .unwrap_or(sc.words.len());
+                let end = match programs::lookup(prog) {
+                    // The table knows which options take a value.
+                    Some(p) => {
+                        let args: Vec<&Word> = sc.words[1..].iter().collect();
+                        p.scan(&args).end.map_or(sc.words.len(), |e| e + 1)
+                    }
+                    None => (1..sc.words.len())
+                        .find(|&i| {
+                            sc.words[i].value() == Some("--")
+                                && !sc.words[i - 1].text.starts_with('-')
+                        })
+                        .unwrap_or(sc.words.len()),
+                };
                 // A loop variable is each of its values: `for f in *; do sort $f; done`
                 // sorts a file named `-o`.
                 let harmless = OPTIONS_HARMLESS.contains(&prog);
@@ -3751,6 +3760,11 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
         }
     }
     if let ReadOnly::Yes = result {
+        if let Some(p) = programs::lookup(name) {
+            return table_readonly(p, args, w);
+        }
+    }
+    if let ReadOnly::Yes = result {
         if READS_FILES.contains(&name) {
             let pattern = pattern_operand(name, args);
             for a in args {
@@ -3778,6 +3792,119 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
         }
     }
     result
+}
+
+/// A read-only program read with its table entry ([`programs`]): an option the entry
+/// does not know asks; an option value that names a file, and every operand the program
+/// opens, are judged like `cat`'s operands; a recursive option asks.
+fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
+    let scan = p.scan(args);
+    if let Some((word, why)) = scan.unknown {
+        return ReadOnly::Flag(
+            "builtin.shell.unknown-option",
+            format!("{why}: an option not in the table may write, run or open a file"),
+            word.span,
+        );
+    }
+    let mut pattern_given = false;
+    for f in &scan.options {
+        if matches!(f.option.as_str(), "-e" | "-f" | "--regexp" | "--file") {
+            pattern_given = true;
+        }
+        let effect = p.effect(f);
+        if effect == Some(Effect::ReadsFileList) && p.operands == programs::Operands::Files {
+            return ReadOnly::Flag(
+                "builtin.shell.dynamic",
+                format!(
+                    "{} {} opens the files its value lists, named only at run time",
+                    p.name, f.option
+                ),
+                f.word.span,
+            );
+        }
+        match effect {
+            Some(Effect::ReadsFile | Effect::ReadsFileList) => {
+                let Some((value, vw)) = &f.value else {
+                    continue;
+                };
+                if vw.dynamic {
+                    return ReadOnly::Flag(
+                        "builtin.shell.dynamic",
+                        format!("{} opens a file named only at run time", f.option),
+                        vw.span,
+                    );
+                }
+                match w.path_secret(value, value.starts_with('~')) {
+                    Some(false) => {}
+                    Some(true) => return ReadOnly::Secret(f.word),
+                    None => {
+                        return ReadOnly::Flag(
+                            "builtin.shell.dynamic",
+                            format!("{} opens {value} relative to a working directory known only at run time", f.option),
+                            vw.span,
+                        )
+                    }
+                }
+            }
+            Some(Effect::Recursive) => {
+                return ReadOnly::Flag(
+                    "builtin.shell.recursive-read",
+                    format!("{} {} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
+                    f.word.span,
+                )
+            }
+            Some(Effect::Writes | Effect::Runs | Effect::Follows) => {
+                let what = match effect {
+                    Some(Effect::Writes) => "writes a file",
+                    Some(Effect::Runs) => "runs another program",
+                    _ => "never ends by itself",
+                };
+                return ReadOnly::Flag(
+                    "builtin.shell.option-effect",
+                    format!("{} {} {what}", p.name, f.option),
+                    f.word.span,
+                );
+            }
+            // `-d recurse` (any abbreviation `grep` accepts: `rec`, `recu`, …).
+            Some(Effect::RecurseValue)
+                if f
+                    .value
+                    .as_ref()
+                    .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(v.as_str())) =>
+            {
+                return ReadOnly::Flag(
+                    "builtin.shell.recursive-read",
+                    format!("{} {} recurse reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
+                    f.word.span,
+                );
+            }
+            Some(Effect::RecurseValue) | None => {}
+        }
+    }
+    let files: &[&Word] = match p.operands {
+        programs::Operands::Files => &scan.operands,
+        programs::Operands::PatternThenFiles if pattern_given => &scan.operands,
+        programs::Operands::PatternThenFiles => scan.operands.get(1..).unwrap_or(&[]),
+        programs::Operands::Names | programs::Operands::Data => &[],
+    };
+    for a in files {
+        if let Some(values) = w.loop_values(a) {
+            // `for f in *; do cat "$f"; done`: each value is the operand.
+            for v in values {
+                match operand_reach(v, w) {
+                    ReadOnly::Yes | ReadOnly::No => {}
+                    ReadOnly::Secret(_) => return ReadOnly::Secret(a),
+                    ReadOnly::Flag(rule, why, _) => return ReadOnly::Flag(rule, why, a.span),
+                }
+            }
+            continue;
+        }
+        match operand_reach(a, w) {
+            ReadOnly::Yes => {}
+            other => return other,
+        }
+    }
+    ReadOnly::Yes
 }
 
 /// The operand that is a pattern, not a file, of `grep`/`rg` (the first, unless `-e`

@@ -1,0 +1,999 @@
+//! The read-only programs, one table entry each: every option the program accepts,
+//! whether it takes a value, and what it does beyond printing (opens a file named by
+//! its value, writes, runs, recurses), and what its operands are. An option that is not
+//! in the entry asks: a program may grow an option that writes.
+//!
+//! The option lists follow each program's `--help` (GNU coreutils 9, grep 3, diffutils
+//! 3, file 5, tree 2). Long options may be abbreviated to any unambiguous prefix, as
+//! `getopt_long` accepts; an ambiguous prefix makes the program refuse to run, and is
+//! treated as unknown here.
+
+use crate::shell::Word;
+
+/// What an option does beyond changing how the program prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Its value names a file the program opens (`grep -f F`, `file -m F`).
+    ReadsFile,
+    /// Its value names a file listing the files to work on (`wc --files0-from=F`,
+    /// `file -f F`): F is opened, and so is every file it lists, named only at run time.
+    ReadsFileList,
+    /// It makes the program read every file under its operands (`grep -r`).
+    Recursive,
+    /// Its value is `recurse` for a recursive read (`grep -d recurse`), else harmless.
+    RecurseValue,
+    /// It writes a file (`sort -o F`, `file -C`).
+    Writes,
+    /// It runs another program (`sort --compress-program=P`).
+    Runs,
+    /// It never ends by itself (`tail -f`).
+    Follows,
+}
+
+/// What the program's operands are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operands {
+    /// Files whose content it opens and prints or summarizes.
+    Files,
+    /// A pattern (unless `-e`/`-f` gives it), then files.
+    PatternThenFiles,
+    /// Paths it only names or stats (`ls`, `du`, `stat`): a secret is not opened.
+    Names,
+    /// Text it prints or compares, not files.
+    Data,
+}
+
+/// One read-only program.
+#[derive(Debug)]
+pub struct Program {
+    pub name: &'static str,
+    /// Short options that take no value.
+    pub flags: &'static str,
+    /// Short options whose value is the rest of the word or the next word.
+    pub short_values: &'static str,
+    /// Long options: `name` (no value), `name=` (a value: `--name=V` or `--name V`),
+    /// `name[=]` (an optional value, only as `--name=V`).
+    pub longs: &'static [&'static str],
+    /// Options with an effect: `-x` or `--long` (full name), and the effect.
+    pub effects: &'static [(&'static str, Effect)],
+    pub operands: Operands,
+    /// Accepts `-NUM` (`head -5`, `grep -3`).
+    pub digits: bool,
+    /// Commands with the tier the built-in policy gives them: checked by a test.
+    pub examples: &'static [(&'static str, &'static str)],
+}
+
+const HELP: &[&str] = &["help", "version"];
+
+pub const PROGRAMS: &[Program] = &[
+    Program {
+        name: "cat",
+        flags: "AbeEnstTuv",
+        short_values: "",
+        longs: &[
+            "show-all",
+            "number-nonblank",
+            "show-ends",
+            "number",
+            "squeeze-blank",
+            "show-tabs",
+            "show-nonprinting",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[
+            ("cat -n src/main.rs", "auto"),
+            ("cat .env", "ask"),
+            ("cat --bogus f", "ask"),
+        ],
+    },
+    Program {
+        name: "head",
+        flags: "qvz",
+        short_values: "cn",
+        longs: &[
+            "bytes=",
+            "lines=",
+            "quiet",
+            "silent",
+            "verbose",
+            "zero-terminated",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: true,
+        examples: &[
+            ("head -n 5 f.txt", "auto"),
+            ("head -5 f.txt", "auto"),
+            ("head -n5 ~/.ssh/id_rsa", "ask"),
+        ],
+    },
+    Program {
+        name: "tail",
+        flags: "fFqvz",
+        short_values: "cns",
+        longs: &[
+            "bytes=",
+            "follow[=]",
+            "lines=",
+            "max-unchanged-stats=",
+            "pid=",
+            "quiet",
+            "silent",
+            "retry",
+            "sleep-interval=",
+            "verbose",
+            "zero-terminated",
+        ],
+        effects: &[
+            ("-f", Effect::Follows),
+            ("-F", Effect::Follows),
+            ("--follow", Effect::Follows),
+            ("--retry", Effect::Follows),
+        ],
+        operands: Operands::Files,
+        digits: true,
+        examples: &[
+            ("tail -n 20 log.txt", "auto"),
+            ("tail -f log.txt", "ask"),
+            ("tail .env", "ask"),
+        ],
+    },
+    Program {
+        name: "wc",
+        flags: "cmlLw",
+        short_values: "",
+        longs: &[
+            "bytes",
+            "chars",
+            "lines",
+            "files0-from=",
+            "max-line-length",
+            "words",
+            "total=",
+        ],
+        effects: &[("--files0-from", Effect::ReadsFileList)],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[
+            ("wc -l f.txt", "auto"),
+            ("wc --files0-from=.env", "ask"),
+            ("wc --files0-from=list.txt", "ask"),
+        ],
+    },
+    Program {
+        name: "grep",
+        flags: "EFGPiywxzsvVbnHhoqaIrRLlcTZUu",
+        short_values: "efmdDBAC",
+        longs: &[
+            "extended-regexp",
+            "fixed-strings",
+            "basic-regexp",
+            "perl-regexp",
+            "regexp=",
+            "file=",
+            "ignore-case",
+            "no-ignore-case",
+            "word-regexp",
+            "line-regexp",
+            "null-data",
+            "no-messages",
+            "invert-match",
+            "max-count=",
+            "byte-offset",
+            "line-number",
+            "no-line-number",
+            "line-buffered",
+            "with-filename",
+            "no-filename",
+            "label=",
+            "only-matching",
+            "quiet",
+            "silent",
+            "binary-files=",
+            "text",
+            "directories=",
+            "devices=",
+            "recursive",
+            "dereference-recursive",
+            "include=",
+            "exclude=",
+            "exclude-from=",
+            "exclude-dir=",
+            "files-without-match",
+            "files-with-matches",
+            "count",
+            "initial-tab",
+            "null",
+            "before-context=",
+            "after-context=",
+            "context=",
+            "group-separator=",
+            "no-group-separator",
+            "color[=]",
+            "colour[=]",
+            "binary",
+        ],
+        effects: &[
+            ("-f", Effect::ReadsFile),
+            ("--file", Effect::ReadsFile),
+            ("--exclude-from", Effect::ReadsFile),
+            ("-r", Effect::Recursive),
+            ("-R", Effect::Recursive),
+            ("--recursive", Effect::Recursive),
+            ("--dereference-recursive", Effect::Recursive),
+            ("-d", Effect::RecurseValue),
+            ("--directories", Effect::RecurseValue),
+        ],
+        operands: Operands::PatternThenFiles,
+        digits: true,
+        examples: &[
+            ("grep -n TODO src/main.rs", "auto"),
+            ("grep -f.env notes.txt", "ask"),
+            ("grep -rn x src", "ask"),
+            ("grep -d recurse x .", "ask"),
+            ("grep -e x -- -f.txt", "auto"),
+        ],
+    },
+    Program {
+        name: "nl",
+        flags: "p",
+        short_values: "bdfhilnsvw",
+        longs: &[
+            "body-numbering=",
+            "section-delimiter=",
+            "footer-numbering=",
+            "header-numbering=",
+            "line-increment=",
+            "join-blank-lines=",
+            "number-format=",
+            "no-renumber",
+            "number-separator=",
+            "starting-line-number=",
+            "number-width=",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[("nl -ba f.py", "auto"), ("nl id_rsa", "ask")],
+    },
+    Program {
+        name: "diff",
+        flags: "qsenyptTlrNiEZbwBadu",
+        short_values: "CUWFxXSID",
+        longs: &[
+            "normal",
+            "brief",
+            "report-identical-files",
+            "context[=]",
+            "unified[=]",
+            "ed",
+            "rcs",
+            "side-by-side",
+            "width=",
+            "left-column",
+            "suppress-common-lines",
+            "show-c-function",
+            "show-function-line=",
+            "label=",
+            "expand-tabs",
+            "initial-tab",
+            "tabsize=",
+            "suppress-blank-empty",
+            "paginate",
+            "recursive",
+            "no-dereference",
+            "new-file",
+            "unidirectional-new-file",
+            "ignore-file-name-case",
+            "no-ignore-file-name-case",
+            "exclude=",
+            "exclude-from=",
+            "starting-file=",
+            "from-file=",
+            "to-file=",
+            "ignore-case",
+            "ignore-tab-expansion",
+            "ignore-trailing-space",
+            "ignore-space-change",
+            "ignore-all-space",
+            "ignore-blank-lines",
+            "ignore-matching-lines=",
+            "text",
+            "strip-trailing-cr",
+            "ifdef=",
+            "old-group-format=",
+            "new-group-format=",
+            "unchanged-group-format=",
+            "changed-group-format=",
+            "line-format=",
+            "old-line-format=",
+            "new-line-format=",
+            "unchanged-line-format=",
+            "minimal",
+            "horizon-lines=",
+            "speed-large-files",
+            "color[=]",
+            "palette=",
+            "no-index",
+        ],
+        effects: &[
+            ("-r", Effect::Recursive),
+            ("--recursive", Effect::Recursive),
+            ("-X", Effect::ReadsFile),
+            ("--exclude-from", Effect::ReadsFile),
+            ("--from-file", Effect::ReadsFile),
+            ("--to-file", Effect::ReadsFile),
+        ],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[
+            ("diff -u a.txt b.txt", "auto"),
+            ("diff -r a b", "ask"),
+            ("diff --from-file=.env a", "ask"),
+        ],
+    },
+    Program {
+        name: "cmp",
+        flags: "blsv",
+        short_values: "in",
+        longs: &[
+            "print-bytes",
+            "ignore-initial=",
+            "verbose",
+            "bytes=",
+            "quiet",
+            "silent",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[("cmp a.bin b.bin", "auto")],
+    },
+    Program {
+        name: "comm",
+        flags: "123z",
+        short_values: "",
+        longs: &[
+            "check-order",
+            "nocheck-order",
+            "output-delimiter=",
+            "total",
+            "zero-terminated",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[("comm -12 a.txt b.txt", "auto")],
+    },
+    Program {
+        name: "cut",
+        flags: "nszw",
+        short_values: "bcdf",
+        longs: &[
+            "bytes=",
+            "characters=",
+            "delimiter=",
+            "fields=",
+            "complement",
+            "only-delimited",
+            "output-delimiter=",
+            "zero-terminated",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[
+            ("cut -d: -f1 /etc/passwd", "auto"),
+            ("cut -c1-5 .env", "ask"),
+        ],
+    },
+    Program {
+        name: "sort",
+        flags: "bdfgiMhnRrVcCmsuz",
+        short_values: "kotStT",
+        longs: &[
+            "ignore-leading-blanks",
+            "dictionary-order",
+            "ignore-case",
+            "general-numeric-sort",
+            "ignore-nonprinting",
+            "month-sort",
+            "human-numeric-sort",
+            "numeric-sort",
+            "random-sort",
+            "random-source=",
+            "reverse",
+            "sort=",
+            "version-sort",
+            "batch-size=",
+            "check[=]",
+            "compress-program=",
+            "debug",
+            "files0-from=",
+            "key=",
+            "merge",
+            "output=",
+            "stable",
+            "buffer-size=",
+            "field-separator=",
+            "temporary-directory=",
+            "parallel=",
+            "unique",
+            "zero-terminated",
+        ],
+        effects: &[
+            ("--files0-from", Effect::ReadsFileList),
+            ("--random-source", Effect::ReadsFile),
+            ("-o", Effect::Writes),
+            ("--output", Effect::Writes),
+            ("--compress-program", Effect::Runs),
+        ],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[
+            ("sort -u -k2 f.txt", "auto"),
+            ("sort -o out f", "ask"),
+            ("sort --files0-from=.env", "ask"),
+            ("sort --files0-from=list", "ask"),
+        ],
+    },
+    Program {
+        name: "uniq",
+        flags: "cdDiuz",
+        short_values: "fsw",
+        longs: &[
+            "count",
+            "repeated",
+            "all-repeated[=]",
+            "skip-fields=",
+            "group[=]",
+            "ignore-case",
+            "skip-chars=",
+            "unique",
+            "zero-terminated",
+            "check-chars=",
+        ],
+        effects: &[],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[("uniq -c f.txt", "auto"), ("uniq a b", "ask")],
+    },
+    Program {
+        name: "file",
+        flags: "vzZbciklLhnN0prsSdC",
+        short_values: "mefFP",
+        longs: &[
+            "magic-file=",
+            "uncompress",
+            "uncompress-noreport",
+            "brief",
+            "checking-printout",
+            "exclude=",
+            "exclude-quiet=",
+            "files-from=",
+            "separator=",
+            "mime",
+            "apple",
+            "extension",
+            "mime-type",
+            "mime-encoding",
+            "keep-going",
+            "list",
+            "dereference",
+            "no-dereference",
+            "no-buffer",
+            "no-pad",
+            "print0",
+            "preserve-date",
+            "parameter=",
+            "raw",
+            "special-files",
+            "no-sandbox",
+            "debug",
+            "compile",
+        ],
+        effects: &[
+            ("-m", Effect::ReadsFile),
+            ("--magic-file", Effect::ReadsFile),
+            ("-f", Effect::ReadsFileList),
+            ("--files-from", Effect::ReadsFileList),
+            ("-C", Effect::Writes),
+            ("--compile", Effect::Writes),
+        ],
+        operands: Operands::Files,
+        digits: false,
+        examples: &[
+            ("file -b a.png", "auto"),
+            ("file -bf.env", "ask"),
+            ("file -C -m mymagic", "ask"),
+        ],
+    },
+    Program {
+        name: "du",
+        flags: "0abcDHhklLmPSsx",
+        short_values: "BdtX",
+        longs: &[
+            "null",
+            "all",
+            "apparent-size",
+            "block-size=",
+            "bytes",
+            "total",
+            "dereference-args",
+            "max-depth=",
+            "files0-from=",
+            "human-readable",
+            "inodes",
+            "dereference",
+            "count-links",
+            "no-dereference",
+            "separate-dirs",
+            "si",
+            "summarize",
+            "threshold=",
+            "time[=]",
+            "time-style=",
+            "exclude-from=",
+            "exclude=",
+            "one-file-system",
+        ],
+        effects: &[
+            ("--files0-from", Effect::ReadsFileList),
+            ("-X", Effect::ReadsFile),
+            ("--exclude-from", Effect::ReadsFile),
+        ],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[
+            ("du -sh src", "auto"),
+            ("du -sh ~/.ssh", "auto"),
+            ("du --files0-from=.env", "ask"),
+            ("du --files0-from=list", "auto"),
+        ],
+    },
+    Program {
+        name: "ls",
+        flags: "aAbBcCdDfFgGhHiklLmnNoqQrRsStuUvxXZ1",
+        short_values: "IpTw",
+        longs: &[
+            "all",
+            "almost-all",
+            "author",
+            "escape",
+            "block-size=",
+            "ignore-backups",
+            "color[=]",
+            "colour[=]",
+            "directory",
+            "dired",
+            "classify[=]",
+            "file-type",
+            "format=",
+            "full-time",
+            "group-directories-first",
+            "no-group",
+            "human-readable",
+            "si",
+            "dereference-command-line",
+            "dereference-command-line-symlink-to-dir",
+            "hide=",
+            "hyperlink[=]",
+            "indicator-style=",
+            "inode",
+            "ignore=",
+            "kibibytes",
+            "dereference",
+            "numeric-uid-gid",
+            "literal",
+            "hide-control-chars",
+            "show-control-chars",
+            "quote-name",
+            "quoting-style=",
+            "reverse",
+            "recursive",
+            "size",
+            "sort=",
+            "time=",
+            "time-style=",
+            "tabsize=",
+            "width=",
+            "context",
+            "zero",
+        ],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[("ls -la ~/.ssh", "auto"), ("ls --hide='*.o' src", "auto")],
+    },
+    Program {
+        name: "stat",
+        flags: "Lfct",
+        short_values: "",
+        longs: &[
+            "dereference",
+            "file-system",
+            "cached=",
+            "format=",
+            "printf=",
+            "terse",
+        ],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[("stat -c %s f.txt", "auto")],
+    },
+    Program {
+        name: "tr",
+        flags: "cCdst",
+        short_values: "",
+        longs: &["complement", "delete", "squeeze-repeats", "truncate-set1"],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("tr a-z A-Z", "auto")],
+    },
+    Program {
+        name: "basename",
+        flags: "az",
+        short_values: "s",
+        longs: &["multiple", "suffix=", "zero"],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("basename -s .py src/a.py", "auto")],
+    },
+    Program {
+        name: "dirname",
+        flags: "z",
+        short_values: "",
+        longs: &["zero"],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("dirname src/a.py", "auto")],
+    },
+    Program {
+        name: "realpath",
+        flags: "emLPqsz",
+        short_values: "",
+        longs: &[
+            "canonicalize-existing",
+            "canonicalize-missing",
+            "logical",
+            "physical",
+            "quiet",
+            "relative-to=",
+            "relative-base=",
+            "strip",
+            "no-symlinks",
+            "zero",
+        ],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[("realpath --relative-to=. src", "auto")],
+    },
+    Program {
+        name: "readlink",
+        flags: "femnqsvz",
+        short_values: "",
+        longs: &[
+            "canonicalize",
+            "canonicalize-existing",
+            "canonicalize-missing",
+            "no-newline",
+            "quiet",
+            "silent",
+            "verbose",
+            "zero",
+        ],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[("readlink -f link", "auto")],
+    },
+    Program {
+        name: "seq",
+        flags: "w",
+        short_values: "fs",
+        longs: &["format=", "separator=", "equal-width"],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("seq 1 10", "auto"), ("seq -s, 5", "auto")],
+    },
+    Program {
+        name: "uname",
+        flags: "asnrvmpio",
+        short_values: "",
+        longs: &[
+            "all",
+            "kernel-name",
+            "nodename",
+            "kernel-release",
+            "kernel-version",
+            "machine",
+            "processor",
+            "hardware-platform",
+            "operating-system",
+        ],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("uname -a", "auto")],
+    },
+    Program {
+        name: "id",
+        flags: "aZgGnruz",
+        short_values: "",
+        longs: &["context", "group", "groups", "name", "real", "user", "zero"],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("id -u", "auto")],
+    },
+    Program {
+        name: "whoami",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("whoami", "auto")],
+    },
+    Program {
+        name: "df",
+        flags: "ahHiklPTv",
+        short_values: "Btx",
+        longs: &[
+            "all",
+            "block-size=",
+            "human-readable",
+            "si",
+            "inodes",
+            "local",
+            "no-sync",
+            "output[=]",
+            "portability",
+            "sync",
+            "total",
+            "type=",
+            "print-type",
+            "exclude-type=",
+        ],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[("df -h .", "auto")],
+    },
+];
+
+/// The table entry of a program (`egrep`/`fgrep` are `grep`).
+pub fn lookup(name: &str) -> Option<&'static Program> {
+    let name = match name {
+        "egrep" | "fgrep" => "grep",
+        n => n,
+    };
+    PROGRAMS.iter().find(|p| p.name == name)
+}
+
+/// An option found in the arguments: its canonical spelling (`-x` or `--long`), the
+/// word it is in, and its value (text and the word holding it), if any.
+#[derive(Debug)]
+pub struct Found<'w> {
+    pub option: String,
+    pub word: &'w Word,
+    pub value: Option<(String, &'w Word)>,
+}
+
+/// The arguments read with a program's table entry.
+#[derive(Debug, Default)]
+pub struct Scan<'w> {
+    pub options: Vec<Found<'w>>,
+    pub operands: Vec<&'w Word>,
+    /// The first word that is not a known option (unknown, ambiguous or malformed), and
+    /// why.
+    pub unknown: Option<(&'w Word, String)>,
+    /// Words whose value is known only at run time where an option could stand: the
+    /// program may read them as options. (They are in `operands` too.)
+    pub dynamic_options: Vec<&'w Word>,
+    /// The index in the arguments of the `--` that ended the options.
+    pub end: Option<usize>,
+}
+
+impl Program {
+    fn long(&self, given: &str) -> Result<(&'static str, char), String> {
+        let all = self.longs.iter().copied().chain(HELP.iter().copied());
+        let mut hit: Option<(&'static str, char)> = None;
+        for l in all {
+            let (base, kind) = if let Some(b) = l.strip_suffix("[=]") {
+                (b, 'o')
+            } else if let Some(b) = l.strip_suffix('=') {
+                (b, 'r')
+            } else {
+                (l, 'n')
+            };
+            if base == given {
+                return Ok((base, kind));
+            }
+            if base.starts_with(given) {
+                if hit.is_some_and(|(h, _)| h != base) {
+                    return Err(format!("--{given} is ambiguous"));
+                }
+                hit = Some((base, kind));
+            }
+        }
+        hit.ok_or_else(|| format!("--{given} is not an option of {} it knows", self.name))
+    }
+
+    /// Reads `args` as `getopt_long` does (GNU: options may follow operands; `--` ends
+    /// them).
+    pub fn scan<'w>(&self, args: &[&'w Word]) -> Scan<'w> {
+        let mut s = Scan::default();
+        let mut i = 0;
+        let mut ended = false;
+        while i < args.len() {
+            let w = args[i];
+            i += 1;
+            let t = w.text.as_str();
+            if ended || t == "-" || !(t.starts_with('-') || w.dynamic) {
+                s.operands.push(w);
+                continue;
+            }
+            if w.dynamic {
+                // `-$x`, `$x`, `"$(cmd)"`: could be any option (the caller decides what
+                // a run-time value may be); `./$x` cannot.
+                let lead = t.trim_start_matches(['"', '\'']);
+                if t.starts_with('-') || lead.starts_with('$') || lead.starts_with('`') {
+                    s.dynamic_options.push(w);
+                }
+                // Also an operand, in its place: judged as the file it may name.
+                s.operands.push(w);
+                continue;
+            }
+            if t == "--" {
+                ended = true;
+                s.end = Some(i - 1);
+                continue;
+            }
+            if let Some(long) = t.strip_prefix("--") {
+                let (given, inline) = match long.split_once('=') {
+                    Some((g, v)) => (g, Some(v)),
+                    None => (long, None),
+                };
+                match self.long(given) {
+                    Ok((base, kind)) => {
+                        let value = match (kind, inline) {
+                            (_, Some(v)) if kind != 'n' => Some((v.to_string(), w)),
+                            ('n', Some(_)) => {
+                                s.unknown
+                                    .get_or_insert((w, format!("--{base} takes no value")));
+                                None
+                            }
+                            ('r', None) => match args.get(i) {
+                                Some(next) => {
+                                    i += 1;
+                                    Some((next.text.clone(), *next))
+                                }
+                                None => None,
+                            },
+                            _ => None,
+                        };
+                        s.options.push(Found {
+                            option: format!("--{base}"),
+                            word: w,
+                            value,
+                        });
+                    }
+                    Err(why) => {
+                        s.unknown.get_or_insert((w, why));
+                    }
+                }
+                continue;
+            }
+            let cluster = &t[1..];
+            if self.digits && cluster.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            for (ci, c) in cluster.char_indices() {
+                if self.short_values.contains(c) {
+                    let rest = &cluster[ci + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        args.get(i).map(|next| {
+                            i += 1;
+                            (next.text.clone(), *next)
+                        })
+                    } else {
+                        Some((rest.to_string(), w))
+                    };
+                    s.options.push(Found {
+                        option: format!("-{c}"),
+                        word: w,
+                        value,
+                    });
+                    break;
+                }
+                if self.flags.contains(c) {
+                    s.options.push(Found {
+                        option: format!("-{c}"),
+                        word: w,
+                        value: None,
+                    });
+                } else {
+                    s.unknown.get_or_insert((
+                        w,
+                        format!("-{c} is not an option of {} it knows", self.name),
+                    ));
+                    break;
+                }
+            }
+        }
+        s
+    }
+
+    /// The effect of a found option, if it has one.
+    pub fn effect(&self, f: &Found) -> Option<Effect> {
+        self.effects
+            .iter()
+            .find(|(o, _)| *o == f.option)
+            .map(|(_, e)| *e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Policy, Tier, ToolCall};
+
+    /// Each entry's examples get the tier they name from the built-in policy.
+    #[test]
+    fn examples_hold() {
+        let policy = Policy::defaults("/home/dev/app", "/home/dev");
+        let mut bad = Vec::new();
+        for p in PROGRAMS {
+            assert!(!p.examples.is_empty(), "{}: no examples", p.name);
+            for (cmd, want) in p.examples {
+                let v = policy.classify(&ToolCall::new(
+                    "bash",
+                    serde_json::json!({ "command": cmd }),
+                ));
+                if Tier::parse(want) != Some(v.tier) {
+                    bad.push(format!(
+                        "{cmd}: want {want}, got {} {} ({})",
+                        v.tier, v.rule, v.reason
+                    ));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    /// Every option named in `effects` is one the entry accepts; no short option is
+    /// both a flag and value-taking; names are unique.
+    #[test]
+    fn entries_are_consistent() {
+        for (i, p) in PROGRAMS.iter().enumerate() {
+            assert!(
+                PROGRAMS[..i].iter().all(|q| q.name != p.name),
+                "{} twice",
+                p.name
+            );
+            for c in p.flags.chars() {
+                assert!(!p.short_values.contains(c), "{}: -{c} twice", p.name);
+            }
+            for (o, _) in p.effects {
+                let known = match o.strip_prefix("--") {
+                    Some(l) => p.long(l).is_ok_and(|(base, _)| base == l),
+                    None => o
+                        .strip_prefix('-')
+                        .and_then(|c| c.chars().next())
+                        .is_some_and(|c| p.flags.contains(c) || p.short_values.contains(c)),
+                };
+                assert!(known, "{}: effect on unknown option {o}", p.name);
+            }
+        }
+    }
+}
