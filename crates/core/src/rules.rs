@@ -690,6 +690,18 @@ impl<'a> Walker<'a> {
                         norm: None,
                     });
                 }
+                // What a definition runs depends on how it is called later (with
+                // arguments known only then, or shadowing a program on the list).
+                self.parts.push(RawPart {
+                    span: *span,
+                    finding: Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.function",
+                        format!("defines a function `{name}`: what a call runs depends on arguments known only then"),
+                        *span,
+                    ),
+                    norm: None,
+                });
                 self.command(body)
             }
             Command::Arith { words, span } => {
@@ -711,9 +723,6 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Text that bash may evaluate as code although it is written as data (a subscript
-    /// in `test -v 'a[$(cmd)]'`): the substitutions in it are classified; text that
-    /// does not parse as a script adds nothing (it is data after all).
     /// The values of a `for` variable of [`Walker::loop_static`] that `w` expands.
     fn loop_values(&self, w: &Word) -> Option<&[Word]> {
         let t = w.text.trim_matches('"');
@@ -727,6 +736,9 @@ impl<'a> Walker<'a> {
             .map(|(_, v)| v.as_slice())
     }
 
+    /// Text that bash may evaluate as code although it is written as data (a subscript
+    /// in `test -v 'a[$(cmd)]'`): the substitutions in it are classified; text that
+    /// does not parse as a script adds nothing (it is data after all).
     fn code_in_data(&mut self, text: &str, span: Span) {
         if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
             self.too_complex(span, "too much nested script");

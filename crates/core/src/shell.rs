@@ -744,6 +744,26 @@ impl<'a> Parser<'a> {
         self.src.get(self.pos..self.pos + n).unwrap_or("")
     }
 
+    /// A name, blanks and `()` here: the start of a function definition.
+    fn function_def_here(&self) -> bool {
+        let name = self.bare_word();
+        if name.is_empty() || !name.bytes().all(|b| is_name(b) || b == b'-' || b == b'.') {
+            return false;
+        }
+        let mut i = self.pos + name.len();
+        while matches!(self.s.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        if self.s.get(i) != Some(&b'(') {
+            return false;
+        }
+        i += 1;
+        while matches!(self.s.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        self.s.get(i) == Some(&b')')
+    }
+
     fn command(&mut self, stop: Stop) -> Result<Command, ParseError> {
         self.skip_blanks();
         let start = self.pos;
@@ -781,7 +801,9 @@ impl<'a> Parser<'a> {
                 let group = match self.peek() {
                     Some(b'(') => true,
                     Some(b'{') => matches!(self.peek_at(1), Some(b' ' | b'\t' | b'\n')),
-                    _ => false,
+                    // `time f() { …; }`, `time function f { …; }`: bash times the
+                    // definition, which defines the function.
+                    _ => self.bare_word() == "function" || self.function_def_here(),
                 };
                 if group {
                     continue;

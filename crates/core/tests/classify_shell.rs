@@ -413,7 +413,7 @@ fn fork_bomb_and_power() {
         ("deny", "fork-bomb", "function f { f | f & }; f"),
         ("deny", "fork-bomb", "f() { f & f; }; f"),
         ("deny", "fork-bomb", ".() { .|.& }; ."),
-        ("ask", "default", "f() { g | h; }; f"),
+        ("ask", "function", "f() { g | h; }; f"), // not a fork bomb; a definition asks (#22)
         ("deny", "power", "shutdown -h now"),
         ("deny", "power", "reboot"),
         ("deny", "power", "halt"),
