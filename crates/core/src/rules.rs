@@ -124,6 +124,8 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         tainted: Vec::new(),
         numeric: Vec::new(),
         loop_static: Vec::new(),
+        consts: Vec::new(),
+        subst_allowance: 2 * cmd.len() + 256,
         stdin_paths: false,
         stdin_paths_secret: false,
         piped_in: false,
@@ -187,6 +189,13 @@ struct Walker<'a> {
     /// `for` variables whose every value is a static word or a glob not starting with
     /// `-` (`for f in *.rs`): reading `"$f"` is reading one of those words.
     loop_static: Vec<(String, Vec<Word>)>,
+    /// Variables with a value known from the command itself (`x=.env; cat $x`,
+    /// `bash -c 'cat "$1"' _ .env`): a word that is exactly `$x` is judged as that value.
+    consts: Vec<(String, String)>,
+    /// Bytes of values still allowed to be substituted (twice the command): past it a
+    /// reference stays a run-time value (`ask`), so a long value referenced many times
+    /// costs no more than the command's length.
+    subst_allowance: usize,
     /// The command being walked reads its input from a pipeline stage that prints only
     /// paths not beginning with `-` (see [`prints_paths_only`]).
     stdin_paths: bool,
@@ -425,7 +434,8 @@ impl<'a> Walker<'a> {
             // Each stage of a pipeline runs in its own subshell: a `cd` in one does not
             // move the others, nor (without `lastpipe`) what follows; after a pipeline
             // that changed directory, the directory is unknown (fail closed).
-            let piped = pl.stages.len() > 1;
+            let piped = pl.stages.len() > 1 || pl.background;
+            let consts_before = piped.then(|| self.consts.clone());
             let cwd_before = piped.then(|| self.cwd.clone());
             let alts_before = piped.then(|| self.cwd_alts.clone());
             let mut moved = false;
@@ -470,6 +480,10 @@ impl<'a> Walker<'a> {
             if let Some(c) = cwd_before {
                 moved |= self.cwd != c;
                 self.cwd = if moved { None } else { c };
+            }
+            if let Some(before) = consts_before {
+                // Each stage ran in a subshell: nothing it assigned is left.
+                self.consts.retain(|c| before.contains(c));
             }
             self.pipe_checks(&stage_traits, pl);
             if let Some(Command::Function { .. }) = pl.stages.first() {
@@ -598,6 +612,20 @@ impl<'a> Walker<'a> {
             self.too_complex(command_span(cmd), "work budget exhausted");
             return Traits::default();
         }
+        // What a group, loop, branch or function body assigns may or may not have run:
+        // afterwards only the values it left unchanged are known.
+        let known_before = match cmd {
+            Command::Simple(_) => None,
+            _ => Some(self.consts.clone()),
+        };
+        let t = self.command_inner(cmd);
+        if let Some(before) = known_before {
+            self.consts.retain(|c| before.contains(c));
+        }
+        t
+    }
+
+    fn command_inner(&mut self, cmd: &Command) -> Traits {
         match cmd {
             Command::Simple(sc) => self.simple(sc),
             Command::Compound {
@@ -612,6 +640,7 @@ impl<'a> Walker<'a> {
                         .iter()
                         .all(|v| v.subs.is_empty() && !v.dynamic && !v.text.starts_with('-'));
                     self.loop_static.retain(|(n, _)| *n != name);
+                    self.consts.retain(|(n, _)| *n != name);
                     if static_values && self.loop_static.len() < 16 {
                         self.loop_static.push((name, values.to_vec()));
                     }
@@ -705,6 +734,8 @@ impl<'a> Walker<'a> {
                 self.command(body)
             }
             Command::Arith { words, span } => {
+                // `(( x = 5 ))` assigns.
+                self.consts.clear();
                 for w in words {
                     self.word_subs(w);
                 }
@@ -872,6 +903,10 @@ impl<'a> Walker<'a> {
     }
 
     fn simple(&mut self, sc: &SimpleCommand) -> Traits {
+        if let Some(known) = self.substitute_consts(sc) {
+            return self.simple(&known);
+        }
+        self.track_consts(sc);
         for w in sc.assigns.iter().chain(sc.words.iter()) {
             self.word_subs(w);
             if w.assign {
@@ -1094,6 +1129,155 @@ impl<'a> Walker<'a> {
             norm: if self.env.want_norm { norm } else { None },
         });
         traits
+    }
+
+    /// The value of the variable of [`Walker::consts`] that word `w` is exactly
+    /// (`$x`, `${x}`, `"$x"`, `"${x}"`), and whether it is quoted.
+    fn const_ref(&self, w: &Word) -> Option<(&str, bool)> {
+        if self.consts.is_empty() || !w.dynamic || !w.subs.is_empty() || w.assign {
+            return None;
+        }
+        let src = self.text(w.span);
+        let (inner, quoted) = match src.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+            Some(i) => (i, true),
+            None => (src, false),
+        };
+        let name = inner
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| inner.strip_prefix('$'))?;
+        if w.text.trim_matches('"') != inner {
+            return None;
+        }
+        self.consts
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| (v.as_str(), quoted))
+    }
+
+    /// `sc` with each word that is exactly `$x`, `${x}`, `"$x"` or `"${x}"` for a
+    /// variable of [`Walker::consts`] replaced by its value, as bash expands it (an
+    /// unquoted value is split at blanks and may be a glob); `None` when there is none.
+    fn substitute_consts(&mut self, sc: &SimpleCommand) -> Option<SimpleCommand> {
+        if self.consts.is_empty() {
+            return None;
+        }
+        // Copying the command and its values is work, paid for before it is done: a
+        // long value referenced many times would otherwise cost its length each time.
+        let cost: usize = sc
+            .words
+            .iter()
+            .filter_map(|w| self.const_ref(w))
+            .map(|(v, _)| v.len() + 1)
+            .sum();
+        if cost == 0 {
+            return None;
+        }
+        let cost = cost + sc.span[1].saturating_sub(sc.span[0]);
+        if cost > self.subst_allowance || !self.steps.spend(cost) {
+            return None;
+        }
+        self.subst_allowance -= cost;
+        let mut out = SimpleCommand {
+            assigns: sc.assigns.clone(),
+            words: Vec::new(),
+            redirects: sc.redirects.clone(),
+            span: sc.span,
+        };
+        for w in &sc.words {
+            match self.const_ref(w) {
+                Some((value, true)) => out.words.push(Word {
+                    text: value.to_string(),
+                    dynamic: false,
+                    glob: false,
+                    quoted: true,
+                    tilde: false,
+                    braces: None,
+                    subs: Vec::new(),
+                    assign: false,
+                    content_start: None,
+                    arith_subs: false,
+                    span: w.span,
+                }),
+                Some((value, false)) => {
+                    for piece in value.split([' ', '\t', '\n']).filter(|p| !p.is_empty()) {
+                        out.words.push(Word {
+                            text: piece.to_string(),
+                            dynamic: false,
+                            glob: piece.contains(['*', '?', '[']),
+                            quoted: true,
+                            tilde: false,
+                            braces: None,
+                            subs: Vec::new(),
+                            assign: false,
+                            content_start: None,
+                            arith_subs: false,
+                            span: w.span,
+                        });
+                    }
+                }
+                None => out.words.push(w.clone()),
+            }
+        }
+        Some(out)
+    }
+
+    /// Keeps [`Walker::consts`] true after `sc`: a standalone `x=VALUE` with a static
+    /// value sets `x`; any other assignment to it forgets it; a builtin that can assign
+    /// any variable (`read`, `declare`, `export`, `unset`, `eval`, `source`, …) or a
+    /// `${x:=v}` forgets them all.
+    fn track_consts(&mut self, sc: &SimpleCommand) {
+        let prog = sc.words.first().map(|w| w.text.as_str());
+        let assigns_any = matches!(
+            prog,
+            Some(
+                "read"
+                    | "mapfile"
+                    | "readarray"
+                    | "declare"
+                    | "typeset"
+                    | "local"
+                    | "export"
+                    | "readonly"
+                    | "printf"
+                    | "getopts"
+                    | "unset"
+                    | "let"
+                    | "eval"
+                    | "source"
+                    | "."
+                    | "set"
+                    | "shift"
+                    | "builtin"
+                    | "command"
+                    | "exec"
+            )
+        ) || sc.words.iter().chain(sc.assigns.iter()).any(|w| {
+            w.dynamic && (w.text.contains(":=") || w.text.contains("=")) && w.text.contains("${")
+        });
+        if assigns_any
+            || prog.is_some_and(|p| {
+                !p.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b))
+            })
+        {
+            self.consts.clear();
+        }
+        for w in &sc.assigns {
+            let Some((name, value)) = w.text.split_once('=') else {
+                continue;
+            };
+            let name = name.trim_end_matches('+');
+            self.consts.retain(|(k, _)| k != name);
+            let settable = sc.words.is_empty()
+                && !w.text[..w.text.find('=').unwrap_or(0)].ends_with('+')
+                && !w.dynamic
+                && w.subs.is_empty()
+                && self.consts.len() < 32;
+            if settable {
+                self.consts.push((name.to_string(), value.to_string()));
+            }
+        }
     }
 
     fn assign_finding(&self, a: &Word) -> Option<Finding> {
@@ -2388,7 +2572,20 @@ impl<'a> Walker<'a> {
                     None,
                 );
             }
+            // `bash -c 'cat "$1"' _ .env`: the words after the script are `$0`, `$1`, …
+            // in it. A new shell inherits no other variable (unless exported: those it
+            // keeps are at worst values judged more strictly).
+            let positional: Vec<(String, String)> = args
+                .iter()
+                .skip_while(|a| !std::ptr::eq(**a, cs))
+                .skip(1)
+                .take(10)
+                .enumerate()
+                .filter_map(|(i, a)| a.value().map(|v| (i.to_string(), v.to_string())))
+                .collect();
+            let outer = std::mem::replace(&mut self.consts, positional);
             let inner = self.nested_text(&cs.text, cs.content_start, cs.span);
+            self.consts = outer;
             return (
                 Finding::new(
                     Tier::Auto,

@@ -1209,7 +1209,20 @@ fn run_time_values_are_never_options() {
     // program reads options (#22); printers, `cd`, static loop values and paths that
     // cannot begin with `-` are data.
     check(&[
-        ("ask", "dynamic", "x=\"-o\"; sort $x PWN notes.txt"),
+        // A value set in the command is judged as that value (#22): `sort -o PWN`.
+        ("ask", "sort-o", "x=\"-o\"; sort $x PWN notes.txt"),
+        ("ask", "secret-file", "x=.env; cat $x"),
+        ("ask", "secret-file", "bash -c 'cat \"$1\"' _ .env"),
+        ("auto", "readonly", "bash -c 'cat \"$1\"' _ notes.txt"),
+        ("deny", "rm-root", "x='rm -rf /'; sh -c \"$x\""),
+        (
+            "deny",
+            "rm-root",
+            "x=1; for i in 1; do x='rm -rf /'; sh -c \"$x\"; done",
+        ),
+        // What a subshell, a pipeline stage or `read` assigns is not known after it.
+        ("ask", "dynamic", "x=a; (x=.env); cat $x"),
+        ("ask", "dynamic", "x=.env; x=b | true; cat $x"),
         ("ask", "dynamic", "sort ${x:--o PWN} notes.txt"),
         ("ask", "dynamic", "cat $(git ls-files)"),
         ("ask", "dynamic", "wc -l \"$(cat list.txt)\""),

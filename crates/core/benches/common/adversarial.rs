@@ -92,6 +92,13 @@ pub fn inputs(size: usize) -> Vec<Input> {
         nested("echo ", "\"$(echo '", "x", "')\"", size),
     );
     add("generated mix", generated(size, 0x5eed));
+    // A value set in the command is substituted where `$x` stands (#22): a long value
+    // referenced many times, and a nested script run from a value many times.
+    add("$x (long value, referenced)", const_refs(size));
+    add(
+        "sh -c \"$x\" (value run)",
+        fill("x='ls -l'; ", "sh -c \"$x\"; ", "", size),
+    );
     for (kind, &(_, bench_name, _, _)) in NESTINGS.iter().enumerate() {
         add(bench_name, nesting_fit(kind, size));
     }
@@ -289,6 +296,13 @@ fn fill(head: &str, unit: &str, tail: &str, size: usize) -> String {
     s.push_str(&unit.repeat(room / unit.len()));
     s.push_str(tail);
     pad(s, size)
+}
+
+/// `x="a a a …"; cat $x $x …`: a quarter of the input is the value, the rest refers
+/// to it (each unquoted reference splits into many words).
+fn const_refs(size: usize) -> String {
+    let head = format!("x=\"{}\"; cat", "a ".repeat(size / 8));
+    fill(&head, " $x", "", size)
 }
 
 /// `head` + `open`×k + `core` + `close`×k, as deep as fits in `size` bytes.
