@@ -228,6 +228,7 @@ pub fn parse_in(
         bodies: Vec::new(),
         open_if: 0,
         open_do: 0,
+        comsub: 0,
         budget: std::mem::take(budget),
     };
     let r = p.parse_all();
@@ -297,6 +298,10 @@ struct Parser<'a> {
     /// `if`/`fi` and `do`/`done` balance, so an unterminated `if` is an error.
     open_if: i64,
     open_do: i64,
+    /// Inside this many `$( … )` / `<( … )` / `>( … )`: there a here-document also ends
+    /// at a line of its delimiter followed by the `)` that closes the substitution
+    /// (bash 5.2 reads `$(cat <<E⏎hi⏎E)` as `hi`).
+    comsub: u32,
     /// The classification's work budget, spent one step per loop of the parser.
     budget: Budget,
 }
@@ -459,6 +464,18 @@ impl<'a> Parser<'a> {
                     next = (line_end + 1).min(self.s.len());
                     break;
                 }
+                // `E)` in a substitution: the body ends, the `)` closes it.
+                if self.comsub > 0
+                    && !doc.delim.is_empty()
+                    && line
+                        .strip_prefix(doc.delim.as_str())
+                        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(')'))
+                {
+                    body_end = line_start;
+                    // Where the delimiter ends (after any stripped tabs).
+                    next = line_end - (line.len() - doc.delim.len());
+                    break;
+                }
                 line_start = line_end + 1;
             }
             let body = self.src[start..body_end].to_string();
@@ -480,6 +497,7 @@ impl<'a> Parser<'a> {
                     bodies: Vec::new(),
                     open_if: 0,
                     open_do: 0,
+                    comsub: self.comsub,
                     budget: std::mem::take(&mut self.budget),
                 };
                 let mut w = Word::default();
@@ -803,7 +821,24 @@ impl<'a> Parser<'a> {
                     Some(b'{') => matches!(self.peek_at(1), Some(b' ' | b'\t' | b'\n')),
                     // `time f() { …; }`, `time function f { …; }`: bash times the
                     // definition, which defines the function.
-                    _ => self.bare_word() == "function" || self.function_def_here(),
+                    // `time if …; fi`, `time for …`, `time [[ … ]]`, `time ! cmd`: bash
+                    // times the compound command that follows.
+                    _ => {
+                        matches!(
+                            self.bare_word(),
+                            "function"
+                                | "if"
+                                | "for"
+                                | "while"
+                                | "until"
+                                | "case"
+                                | "select"
+                                | "[["
+                                | "!"
+                                | "coproc"
+                                | "time"
+                        ) || self.function_def_here()
+                    }
                 };
                 if group {
                     continue;
@@ -1444,7 +1479,10 @@ impl<'a> Parser<'a> {
                 return Err(self.too_deep(self.pos));
             }
             self.pos += 2;
-            let script = self.nested(Stop::Paren)?;
+            self.comsub += 1;
+            let script = self.nested(Stop::Paren);
+            self.comsub -= 1;
+            let script = script?;
             if self.peek() != Some(b')') {
                 return Err(self.err("unterminated process substitution", start));
             }
@@ -1768,7 +1806,10 @@ impl<'a> Parser<'a> {
             }
             Some(b'(') => {
                 self.pos += 2;
-                let script = self.nested(Stop::Paren)?;
+                self.comsub += 1;
+                let script = self.nested(Stop::Paren);
+                self.comsub -= 1;
+                let script = script?;
                 if self.peek() != Some(b')') {
                     return Err(self.err("unterminated `$(`", start));
                 }
