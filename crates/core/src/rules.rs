@@ -1134,25 +1134,11 @@ impl<'a> Walker<'a> {
     /// The value of the variable of [`Walker::consts`] that word `w` is exactly
     /// (`$x`, `${x}`, `"$x"`, `"${x}"`), and whether it is quoted.
     fn const_ref(&self, w: &Word) -> Option<(&str, bool)> {
-        if self.consts.is_empty() || !w.dynamic || !w.subs.is_empty() || w.assign {
-            return None;
-        }
-        let src = self.text(w.span);
-        let (inner, quoted) = match src.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-            Some(i) => (i, true),
-            None => (src, false),
-        };
-        let name = inner
-            .strip_prefix("${")
-            .and_then(|r| r.strip_suffix('}'))
-            .or_else(|| inner.strip_prefix('$'))?;
-        if w.text.trim_matches('"') != inner {
-            return None;
-        }
+        let (name, quoted) = w.param.as_ref()?;
         self.consts
             .iter()
             .find(|(k, _)| k == name)
-            .map(|(_, v)| (v.as_str(), quoted))
+            .map(|(_, v)| (v.as_str(), *quoted))
     }
 
     /// `sc` with each word that is exactly `$x`, `${x}`, `"$x"` or `"${x}"` for a
@@ -1197,6 +1183,7 @@ impl<'a> Walker<'a> {
                     assign: false,
                     content_start: None,
                     arith_subs: false,
+                    param: None,
                     span: w.span,
                 }),
                 Some((value, false)) => {
@@ -1212,6 +1199,7 @@ impl<'a> Walker<'a> {
                             assign: false,
                             content_start: None,
                             arith_subs: false,
+                            param: None,
                             span: w.span,
                         });
                     }
@@ -1924,6 +1912,7 @@ impl<'a> Walker<'a> {
                     if let Some(path) = a.text.strip_prefix("of=") {
                         let p = Word {
                             text: path.to_string(),
+                            param: None,
                             ..(*a).clone()
                         };
                         let abs = self.resolve_word(&p);
@@ -3704,6 +3693,7 @@ fn expand_words(words: &[Word]) -> Vec<Word> {
                 for a in alts {
                     out.push(Word {
                         text: a.clone(),
+                        param: None,
                         braces: None,
                         glob: w.glob || a.contains(['*', '?']),
                         ..w.clone()

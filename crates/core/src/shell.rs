@@ -171,6 +171,9 @@ pub struct Word {
     /// A command substitution's output is evaluated as arithmetic (`$(( $(cmd) ))`,
     /// `$[ $(cmd) ]`): text it prints such as `a[$(…)]` would run.
     pub arith_subs: bool,
+    /// The whole word is one parameter expansion, `$x`, `${x}`, `"$x"` or `"${x}"`: the
+    /// name, and whether it is quoted (so its value is not split or globbed).
+    pub param: Option<(String, bool)>,
 }
 
 impl Word {
@@ -304,6 +307,23 @@ struct Parser<'a> {
     comsub: u32,
     /// The classification's work budget, spent one step per loop of the parser.
     budget: Budget,
+}
+
+/// `$x`, `${x}`, `"$x"`, `"${x}"` (a variable name or one positional digit): the name
+/// and whether it is quoted.
+fn param_ref(src: &str) -> Option<(String, bool)> {
+    let (inner, quoted) = match src.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(i) => (i, true),
+        None => (src, false),
+    };
+    let name = inner
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| inner.strip_prefix('$'))?;
+    let b = name.as_bytes();
+    let ok = (b.len() == 1 && b[0].is_ascii_digit())
+        || (b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name(c)));
+    ok.then(|| (name.to_string(), quoted))
 }
 
 fn is_meta(b: u8) -> bool {
@@ -762,6 +782,15 @@ impl<'a> Parser<'a> {
         self.src.get(self.pos..self.pos + n).unwrap_or("")
     }
 
+    /// `NAME=` or `NAME+=` here: an assignment (`time x=1` times it, and it sets `x`).
+    fn assignment_here(&self) -> bool {
+        let rest = &self.s[self.pos..];
+        let n = rest.iter().take_while(|&&b| is_name(b)).count();
+        n > 0
+            && rest.first().is_some_and(|&b| is_name_start(b))
+            && (rest.get(n) == Some(&b'=') || rest.get(n..n + 2) == Some(b"+="))
+    }
+
     /// A name, blanks and `()` here: the start of a function definition.
     fn function_def_here(&self) -> bool {
         let name = self.bare_word();
@@ -838,6 +867,7 @@ impl<'a> Parser<'a> {
                                 | "coproc"
                                 | "time"
                         ) || self.function_def_here()
+                            || self.assignment_here()
                     }
                 };
                 if group {
@@ -1628,6 +1658,7 @@ impl<'a> Parser<'a> {
                 w.dynamic = true;
             }
         }
+        w.param = param_ref(&self.src[start..self.pos]);
         w.span = self.span(start, self.pos);
         Ok(w)
     }
