@@ -126,6 +126,16 @@ def main():
         lines, status = sb.run(command)
         return oracle.judge(lines, command) + (status,)
 
+    def from_bait(i):
+        """Did the rm come from a bait file? The command names rm, so run it again
+        with the bait made harmless (num.txt a number, run.sh and .bashrc empty): if
+        bash no longer runs rm -rf / or ~, the file's content did."""
+        if verdicts[i]["tier"] == "deny":
+            return False
+        neutral = (f"printf '1\\n' > {WORK}/num.txt; : > {WORK}/run.sh; : > {HOME}/.bashrc\n")
+        lines, _ = sb.run(neutral + commands[i][1])
+        return not oracle.judge(lines, commands[i][1])[1]
+
     results = [None] * len(commands)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         for i, r in zip(range(len(commands)), ex.map(one, range(len(commands)))):
@@ -140,7 +150,7 @@ def main():
         v = verdicts[i]
         if v["tier"] == "auto" and findings:
             fail_open.append(i)
-        if rm_root and "rm" not in commands[i][1]:
+        if rm_root and ("rm" not in commands[i][1] or from_bait(i)):
             # The rm came from a file's content (the bait num.txt, run.sh, .bashrc):
             # no static reading can see it; it must not be auto (a fail-open above).
             rm_from_files += 1

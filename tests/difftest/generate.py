@@ -108,18 +108,51 @@ STANDALONE = [
 ]
 
 
+# Read-only commands in many spellings, which toolgate may well call `auto`: options,
+# globs (the workspace holds files named `--pre=sh`, `--output=PWN`, `-oPWN`), loops,
+# values set in the command, `cd`, pipes into `xargs`. Alone and inside the carriers,
+# they are what the `auto` verdicts are checked on.
+READS = [
+    "cat notes.txt", "head -n 2 notes.txt", "tail -n 1 notes.txt", "wc -l notes.txt README.md",
+    "sort -r notes.txt", "uniq -c notes.txt", "cut -c1 notes.txt", "nl -ba notes.txt",
+    "grep -n a notes.txt", "grep -c Loose README.md", "ls -la", "ls src", "du -sh src",
+    "stat -c %s notes.txt", "file -b notes.txt", "diff notes.txt README.md",
+    "cmp notes.txt README.md", "comm notes.txt README.md", "tr a-z A-Z < notes.txt",
+    "basename src/main.py .py", "realpath notes.txt", "seq 1 3", "date +%s", "uname -a",
+    "id -u", "echo $HOME", "find src -name '*.py'", "tree src", "git status", "rg a notes.txt",
+    "cat *.txt", "wc -l *", "sort *", "head -1 ./*", "cat src/*.py", "grep a *", "ls *",
+    "file *", "cat -- *.md", "wc -l -- *", "tail -n 1 -- *", "sort -- *",
+    'for f in *.txt; do cat "$f"; done', 'for f in *; do wc -l "$f"; done',
+    "for f in src/*; do head -1 $f; done", "f=notes.txt; cat $f", 'f=.env; cat "$f"',
+    "d=src; ls $d", "x=-n; cat $x notes.txt", "x=-oPWN; sort $x notes.txt",
+    "cd src && cat main.py", "cd ~ && ls", "cd ~/.ssh; ls", "cd /nonexistent; cat notes.txt",
+    "cd src; cd ..; cat notes.txt", "cd ~/.ssh; cd /nonexistent; wc -l config",
+    "cat notes.txt | sort | uniq", "ls | wc -l",
+    "find . -maxdepth 1 -name '*.txt' | xargs cat", "find . | xargs wc -l",
+    "cat $(find src -name '*.py')", "ls | xargs echo", "sort -o PWN notes.txt",
+    "sort --files0-from=notes.txt", "wc --files0-from=notes.txt",
+    "du --files0-from=notes.txt", "file -f notes.txt", "grep -f notes.txt README.md",
+    "diff -r src src", "grep -r a src", "date -r notes.txt", "TZ=UTC date",
+    "LC_ALL=C sort notes.txt", "cat < notes.txt", "wc -l < .env", "head -c 5 ~/.netrc",
+    "ls ~/.ssh", "du -a ~/.aws", "grep -l a *.txt", "git log --oneline -1", "git diff",
+    "[[ 1 -eq 1 ]] && ls", "x=2; [[ $x -gt 1 ]] && ls", "test -f notes.txt && cat notes.txt",
+]
+
+
 def generate(count, seed):
     """At least `count` commands as (family, command): every standalone case and every
     carrier with every payload first, then random compositions up to `count`."""
     rng = random.Random(seed)
-    out = list(STANDALONE)
+    out = list(STANDALONE) + [("read-only variation", r) for r in READS]
     for family, t in CARRIERS:
         for p in PAYLOADS:
             out.append((family, t.format(p=p)))
     while len(out) < count:
         family, t = rng.choice(CARRIERS)
         inner_family, inner = rng.choice(CARRIERS + [("payload", "{p}")])
-        p = inner.format(p=rng.choice(PAYLOADS)) if rng.random() < 0.3 else rng.choice(PAYLOADS)
+        # Half the payloads are reads, so that many verdicts are `auto` and checked.
+        pool = READS if rng.random() < 0.5 else PAYLOADS
+        p = inner.format(p=rng.choice(pool)) if rng.random() < 0.3 else rng.choice(pool)
         cmd = t.format(p=p)
         if rng.random() < 0.25:
             cmd = rng.choice(["ls; ", "cd src; ", "x=1; ", "true && "]) + cmd
