@@ -771,6 +771,44 @@ pub const PROGRAMS: &[Program] = &[
     },
 ];
 
+/// `xargs`'s options (not a read-only program: it runs the command after them, which is
+/// classified on its own). Read for the file `-a` names. `-e`, `-i`, `-l` take their
+/// optional value only attached.
+pub const XARGS: Program = Program {
+    name: "xargs",
+    flags: "0prtxeil",
+    short_values: "adEILnPs",
+    longs: &[
+        "null",
+        "arg-file=",
+        "delimiter=",
+        "eof[=]",
+        "replace[=]",
+        "max-lines[=]",
+        "max-args=",
+        "max-procs=",
+        "interactive",
+        "no-run-if-empty",
+        "max-chars=",
+        "verbose",
+        "exit",
+        "show-limits",
+        "process-slot-var=",
+        "open-tty",
+    ],
+    effects: &[
+        ("-a", Effect::ReadsFileList),
+        ("--arg-file", Effect::ReadsFileList),
+    ],
+    operands: Operands::Data,
+    digits: false,
+    examples: &[
+        ("xargs -a notes.txt echo", "auto"),
+        ("xargs -a.env", "ask"),
+        ("xargs -0a.env echo", "ask"),
+    ],
+};
+
 /// The table entry of a program (`egrep`/`fgrep` are `grep`).
 pub fn lookup(name: &str) -> Option<&'static Program> {
     let name = match name {
@@ -953,7 +991,7 @@ mod tests {
     fn examples_hold() {
         let policy = Policy::defaults("/home/dev/app", "/home/dev");
         let mut bad = Vec::new();
-        for p in PROGRAMS {
+        for p in PROGRAMS.iter().chain([&XARGS]) {
             assert!(!p.examples.is_empty(), "{}: no examples", p.name);
             for (cmd, want) in p.examples {
                 let v = policy.classify(&ToolCall::new(
@@ -975,7 +1013,7 @@ mod tests {
     /// both a flag and value-taking; names are unique.
     #[test]
     fn entries_are_consistent() {
-        for (i, p) in PROGRAMS.iter().enumerate() {
+        for (i, p) in PROGRAMS.iter().chain([&XARGS]).enumerate() {
             assert!(
                 PROGRAMS[..i].iter().all(|q| q.name != p.name),
                 "{} twice",

@@ -1707,6 +1707,31 @@ impl<'a> Walker<'a> {
                     ],
                 );
                 let rest = &words[1 + k..];
+                // `xargs -a FILE`, `-0aFILE`, `--arg=FILE`: the items come from FILE,
+                // which xargs opens (and echoes when no command follows).
+                let arg_file = programs::XARGS
+                    .scan(&args[..k])
+                    .options
+                    .into_iter()
+                    .find(|f| f.option == "-a" || f.option == "--arg-file")
+                    .and_then(|f| f.value);
+                if let Some((file, fw)) = &arg_file {
+                    let why = if fw.dynamic {
+                        Some((
+                            "builtin.shell.dynamic",
+                            format!("xargs -a reads a file named only at run time: {file}"),
+                        ))
+                    } else {
+                        match self.path_secret(file, file.starts_with('~')) {
+                            Some(false) => None,
+                            Some(true) => Some(("builtin.shell.secret-file", format!("reads a secret file: {file}"))),
+                            None => Some(("builtin.shell.dynamic", format!("xargs -a reads {file} relative to a working directory known only at run time"))),
+                        }
+                    };
+                    if let Some((rule, why)) = why {
+                        return (Finding::new(Tier::Ask, rule, why, fw.span), none, norm());
+                    }
+                }
                 if rest.is_empty() {
                     return (
                         Finding::new(
@@ -1732,37 +1757,6 @@ impl<'a> Walker<'a> {
                 });
                 let code = replace && (is_interpreter(prog) || prog == "eval");
                 let options = !ARGS_ARE_DATA.contains(&prog) && !stdin_paths;
-                // `xargs -a FILE`: the items come from FILE, which xargs opens.
-                let arg_file = args[..k].iter().enumerate().find_map(|(j, a)| {
-                    let t = a.text.as_str();
-                    if t == "-a" || t == "--arg-file" {
-                        args.get(j + 1).copied()
-                    } else {
-                        None
-                    }
-                });
-                let arg_file_text = args[..k].iter().find_map(|a| {
-                    a.text
-                        .strip_prefix("--arg-file=")
-                        .or_else(|| a.text.strip_prefix("-a").filter(|v| !v.is_empty()))
-                        .map(str::to_string)
-                });
-                let secret_file = arg_file
-                    .map(|w| w.text.clone())
-                    .or(arg_file_text)
-                    .filter(|f| self.path_secret(f, f.starts_with('~')) != Some(false));
-                if let Some(file) = secret_file {
-                    return (
-                        Finding::new(
-                            Tier::Ask,
-                            "builtin.shell.secret-file",
-                            format!("reads a secret file: {file}"),
-                            all,
-                        ),
-                        t,
-                        n,
-                    );
-                }
                 if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
                     t.stdin_exec = true;
                 }
@@ -4011,6 +4005,13 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
             pattern_given = true;
         }
         let effect = p.effect(f);
+        let list_secret = effect == Some(Effect::ReadsFileList)
+            && f.value.as_ref().is_some_and(|(v, vw)| {
+                !vw.dynamic && w.path_secret(v, v.starts_with('~')) == Some(true)
+            });
+        if list_secret {
+            return ReadOnly::Secret(f.word);
+        }
         if effect == Some(Effect::ReadsFileList) && p.operands == programs::Operands::Files {
             return ReadOnly::Flag(
                 "builtin.shell.dynamic",
