@@ -815,16 +815,48 @@ pub fn lookup(name: &str) -> Option<&'static Program> {
         "egrep" | "fgrep" => "grep",
         n => n,
     };
-    PROGRAMS.iter().find(|p| p.name == name)
+    // Most programs are not in the table: a first-byte test skips the string compares.
+    let first = name.as_bytes().first()?;
+    PROGRAMS
+        .iter()
+        .find(|p| p.name.as_bytes().first() == Some(first) && p.name == name)
+}
+
+/// An option as the table names it: `-x` or `--long` (full name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opt {
+    Short(char),
+    Long(&'static str),
+}
+
+impl Opt {
+    /// Is this the option spelled `s` (`-x` or `--long`)?
+    pub fn is(&self, s: &str) -> bool {
+        match self {
+            Opt::Short(c) => s
+                .strip_prefix('-')
+                .is_some_and(|r| !r.starts_with('-') && r.chars().eq([*c])),
+            Opt::Long(l) => s.strip_prefix("--") == Some(l),
+        }
+    }
+}
+
+impl std::fmt::Display for Opt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Opt::Short(c) => write!(f, "-{c}"),
+            Opt::Long(l) => write!(f, "--{l}"),
+        }
+    }
 }
 
 /// An option found in the arguments: its canonical spelling (`-x` or `--long`), the
 /// word it is in, and its value (text and the word holding it), if any.
 #[derive(Debug)]
 pub struct Found<'w> {
-    pub option: String,
+    pub option: Opt,
     pub word: &'w Word,
-    pub value: Option<(String, &'w Word)>,
+    pub value: Option<(&'w str, &'w Word)>,
 }
 
 /// The arguments read with a program's table entry.
@@ -905,7 +937,7 @@ impl Program {
                 match self.long(given) {
                     Ok((base, kind)) => {
                         let value = match (kind, inline) {
-                            (_, Some(v)) if kind != 'n' => Some((v.to_string(), w)),
+                            (_, Some(v)) if kind != 'n' => Some((v, w)),
                             ('n', Some(_)) => {
                                 s.unknown
                                     .get_or_insert((w, format!("--{base} takes no value")));
@@ -914,14 +946,14 @@ impl Program {
                             ('r', None) => match args.get(i) {
                                 Some(next) => {
                                     i += 1;
-                                    Some((next.text.clone(), *next))
+                                    Some((next.text.as_str(), *next))
                                 }
                                 None => None,
                             },
                             _ => None,
                         };
                         s.options.push(Found {
-                            option: format!("--{base}"),
+                            option: Opt::Long(base),
                             word: w,
                             value,
                         });
@@ -942,13 +974,13 @@ impl Program {
                     let value = if rest.is_empty() {
                         args.get(i).map(|next| {
                             i += 1;
-                            (next.text.clone(), *next)
+                            (next.text.as_str(), *next)
                         })
                     } else {
-                        Some((rest.to_string(), w))
+                        Some((rest, w))
                     };
                     s.options.push(Found {
-                        option: format!("-{c}"),
+                        option: Opt::Short(c),
                         word: w,
                         value,
                     });
@@ -956,7 +988,7 @@ impl Program {
                 }
                 if self.flags.contains(c) {
                     s.options.push(Found {
-                        option: format!("-{c}"),
+                        option: Opt::Short(c),
                         word: w,
                         value: None,
                     });
@@ -976,7 +1008,7 @@ impl Program {
     pub fn effect(&self, f: &Found) -> Option<Effect> {
         self.effects
             .iter()
-            .find(|(o, _)| *o == f.option)
+            .find(|(o, _)| f.option.is(o))
             .map(|(_, e)| *e)
     }
 }

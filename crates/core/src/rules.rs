@@ -976,7 +976,8 @@ impl<'a> Walker<'a> {
                 // Words after `--` are operands. A `--` right after an option may be
                 // that option's value (`rg -e -- *`), so only one after the program or
                 // an operand counts.
-                let end = match programs::lookup(prog) {
+                let needs = sc.words[1..].iter().any(|w| w.glob || w.dynamic);
+                let end = match programs::lookup(prog).filter(|_| needs) {
                     // The table knows which options take a value.
                     Some(p) => {
                         let args: Vec<&Word> = sc.words[1..].iter().collect();
@@ -1134,11 +1135,12 @@ impl<'a> Walker<'a> {
     /// The value of the variable of [`Walker::consts`] that word `w` is exactly
     /// (`$x`, `${x}`, `"$x"`, `"${x}"`), and whether it is quoted.
     fn const_ref(&self, w: &Word) -> Option<(&str, bool)> {
-        let (name, quoted) = w.param.as_ref()?;
+        let quoted = w.param?;
+        let name = w.param_name()?;
         self.consts
             .iter()
             .find(|(k, _)| k == name)
-            .map(|(_, v)| (v.as_str(), *quoted))
+            .map(|(_, v)| (v.as_str(), quoted))
     }
 
     /// `sc` with each word that is exactly `$x`, `${x}`, `"$x"` or `"${x}"` for a
@@ -1388,10 +1390,17 @@ impl<'a> Walker<'a> {
             return Some(paths::is_secret(&resolve(t, "/", self.env.home)));
         }
         let cwd = self.cwd.as_deref()?;
+        // Without `..` the path stays under the directory: only a directory that names a
+        // secret place (`.ssh`, `.gnupg`, `.aws` for `credentials`) can make it secret,
+        // and the common case needs no joined path.
+        let simple = !t.contains("..") && !t.starts_with('~');
         Some(
             std::iter::once(cwd)
                 .chain(self.cwd_alts.iter().map(String::as_str))
-                .any(|d| paths::is_secret(&resolve(t, d, self.env.home))),
+                .any(|d| {
+                    (!simple || may_hold_secrets(d))
+                        && paths::is_secret(&resolve(t, d, self.env.home))
+                }),
         )
     }
 
@@ -1713,7 +1722,7 @@ impl<'a> Walker<'a> {
                     .scan(&args[..k])
                     .options
                     .into_iter()
-                    .find(|f| f.option == "-a" || f.option == "--arg-file")
+                    .find(|f| f.option.is("-a") || f.option.is("--arg-file"))
                     .and_then(|f| f.value);
                 if let Some((file, fw)) = &arg_file {
                     let why = if fw.dynamic {
@@ -2806,7 +2815,6 @@ impl<'a> Walker<'a> {
             roots.push(args[i]);
             i += 1;
         }
-        let root_like = roots.iter().any(|w| self.is_root_like(w));
         let mut unsafe_action: Option<&Word> = None;
         let mut deletes = false;
         while i < args.len() {
@@ -2874,7 +2882,7 @@ impl<'a> Walker<'a> {
             }
             Some(s)
         };
-        if root_like && deletes {
+        if deletes && roots.iter().any(|w| self.is_root_like(w)) {
             return (
                 Finding::new(
                     Tier::Deny,
@@ -3237,6 +3245,16 @@ fn home_relative(w: &Word) -> Option<String> {
         .find_map(|p| w.text.strip_prefix(p))
         .filter(|rest| w.subs.is_empty() && !rest.contains(['$', '`']) && rest.starts_with('/'))
         .map(|rest| format!("~{rest}"))
+}
+
+/// Could a path under directory `d` be secret because of `d` itself? Only if it names
+/// `.ssh`, `.gnupg` or `.aws` (in any case, as [`paths::is_secret`] compares).
+fn may_hold_secrets(d: &str) -> bool {
+    d.as_bytes().windows(4).any(|w| {
+        w.eq_ignore_ascii_case(b".ssh")
+            || w.eq_ignore_ascii_case(b".gnu")
+            || w.eq_ignore_ascii_case(b".aws")
+    })
 }
 
 /// An assignment to a variable of [`SAFE_ENV`] (or `LC_*`) whose value may name a file
@@ -4001,7 +4019,10 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
     }
     let mut pattern_given = false;
     for f in &scan.options {
-        if matches!(f.option.as_str(), "-e" | "-f" | "--regexp" | "--file") {
+        if ["-e", "-f", "--regexp", "--file"]
+            .iter()
+            .any(|o| f.option.is(o))
+        {
             pattern_given = true;
         }
         let effect = p.effect(f);
@@ -4070,7 +4091,7 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
                 if f
                     .value
                     .as_ref()
-                    .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(v.as_str())) =>
+                    .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(*v)) =>
             {
                 return ReadOnly::Flag(
                     "builtin.shell.recursive-read",

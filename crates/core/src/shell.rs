@@ -171,12 +171,22 @@ pub struct Word {
     /// A command substitution's output is evaluated as arithmetic (`$(( $(cmd) ))`,
     /// `$[ $(cmd) ]`): text it prints such as `a[$(…)]` would run.
     pub arith_subs: bool,
-    /// The whole word is one parameter expansion, `$x`, `${x}`, `"$x"` or `"${x}"`: the
-    /// name, and whether it is quoted (so its value is not split or globbed).
-    pub param: Option<(String, bool)>,
+    /// The whole word is one parameter expansion, `$x`, `${x}`, `"$x"` or `"${x}"`:
+    /// whether it is quoted (so its value is not split or globbed). The name is
+    /// [`Word::param_name`].
+    pub param: Option<bool>,
 }
 
 impl Word {
+    /// The variable a [`Word::param`] word expands (`x` for `"${x}"`).
+    pub fn param_name(&self) -> Option<&str> {
+        self.param?;
+        let t = self.text.as_str();
+        t.strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| t.strip_prefix('$'))
+    }
+
     /// The static value, when the word has no expansion of any kind.
     pub fn value(&self) -> Option<&str> {
         if self.dynamic || self.glob || self.braces.is_some() {
@@ -309,9 +319,9 @@ struct Parser<'a> {
     budget: Budget,
 }
 
-/// `$x`, `${x}`, `"$x"`, `"${x}"` (a variable name or one positional digit): the name
-/// and whether it is quoted.
-fn param_ref(src: &str) -> Option<(String, bool)> {
+/// `$x`, `${x}`, `"$x"`, `"${x}"` (a variable name or one positional digit): whether
+/// it is quoted.
+fn param_ref(src: &str) -> Option<bool> {
     let (inner, quoted) = match src.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
         Some(i) => (i, true),
         None => (src, false),
@@ -323,7 +333,7 @@ fn param_ref(src: &str) -> Option<(String, bool)> {
     let b = name.as_bytes();
     let ok = (b.len() == 1 && b[0].is_ascii_digit())
         || (b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name(c)));
-    ok.then(|| (name.to_string(), quoted))
+    ok.then_some(quoted)
 }
 
 fn is_meta(b: u8) -> bool {
@@ -1500,7 +1510,12 @@ impl<'a> Parser<'a> {
     fn word(&mut self) -> Result<Word, ParseError> {
         self.tick()?;
         let start = self.pos;
-        let mut w = Word::default();
+        // The text is about as long as the run up to the next metacharacter: one
+        // allocation instead of a growth per few characters.
+        let mut w = Word {
+            text: String::with_capacity(self.bare_word().len()),
+            ..Word::default()
+        };
         // Process substitution as a whole word.
         if self.starts("<(") || self.starts(">(") {
             if self.depth >= MAX_DEPTH {
