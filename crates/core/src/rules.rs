@@ -3514,6 +3514,11 @@ fn glob_may_be_option(w: &Word) -> bool {
 /// Does this pipeline stage print only paths that cannot begin with `-`? `find DIR …`,
 /// `pwd`, and `xargs grep -l …` fed such paths (it prints the names it was given).
 fn stage_prints_paths(sc: &SimpleCommand, stdin_paths: bool) -> bool {
+    // Most stages are neither: decided before collecting anything.
+    match sc.words.first().map(|w| basename(&w.text)) {
+        Some("xargs" | "find" | "pwd") => {}
+        _ => return false,
+    }
     let words: Vec<&str> = sc.words.iter().map(|w| w.text.as_str()).collect();
     match words.as_slice() {
         ["xargs", rest @ ..] if stdin_paths => {
