@@ -3839,29 +3839,7 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
             }
         }
         "rg" => {
-            let o = Opts::parse(
-                args,
-                "ABCEefgjMmrTtd",
-                &[
-                    "regexp",
-                    "file",
-                    "glob",
-                    "iglob",
-                    "type",
-                    "type-not",
-                    "max-count",
-                    "context",
-                    "before-context",
-                    "after-context",
-                    "replace",
-                    "max-depth",
-                    "encoding",
-                    "pre-glob",
-                    "threads",
-                    "sort",
-                    "sortr",
-                ],
-            );
+            let o = Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES);
             match o
                 .has_long("pre")
                 .or_else(|| o.has_long("hostname-bin"))
@@ -4292,102 +4270,13 @@ const RG_LONG_TAKES: &[&str] = &[
     "sortr",
 ];
 
-/// Does this read-only program open every file under a directory? `grep -r` (`-R`,
-/// `--recursive`, `-d recurse`), `diff -r`, and `rg` on anything but a pipe or
-/// `--files`. The span of what makes it recursive.
+/// Does `rg` open every file under a directory? It does on anything but a pipe or
+/// `--files`. (`grep -r`, `diff -r` are effects in their table entries.) The span of
+/// what makes it recursive.
 fn recursive_read(name: &str, args: &[&Word], w: &Walker, prog: Span) -> Option<Span> {
     match name {
-        "grep" | "egrep" | "fgrep" => {
-            let o = Opts::parse(
-                args,
-                "ABCDdefm",
-                &[
-                    "regexp",
-                    "file",
-                    "max-count",
-                    "after-context",
-                    "before-context",
-                    "context",
-                    "directories",
-                    "devices",
-                    "include",
-                    "exclude",
-                    "exclude-from",
-                    "exclude-dir",
-                    "label",
-                    "binary-files",
-                    "group-separator",
-                ],
-            );
-            if let Some(x) = o
-                .has_short('r')
-                .or_else(|| o.has_short('R'))
-                .or_else(|| o.has_long("recursive"))
-                .or_else(|| o.has_long("dereference-recursive"))
-            {
-                return Some(x.span);
-            }
-            // `-d recurse`, `-drecurse`, `--directories=recurse`, `--directories recurse`.
-            args.iter().enumerate().find_map(|(i, a)| {
-                let t = a.text.as_str();
-                let by_value = t == "recurse"
-                    && i > 0
-                    && (args[i - 1].text == "-d" || args[i - 1].text.starts_with("--d"));
-                let joined = t.ends_with("recurse")
-                    && (t.starts_with("--d") || (t.starts_with('-') && t.contains('d')));
-                (by_value || joined).then_some(a.span)
-            })
-        }
-        "diff" => {
-            let o = Opts::parse(
-                args,
-                "CDFIHLSUWXx",
-                &[
-                    "context",
-                    "unified",
-                    "ifdef",
-                    "ignore-matching-lines",
-                    "label",
-                    "show-function-line",
-                    "starting-file",
-                    "exclude",
-                    "exclude-from",
-                    "width",
-                    "tabsize",
-                    "color",
-                    "palette",
-                    "from-file",
-                    "to-file",
-                ],
-            );
-            o.has_short('r')
-                .or_else(|| o.has_long("recursive"))
-                .map(|x| x.span)
-        }
         "rg" => {
-            let o = Opts::parse(
-                args,
-                "ABCEefgjMmrTtd",
-                &[
-                    "regexp",
-                    "file",
-                    "glob",
-                    "iglob",
-                    "type",
-                    "type-not",
-                    "max-count",
-                    "context",
-                    "before-context",
-                    "after-context",
-                    "replace",
-                    "max-depth",
-                    "encoding",
-                    "pre-glob",
-                    "threads",
-                    "sort",
-                    "sortr",
-                ],
-            );
+            let o = Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES);
             // `--files` and `--type-list` print names only.
             if o.has_long("files").is_some() || o.has_long("type-list").is_some() {
                 return None;
