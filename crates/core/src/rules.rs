@@ -861,14 +861,19 @@ impl<'a> Walker<'a> {
         });
     }
 
+    /// A script run in a subshell (`$(…)`, `<(…)`, a nested shell): its `cd` and its
+    /// assignments do not outlive it.
     fn sub_script(&mut self, s: &Script) -> Traits {
         let cwd = self.cwd.clone();
         let alts = self.cwd_alts.clone();
+        let known = self.consts.clone();
         self.depth += 1;
         let t = self.script(s);
         self.depth -= 1;
         self.cwd = cwd;
         self.cwd_alts = alts;
+        // Its assignments are gone with it.
+        self.consts = known;
         t
     }
 
@@ -876,6 +881,18 @@ impl<'a> Walker<'a> {
     /// `base` is its offset in the source when it maps exactly; otherwise every span is
     /// `span`.
     fn nested_text(&mut self, text: &str, base: Option<usize>, span: Span) -> Traits {
+        self.nested_text_in(text, base, span, false)
+    }
+
+    /// [`Walker::nested_text`]; `same_shell` when the script runs in this shell
+    /// (`eval`), so that its `cd` and assignments outlive it.
+    fn nested_text_in(
+        &mut self,
+        text: &str,
+        base: Option<usize>,
+        span: Span,
+        same_shell: bool,
+    ) -> Traits {
         if text.len() > self.budget {
             self.too_complex(span, "too much nested script");
             return Traits::default();
@@ -894,6 +911,12 @@ impl<'a> Walker<'a> {
             None => shell::parse_in(text, 0, Some(span), self.depth + 1, &mut self.steps),
         };
         match parsed {
+            Ok(s) if same_shell => {
+                self.depth += 1;
+                let t = self.script(&s);
+                self.depth -= 1;
+                t
+            }
             Ok(s) => self.sub_script(&s),
             Err(e) => {
                 self.parse_failed(&e, "cannot parse the nested script", e.span);
@@ -2774,7 +2797,8 @@ impl<'a> Walker<'a> {
             None
         };
         let span = words_span(rest, all);
-        self.nested_text(&text, base, span);
+        // `eval` runs in this shell: its `cd` and its assignments stay.
+        self.nested_text_in(&text, base, span, what == "eval");
         (
             Finding::new(
                 Tier::Auto,

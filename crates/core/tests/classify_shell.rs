@@ -1223,6 +1223,15 @@ fn run_time_values_are_never_options() {
         // What a subshell, a pipeline stage or `read` assigns is not known after it.
         ("ask", "dynamic", "x=a; (x=.env); cat $x"),
         ("ask", "dynamic", "x=.env; x=b | true; cat $x"),
+        // A command substitution's assignments are gone after it; eval's stay.
+        ("ask", "secret-file", "x=.env; y=$(x=ok); cat $x"),
+        ("ask", "secret-file", "eval x=.env; cat $x"),
+        // eval runs in this shell: its cd stays (difftest find).
+        (
+            "ask",
+            "secret-file",
+            "eval cd ~/.ssh; cd /nonexistent; wc -l config",
+        ),
         ("ask", "dynamic", "sort ${x:--o PWN} notes.txt"),
         ("ask", "dynamic", "cat $(git ls-files)"),
         ("ask", "dynamic", "wc -l \"$(cat list.txt)\""),
