@@ -862,6 +862,7 @@ pub struct Found<'w> {
 /// The arguments read with a program's table entry.
 #[derive(Debug, Default)]
 pub struct Scan<'w> {
+    /// The options that matter (an effect, or the pattern given by `-e`), in order.
     pub options: Vec<Found<'w>>,
     pub operands: Vec<&'w Word>,
     /// The first word that is not a known option (unknown, ambiguous or malformed), and
@@ -872,6 +873,17 @@ pub struct Scan<'w> {
     pub dynamic_options: Vec<&'w Word>,
     /// The index in the arguments of the `--` that ended the options.
     pub end: Option<usize>,
+}
+
+impl<'w> Scan<'w> {
+    /// Records an option that matters: one with an effect, or one that gives the
+    /// pattern (`-e`, `--regexp`). The rest only change how the program prints, and
+    /// most commands have only those: nothing is allocated for them.
+    fn keep(&mut self, p: &Program, f: Found<'w>) {
+        if p.effect(&f).is_some() || f.option.is("-e") || f.option.is("--regexp") {
+            self.options.push(f);
+        }
+    }
 }
 
 impl Program {
@@ -952,11 +964,14 @@ impl Program {
                             },
                             _ => None,
                         };
-                        s.options.push(Found {
-                            option: Opt::Long(base),
-                            word: w,
-                            value,
-                        });
+                        s.keep(
+                            self,
+                            Found {
+                                option: Opt::Long(base),
+                                word: w,
+                                value,
+                            },
+                        );
                     }
                     Err(why) => {
                         s.unknown.get_or_insert((w, why));
@@ -979,19 +994,25 @@ impl Program {
                     } else {
                         Some((rest, w))
                     };
-                    s.options.push(Found {
-                        option: Opt::Short(c),
-                        word: w,
-                        value,
-                    });
+                    s.keep(
+                        self,
+                        Found {
+                            option: Opt::Short(c),
+                            word: w,
+                            value,
+                        },
+                    );
                     break;
                 }
                 if self.flags.contains(c) {
-                    s.options.push(Found {
-                        option: Opt::Short(c),
-                        word: w,
-                        value: None,
-                    });
+                    s.keep(
+                        self,
+                        Found {
+                            option: Opt::Short(c),
+                            word: w,
+                            value: None,
+                        },
+                    );
                 } else {
                     s.unknown.get_or_insert((
                         w,
