@@ -1197,36 +1197,11 @@ impl<'a> Walker<'a> {
         };
         for w in &sc.words {
             match self.const_ref(w) {
-                Some((value, true)) => out.words.push(Word {
-                    text: value.to_string(),
-                    dynamic: false,
-                    glob: false,
-                    quoted: true,
-                    tilde: false,
-                    braces: None,
-                    subs: Vec::new(),
-                    assign: false,
-                    content_start: None,
-                    arith_subs: false,
-                    param: None,
-                    span: w.span,
-                }),
+                Some((value, true)) => out.words.push(known_word(value, false, w.span)),
                 Some((value, false)) => {
                     for piece in value.split([' ', '\t', '\n']).filter(|p| !p.is_empty()) {
-                        out.words.push(Word {
-                            text: piece.to_string(),
-                            dynamic: false,
-                            glob: piece.contains(['*', '?', '[']),
-                            quoted: true,
-                            tilde: false,
-                            braces: None,
-                            subs: Vec::new(),
-                            assign: false,
-                            content_start: None,
-                            arith_subs: false,
-                            param: None,
-                            span: w.span,
-                        });
+                        let glob = piece.contains(['*', '?', '[']);
+                        out.words.push(known_word(piece, glob, w.span));
                     }
                 }
                 None => out.words.push(w.clone()),
@@ -3271,6 +3246,18 @@ fn home_relative(w: &Word) -> Option<String> {
         .map(|rest| format!("~{rest}"))
 }
 
+/// A word whose value is known from the command (a substituted value), standing where
+/// the reference stood: static text, a glob only where an unquoted value holds one.
+fn known_word(text: &str, glob: bool, span: Span) -> Word {
+    Word {
+        text: text.to_string(),
+        glob,
+        quoted: true,
+        span,
+        ..Word::default()
+    }
+}
+
 /// Could a path under directory `d` be secret because of `d` itself? Only if it names
 /// `.ssh`, `.gnupg` or `.aws` (in any case, as [`paths::is_secret`] compares).
 fn may_hold_secrets(d: &str) -> bool {
@@ -3985,28 +3972,11 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
     if let ReadOnly::Yes = result {
         if READS_FILES.contains(&name) {
             let pattern = pattern_operand(name, args);
-            for a in args {
-                if pattern.is_some_and(|p| std::ptr::eq(p, *a)) {
-                    continue;
-                }
-                if let Some(values) = w.loop_values(a) {
-                    // `for f in *; do cat "$f"; done`: each value is the operand.
-                    for v in values {
-                        match operand_reach(v, w) {
-                            ReadOnly::Yes | ReadOnly::No => {}
-                            ReadOnly::Secret(_) => return ReadOnly::Secret(a),
-                            ReadOnly::Flag(rule, why, _) => {
-                                return ReadOnly::Flag(rule, why, a.span)
-                            }
-                        }
-                    }
-                    continue;
-                }
-                match operand_reach(a, w) {
-                    ReadOnly::Yes => {}
-                    other => return other,
-                }
-            }
+            let files = args
+                .iter()
+                .copied()
+                .filter(|a| !pattern.is_some_and(|p| std::ptr::eq(p, *a)));
+            return files_reach(files, w);
         }
     }
     result
@@ -4115,9 +4085,15 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
         programs::Operands::PatternThenFiles => scan.operands.get(1..).unwrap_or(&[]),
         programs::Operands::Names | programs::Operands::Data => &[],
     };
+    files_reach(files.iter().copied(), w)
+}
+
+/// The first of `files` (operands a program opens) that reaches a secret or a file
+/// named only at run time ([`operand_reach`]); a `for` variable is each of its values
+/// (`for f in *; do cat "$f"; done`).
+fn files_reach<'w>(files: impl Iterator<Item = &'w Word>, w: &Walker) -> ReadOnly<'w> {
     for a in files {
         if let Some(values) = w.loop_values(a) {
-            // `for f in *; do cat "$f"; done`: each value is the operand.
             for v in values {
                 match operand_reach(v, w) {
                     ReadOnly::Yes | ReadOnly::No => {}
@@ -4135,11 +4111,10 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
     ReadOnly::Yes
 }
 
-/// The operand that is a pattern, not a file, of `grep`/`rg` (the first, unless `-e`
-/// or `-f` gives the pattern).
+/// The operand that is a pattern, not a file, of `rg` (the first, unless `-e` or `-f`
+/// gives the pattern). (`grep`'s is read with its table entry.)
 fn pattern_operand<'w>(name: &str, args: &[&'w Word]) -> Option<&'w Word> {
     let o = match name {
-        "grep" | "egrep" | "fgrep" => Opts::parse(args, "ABCDdefm", GREP_LONG_TAKES),
         "rg" => Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES),
         _ => return None,
     };
@@ -4255,24 +4230,6 @@ fn last_simple(s: &Script) -> Option<&SimpleCommand> {
         _ => None,
     }
 }
-
-const GREP_LONG_TAKES: &[&str] = &[
-    "regexp",
-    "file",
-    "max-count",
-    "after-context",
-    "before-context",
-    "context",
-    "directories",
-    "devices",
-    "include",
-    "exclude",
-    "exclude-from",
-    "exclude-dir",
-    "label",
-    "binary-files",
-    "group-separator",
-];
 
 const RG_LONG_TAKES: &[&str] = &[
     "regexp",
