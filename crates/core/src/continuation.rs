@@ -34,7 +34,8 @@ struct Pending {
 /// past the end) its offset in `src`; `None` when there is nothing to remove (the
 /// common case costs one search).
 pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
-    if !src.contains("\\\n") {
+    // A byte search first: most commands are one line.
+    if !src.as_bytes().contains(&b'\n') || !src.contains("\\\n") {
         return None;
     }
     let b = src.as_bytes();

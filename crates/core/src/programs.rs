@@ -914,7 +914,10 @@ impl Program {
     /// Reads `args` as `getopt_long` does (GNU: options may follow operands; `--` ends
     /// them).
     pub fn scan<'w>(&self, args: &[&'w Word]) -> Scan<'w> {
-        let mut s = Scan::default();
+        let mut s = Scan {
+            operands: Vec::with_capacity(args.len()),
+            ..Scan::default()
+        };
         let mut i = 0;
         let mut ended = false;
         while i < args.len() {

@@ -1215,6 +1215,9 @@ impl<'a> Walker<'a> {
     /// any variable (`read`, `declare`, `export`, `unset`, `eval`, `source`, …) or a
     /// `${x:=v}` forgets them all.
     fn track_consts(&mut self, sc: &SimpleCommand) {
+        if self.consts.is_empty() && sc.assigns.is_empty() {
+            return; // nothing known to forget, nothing to learn
+        }
         let prog = sc.words.first().map(|w| w.text.as_str());
         let assigns_any = matches!(
             prog,

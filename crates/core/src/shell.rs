@@ -337,11 +337,20 @@ fn param_ref(src: &str) -> Option<bool> {
 }
 
 fn is_meta(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
-    )
+    META[b as usize]
 }
+
+/// [`is_meta`] as a table: the parser asks it of every byte of every word.
+static META: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    let set = b" \t\n;&|<>()";
+    while i < set.len() {
+        t[set[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// Bytes with a meaning inside a word.
 fn is_special(b: u8) -> bool {
@@ -792,6 +801,18 @@ impl<'a> Parser<'a> {
         self.src.get(self.pos..self.pos + n).unwrap_or("")
     }
 
+    /// [`Parser::bare_word`] when it is short enough to be a reserved word (`function`
+    /// is the longest), else empty: the parser asks before every command, and a long
+    /// word need not be read to the end.
+    fn keyword(&self) -> &'a str {
+        let rest = &self.s[self.pos..];
+        match rest.iter().take(9).position(|&b| is_meta(b)) {
+            Some(n) => self.src.get(self.pos..self.pos + n).unwrap_or(""),
+            None if rest.len() <= 8 => self.src.get(self.pos..).unwrap_or(""),
+            None => "",
+        }
+    }
+
     /// `NAME=` or `NAME+=` here: an assignment (`time x=1` times it, and it sets `x`).
     fn assignment_here(&self) -> bool {
         let rest = &self.s[self.pos..];
@@ -827,7 +848,7 @@ impl<'a> Parser<'a> {
         // Prefix reserved words: skip them and parse what follows.
         loop {
             self.tick()?;
-            let w = self.bare_word();
+            let w = self.keyword();
             if w == "coproc" {
                 // `coproc { …; }`, `coproc NAME ( … )`, `coproc cmd args`: what runs is
                 // the command or group after it (and the optional NAME before a group).
@@ -851,7 +872,7 @@ impl<'a> Parser<'a> {
                 let save = self.pos;
                 self.pos += w.len();
                 self.skip_blanks();
-                if self.bare_word() == "-p" {
+                if self.keyword() == "-p" {
                     self.pos += 2;
                     self.skip_blanks();
                 }
@@ -864,7 +885,7 @@ impl<'a> Parser<'a> {
                     // times the compound command that follows.
                     _ => {
                         matches!(
-                            self.bare_word(),
+                            self.keyword(),
                             "function"
                                 | "if"
                                 | "for"
@@ -902,7 +923,7 @@ impl<'a> Parser<'a> {
                 }));
             }
         }
-        let w = self.bare_word();
+        let w = self.keyword();
         match w {
             "fi" | "done" | "esac" => {
                 match w {
@@ -1456,8 +1477,12 @@ impl<'a> Parser<'a> {
         }
         sc.span = self.span(start, end.max(start));
         // Memory proportional to the words read, not to the room reserved for them
-        // (64 KiB of `a;` is 32,768 commands).
-        sc.words.shrink_to_fit();
+        // (64 KiB of `a;` is 32,768 commands). Below 4 KiB of text the room left is
+        // at most three words for each of at most 2,048 commands, and not worth a
+        // reallocation per command.
+        if self.s.len() > 4096 {
+            sc.words.shrink_to_fit();
+        }
         Ok(Command::Simple(sc))
     }
 
