@@ -28,6 +28,13 @@ pub enum Effect {
     Runs,
     /// It never ends by itself (`tail -f`).
     Follows,
+    /// Its value is the pattern or program (`grep -e P`): every operand is then a file.
+    Pattern,
+    /// Its value names a file holding the pattern or program, which the program opens
+    /// (`grep -f F`, `jq -f F`): every operand is then a file.
+    PatternFile,
+    /// It makes the program open its operands as lists of paths (`tree --fromfile F`).
+    OpensOperands,
 }
 
 /// What the program's operands are.
@@ -41,6 +48,14 @@ pub enum Operands {
     Names,
     /// Text it prints or compares, not files.
     Data,
+    /// Every argument, option-like or not, is text it prints or compares (`echo -x`
+    /// prints `-x`, `test -f F` only stats): no argument is an unknown option.
+    Printed,
+    /// A directory it makes the working directory (`cd DIR`), which the walker tracks.
+    Dir,
+    /// A file it reads, then a file it writes (`uniq IN OUT`): a second operand, or
+    /// one that may expand to several, asks.
+    InputThenOutput,
 }
 
 /// One read-only program.
@@ -52,7 +67,8 @@ pub struct Program {
     /// Short options whose value is the rest of the word or the next word.
     pub short_values: &'static str,
     /// Long options: `name` (no value), `name=` (a value: `--name=V` or `--name V`),
-    /// `name[=]` (an optional value, only as `--name=V`).
+    /// `name[=]` (an optional value, only as `--name=V`), `name==` (two values, the
+    /// next two words: `jq --arg NAME VALUE`; the second is the option's value).
     pub longs: &'static [&'static str],
     /// Options with an effect: `-x` or `--long` (full name), and the effect.
     pub effects: &'static [(&'static str, Effect)],
@@ -216,8 +232,10 @@ pub const PROGRAMS: &[Program] = &[
             "binary",
         ],
         effects: &[
-            ("-f", Effect::ReadsFile),
-            ("--file", Effect::ReadsFile),
+            ("-e", Effect::Pattern),
+            ("--regexp", Effect::Pattern),
+            ("-f", Effect::PatternFile),
+            ("--file", Effect::PatternFile),
             ("--exclude-from", Effect::ReadsFile),
             ("-r", Effect::Recursive),
             ("-R", Effect::Recursive),
@@ -456,9 +474,13 @@ pub const PROGRAMS: &[Program] = &[
             "check-chars=",
         ],
         effects: &[],
-        operands: Operands::Files,
+        operands: Operands::InputThenOutput,
         digits: false,
-        examples: &[("uniq -c f.txt", "auto"), ("uniq a b", "ask")],
+        examples: &[
+            ("uniq -c f.txt", "auto"),
+            ("uniq a b", "ask"),
+            ("uniq -- *.txt", "ask"),
+        ],
     },
     Program {
         name: "file",
@@ -745,6 +767,436 @@ pub const PROGRAMS: &[Program] = &[
         examples: &[("whoami", "auto")],
     },
     Program {
+        name: "echo",
+        flags: "neE",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[
+            ("echo -n hello", "auto"),
+            ("echo --- -x", "auto"),
+            ("echo hi > /dev/null", "auto"),
+            ("echo hi > ~/.bashrc", "ask"),
+        ],
+    },
+    Program {
+        // `printf -v NAME` assigns a variable: its own rule asks.
+        name: "printf",
+        flags: "",
+        short_values: "v",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[("printf '%s\\n' a b", "auto"), ("printf -v PATH x", "ask")],
+    },
+    Program {
+        name: "test",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[("test -f src/main.rs", "auto"), ("test -f .env", "auto")],
+    },
+    Program {
+        name: "[",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[("[ -d src ]", "auto")],
+    },
+    Program {
+        name: "[[",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[("[[ -n x ]]", "auto")],
+    },
+    Program {
+        name: "true",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[("true", "auto")],
+    },
+    Program {
+        name: "false",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[("false", "auto")],
+    },
+    Program {
+        name: ":",
+        flags: "",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Printed,
+        digits: false,
+        examples: &[(": note", "auto")],
+    },
+    Program {
+        name: "pwd",
+        flags: "LP",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[("pwd -P", "auto"), ("pwd -x", "ask")],
+    },
+    Program {
+        // bash's builtin; the walker follows the directory it changes to.
+        name: "cd",
+        flags: "LPe@",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Dir,
+        digits: false,
+        examples: &[("cd src && ls", "auto"), ("cd ~/.ssh && cat config", "ask")],
+    },
+    Program {
+        // debianutils `which`: it searches PATH for each name and prints it.
+        name: "which",
+        flags: "as",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[
+            ("which -a python3", "auto"),
+            ("which --read-alias ls", "ask"),
+        ],
+    },
+    Program {
+        // bash's builtin.
+        name: "type",
+        flags: "afptP",
+        short_values: "",
+        longs: &[],
+        effects: &[],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[("type -P ls", "auto"), ("type -x ls", "ask")],
+    },
+    Program {
+        // net-tools `hostname`; an operand, or `-F`/`--file`, sets the host name. The
+        // read-only list takes it with no arguments at all: its own rule asks on any.
+        name: "hostname",
+        flags: "aAbdfiIsyvV",
+        short_values: "F",
+        longs: &[
+            "alias",
+            "all-fqdns",
+            "boot",
+            "domain",
+            "fqdn",
+            "long",
+            "ip-address",
+            "all-ip-addresses",
+            "short",
+            "yp",
+            "nis",
+            "verbose",
+            "file=",
+        ],
+        effects: &[("-F", Effect::Writes), ("--file", Effect::Writes)],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[
+            ("hostname", "auto"),
+            ("hostname -f", "ask"),
+            ("hostname box", "ask"),
+            ("hostname -F name.txt", "ask"),
+        ],
+    },
+    Program {
+        // GNU coreutils 9 `date`. `-I` takes its optional format attached (`-Iseconds`);
+        // an operand that does not start with `+` sets the clock (its own rule asks).
+        name: "date",
+        flags: "Ru",
+        short_values: "dfrsI",
+        longs: &[
+            "date=",
+            "debug",
+            "file=",
+            "iso-8601[=]",
+            "resolution",
+            "rfc-email",
+            "rfc-3339=",
+            "reference=",
+            "set=",
+            "utc",
+            "universal",
+        ],
+        effects: &[
+            ("-f", Effect::ReadsFile),
+            ("--file", Effect::ReadsFile),
+            ("-s", Effect::Writes),
+            ("--set", Effect::Writes),
+        ],
+        operands: Operands::Data,
+        digits: false,
+        examples: &[
+            ("date +%s", "auto"),
+            ("date -u -d @0", "auto"),
+            ("date -r src/main.rs", "auto"),
+            ("date -f ~/.ssh/id_rsa", "ask"),
+            ("date -s 2020-01-01", "ask"),
+            ("date --bogus", "ask"),
+        ],
+    },
+    Program {
+        // tree 2.1: `-R` (with `-H`) writes a 00Tree.html into every directory it
+        // lists; `--hintro`/`--houtro` print the file they name; `--fromfile` reads
+        // its operands as lists of paths.
+        name: "tree",
+        flags: "acdfghilnpqrstuvxACDFJQNSUXR",
+        short_values: "LHTPIo",
+        longs: &[
+            "gitignore",
+            "gitfile=",
+            "matchdirs",
+            "metafirst",
+            "ignore-case",
+            "nolinks",
+            "hintro=",
+            "houtro=",
+            "inodes",
+            "device",
+            "sort=",
+            "dirsfirst",
+            "filesfirst",
+            "filelimit=",
+            "si",
+            "du",
+            "prune",
+            "charset=",
+            "timefmt=",
+            "fromfile",
+            "fflinks",
+            "info",
+            "infofile=",
+            "noreport",
+        ],
+        effects: &[
+            ("-o", Effect::Writes),
+            ("-R", Effect::Writes),
+            ("--gitfile", Effect::ReadsFile),
+            ("--hintro", Effect::ReadsFile),
+            ("--houtro", Effect::ReadsFile),
+            ("--infofile", Effect::ReadsFile),
+            ("--fromfile", Effect::OpensOperands),
+        ],
+        operands: Operands::Names,
+        digits: false,
+        examples: &[
+            ("tree -L 2 src", "auto"),
+            ("tree -a ~/.ssh", "auto"),
+            ("tree -o out.txt", "ask"),
+            ("tree -H . --hintro .env", "ask"),
+            ("tree --fromfile .env", "ask"),
+            ("tree --fromfile paths.txt", "auto"),
+        ],
+    },
+    Program {
+        // jq 1.6. It reads the files after its program; `--rawfile`/`--slurpfile`
+        // read the file they name; a program that imports modules asks (its own rule).
+        name: "jq",
+        flags: "cnesrjaSCMRh",
+        short_values: "fL",
+        longs: &[
+            "compact-output",
+            "null-input",
+            "exit-status",
+            "slurp",
+            "raw-output",
+            "join-output",
+            "ascii-output",
+            "sort-keys",
+            "color-output",
+            "monochrome-output",
+            "raw-input",
+            "tab",
+            "indent=",
+            "unbuffered",
+            "stream",
+            "seq",
+            "from-file=",
+            "arg==",
+            "argjson==",
+            "slurpfile==",
+            "rawfile==",
+            "args",
+            "jsonargs",
+        ],
+        effects: &[
+            ("-f", Effect::PatternFile),
+            ("--from-file", Effect::PatternFile),
+            ("--slurpfile", Effect::ReadsFile),
+            ("--rawfile", Effect::ReadsFile),
+        ],
+        operands: Operands::PatternThenFiles,
+        digits: false,
+        examples: &[
+            ("jq -r .name package.json", "auto"),
+            ("jq -n --arg x 1 '$x'", "auto"),
+            ("jq --rawfile k .env -n '$k'", "ask"),
+            ("jq -f prog.jq data.json", "auto"),
+            ("jq . .env", "ask"),
+            ("jq --run-tests t.txt", "ask"),
+        ],
+    },
+    Program {
+        // ripgrep 13 (and `--hostname-bin` from 14). It searches every file under a
+        // directory operand, so it asks unless it reads a pipe or lists names
+        // (`--files`); then its options are read here.
+        name: "rg",
+        flags: "bscFLh.ivnxUIN0oPpqzSaluVHw",
+        short_values: "ABCEefgMmjrTtd",
+        longs: &[
+            "after-context=",
+            "auto-hybrid-regex",
+            "before-context=",
+            "binary",
+            "block-buffered",
+            "byte-offset",
+            "case-sensitive",
+            "color=",
+            "colors=",
+            "column",
+            "context=",
+            "context-separator=",
+            "no-context-separator",
+            "count",
+            "count-matches",
+            "crlf",
+            "debug",
+            "dfa-size-limit=",
+            "encoding=",
+            "engine=",
+            "field-context-separator=",
+            "field-match-separator=",
+            "file=",
+            "files",
+            "files-with-matches",
+            "files-without-match",
+            "fixed-strings",
+            "follow",
+            "glob=",
+            "glob-case-insensitive",
+            "heading",
+            "hidden",
+            "iglob=",
+            "ignore-case",
+            "ignore-file=",
+            "ignore-file-case-insensitive",
+            "include-zero",
+            "invert-match",
+            "json",
+            "line-buffered",
+            "line-number",
+            "line-regexp",
+            "max-columns=",
+            "max-columns-preview",
+            "max-count=",
+            "max-depth=",
+            "max-filesize=",
+            "mmap",
+            "multiline",
+            "multiline-dotall",
+            "no-config",
+            "no-filename",
+            "no-heading",
+            "no-ignore",
+            "no-ignore-dot",
+            "no-ignore-exclude",
+            "no-ignore-files",
+            "no-ignore-global",
+            "no-ignore-messages",
+            "no-ignore-parent",
+            "no-ignore-vcs",
+            "no-line-number",
+            "no-messages",
+            "no-mmap",
+            "no-pcre2-unicode",
+            "no-require-git",
+            "no-unicode",
+            "null",
+            "null-data",
+            "one-file-system",
+            "only-matching",
+            "passthru",
+            "path-separator=",
+            "pcre2",
+            "pcre2-version",
+            "pre=",
+            "pre-glob=",
+            "pretty",
+            "quiet",
+            "regex-size-limit=",
+            "regexp=",
+            "replace=",
+            "search-zip",
+            "smart-case",
+            "sort=",
+            "sortr=",
+            "stats",
+            "text",
+            "threads=",
+            "trim",
+            "type=",
+            "type-add=",
+            "type-clear=",
+            "type-list",
+            "type-not=",
+            "unrestricted",
+            "vimgrep",
+            "with-filename",
+            "word-regexp",
+            "hostname-bin=",
+        ],
+        effects: &[
+            ("-e", Effect::Pattern),
+            ("--regexp", Effect::Pattern),
+            ("-f", Effect::PatternFile),
+            ("--file", Effect::PatternFile),
+            ("--ignore-file", Effect::ReadsFile),
+            ("--pre", Effect::Runs),
+            ("--hostname-bin", Effect::Runs),
+            ("-z", Effect::Runs),
+            ("--search-zip", Effect::Runs),
+        ],
+        operands: Operands::PatternThenFiles,
+        digits: false,
+        examples: &[
+            ("git log | rg -i fix", "auto"),
+            ("rg --files src", "auto"),
+            ("rg TODO src", "ask"),
+            ("ls | rg --pre sh x", "ask"),
+            ("ls | rg --bogus x", "ask"),
+        ],
+    },
+    Program {
         name: "df",
         flags: "ahHiklPTv",
         short_values: "Btx",
@@ -808,6 +1260,130 @@ pub const XARGS: Program = Program {
         ("xargs -0a.env echo", "ask"),
     ],
 };
+
+/// `find`'s expression (GNU findutils 4.9): every option, test, action and operator,
+/// and how many words follow it. An expression word not here asks: `-files0-from F`
+/// (a list of starting points, whose lines find prints in its errors) was missed while
+/// find's words were matched one name at a time. `-exec`, `-execdir`, `-ok` and
+/// `-okdir` take the words up to `;` or `+` (marked `u8::MAX`); `-newerXY` is read by
+/// [`find_primary`].
+pub const FIND_PRIMARIES: &[(&str, u8)] = &[
+    // Options.
+    ("-d", 0),
+    ("-depth", 0),
+    ("-daystart", 0),
+    ("-follow", 0),
+    ("-files0-from", 1),
+    ("-help", 0),
+    ("--help", 0),
+    ("-ignore_readdir_race", 0),
+    ("-maxdepth", 1),
+    ("-mindepth", 1),
+    ("-mount", 0),
+    ("-noignore_readdir_race", 0),
+    ("-noleaf", 0),
+    ("-regextype", 1),
+    ("-version", 0),
+    ("--version", 0),
+    ("-warn", 0),
+    ("-nowarn", 0),
+    ("-xdev", 0),
+    // Tests.
+    ("-amin", 1),
+    ("-anewer", 1),
+    ("-atime", 1),
+    ("-cmin", 1),
+    ("-cnewer", 1),
+    ("-context", 1),
+    ("-ctime", 1),
+    ("-empty", 0),
+    ("-executable", 0),
+    ("-false", 0),
+    ("-fstype", 1),
+    ("-gid", 1),
+    ("-group", 1),
+    ("-ilname", 1),
+    ("-iname", 1),
+    ("-inum", 1),
+    ("-ipath", 1),
+    ("-iregex", 1),
+    ("-iwholename", 1),
+    ("-links", 1),
+    ("-lname", 1),
+    ("-mmin", 1),
+    ("-mtime", 1),
+    ("-name", 1),
+    ("-newer", 1),
+    ("-nogroup", 0),
+    ("-nouser", 0),
+    ("-path", 1),
+    ("-perm", 1),
+    ("-readable", 0),
+    ("-regex", 1),
+    ("-samefile", 1),
+    ("-size", 1),
+    ("-true", 0),
+    ("-type", 1),
+    ("-uid", 1),
+    ("-used", 1),
+    ("-user", 1),
+    ("-wholename", 1),
+    ("-writable", 0),
+    ("-xtype", 1),
+    // Actions (the walker asks on those that run, delete or write).
+    ("-delete", 0),
+    ("-exec", u8::MAX),
+    ("-execdir", u8::MAX),
+    ("-ok", u8::MAX),
+    ("-okdir", u8::MAX),
+    ("-fls", 1),
+    ("-fprint", 1),
+    ("-fprint0", 1),
+    ("-fprintf", 2),
+    ("-ls", 0),
+    ("-print", 0),
+    ("-print0", 0),
+    ("-printf", 1),
+    ("-prune", 0),
+    ("-quit", 0),
+    // Operators.
+    ("(", 0),
+    (")", 0),
+    ("!", 0),
+    (",", 0),
+    ("-not", 0),
+    ("-a", 0),
+    ("-and", 0),
+    ("-o", 0),
+    ("-or", 0),
+];
+
+/// `find` commands with the tier the built-in policy gives them: checked by a test.
+pub const FIND_EXAMPLES: &[(&str, &str)] = &[
+    ("find . -name '*.py' -newermt 2020-01-01", "auto"),
+    ("find src \\( -name a -o -name b \\) -print0", "auto"),
+    ("find . -maxdepth 1 -type d ! -name '.*'", "auto"),
+    ("find -files0-from list.txt -name x", "auto"),
+    ("find -files0-from .env", "ask"),
+    ("find . -bogus", "ask"),
+    ("find . -fprint out.txt", "ask"),
+    ("find / -exec rm -rf {} +", "deny"),
+];
+
+/// How many words follow `find` expression word `t`, if it is one find knows
+/// (`-newerXY REF`: X one of `aBcm`, Y one of `aBcmt`).
+pub fn find_primary(t: &str) -> Option<u8> {
+    if let Some(xy) = t.strip_prefix("-newer") {
+        let b = xy.as_bytes();
+        if b.len() == 2 && b"aBcm".contains(&b[0]) && b"aBcmt".contains(&b[1]) {
+            return Some(1);
+        }
+    }
+    FIND_PRIMARIES
+        .iter()
+        .find(|(name, _)| *name == t)
+        .map(|(_, n)| *n)
+}
 
 /// The table entry of a program (`egrep`/`fgrep` are `grep`).
 pub fn lookup(name: &str) -> Option<&'static Program> {
@@ -876,23 +1452,47 @@ pub struct Scan<'w> {
 }
 
 impl<'w> Scan<'w> {
-    /// Records an option that matters: one with an effect, or one that gives the
-    /// pattern (`-e`, `--regexp`). The rest only change how the program prints, and
-    /// most commands have only those: nothing is allocated for them.
+    /// Records an option that matters: one with an effect (giving the pattern is
+    /// one). The rest only change how the program prints, and most commands have only
+    /// those: nothing is allocated for them.
     fn keep(&mut self, p: &Program, f: Found<'w>) {
-        if p.effect(&f).is_some() || f.option.is("-e") || f.option.is("--regexp") {
+        if p.effect(&f).is_some() {
             self.options.push(f);
         }
     }
 }
 
 impl Program {
+    /// Every argument is data (`echo`, `test`) or the directory it changes to (`cd`):
+    /// a value known only at run time is never read as an option.
+    pub fn args_are_data(&self) -> bool {
+        matches!(self.operands, Operands::Printed | Operands::Dir)
+    }
+
+    /// No option writes, runs, follows, recurses or opens a file, and no operand is
+    /// written: a glob that expands to an option (`cat *.rs` with a file named
+    /// `-n.rs`) only changes how it prints.
+    pub fn options_harmless(&self) -> bool {
+        self.effects.is_empty() && self.operands != Operands::InputThenOutput
+    }
+
+    /// It opens its operands (after the pattern, for `grep`): what `find … | xargs`
+    /// feeds it is read.
+    pub fn opens_operands(&self) -> bool {
+        matches!(
+            self.operands,
+            Operands::Files | Operands::PatternThenFiles | Operands::InputThenOutput
+        )
+    }
+
     fn long(&self, given: &str) -> Result<(&'static str, char), String> {
         let all = self.longs.iter().copied().chain(HELP.iter().copied());
         let mut hit: Option<(&'static str, char)> = None;
         for l in all {
             let (base, kind) = if let Some(b) = l.strip_suffix("[=]") {
                 (b, 'o')
+            } else if let Some(b) = l.strip_suffix("==") {
+                (b, '2')
             } else if let Some(b) = l.strip_suffix('=') {
                 (b, 'r')
             } else {
@@ -918,6 +1518,11 @@ impl Program {
             operands: Vec::with_capacity(args.len()),
             ..Scan::default()
         };
+        if self.operands == Operands::Printed {
+            // `echo -x`, `test -f F`: every argument is text.
+            s.operands.extend_from_slice(args);
+            return s;
+        }
         let mut i = 0;
         let mut ended = false;
         while i < args.len() {
@@ -952,6 +1557,23 @@ impl Program {
                 match self.long(given) {
                     Ok((base, kind)) => {
                         let value = match (kind, inline) {
+                            ('2', Some(_)) => {
+                                s.unknown.get_or_insert((
+                                    w,
+                                    format!("--{base} takes its two values as the next words"),
+                                ));
+                                None
+                            }
+                            ('2', None) => match (args.get(i), args.get(i + 1)) {
+                                (Some(_), Some(second)) => {
+                                    i += 2;
+                                    Some((second.text.as_str(), *second))
+                                }
+                                _ => {
+                                    i = args.len();
+                                    None
+                                }
+                            },
                             (_, Some(v)) if kind != 'n' => Some((v, w)),
                             ('n', Some(_)) => {
                                 s.unknown
@@ -1047,7 +1669,17 @@ mod tests {
     fn examples_hold() {
         let policy = Policy::defaults("/home/dev/app", "/home/dev");
         let mut bad = Vec::new();
-        for p in PROGRAMS.iter().chain([&XARGS]) {
+        let find = Program {
+            name: "find",
+            flags: "",
+            short_values: "",
+            longs: &[],
+            effects: &[],
+            operands: Operands::Names,
+            digits: false,
+            examples: FIND_EXAMPLES,
+        };
+        for p in PROGRAMS.iter().chain([&XARGS, &find]) {
             assert!(!p.examples.is_empty(), "{}: no examples", p.name);
             for (cmd, want) in p.examples {
                 let v = policy.classify(&ToolCall::new(

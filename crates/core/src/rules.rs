@@ -280,7 +280,8 @@ const SAFE_ENV: &[&str] = &[
 
 fn basename(s: &str) -> &str {
     let t = s.trim_end_matches('/');
-    match t.rfind('/') {
+    // A byte loop: names are short, and `rfind` sets up a searcher for each.
+    match t.bytes().rposition(|b| b == b'/') {
         Some(i) => &t[i + 1..],
         None => t,
     }
@@ -995,12 +996,13 @@ impl<'a> Walker<'a> {
         // or runs. Only the programs that print their arguments read them as data.
         if finding.tier == Tier::Auto && finding.rule == "builtin.shell.readonly" {
             let prog = sc.words.first().map_or("", |w| basename(&w.text));
-            if !ARGS_ARE_DATA.contains(&prog) {
+            let entry = programs::lookup(prog);
+            if !entry.is_some_and(programs::Program::args_are_data) {
                 // Words after `--` are operands. A `--` right after an option may be
                 // that option's value (`rg -e -- *`), so only one after the program or
                 // an operand counts.
                 let needs = sc.words[1..].iter().any(|w| w.glob || w.dynamic);
-                let end = match programs::lookup(prog).filter(|_| needs) {
+                let end = match entry.filter(|_| needs) {
                     // The table knows which options take a value.
                     Some(p) => {
                         let args: Vec<&Word> = sc.words[1..].iter().collect();
@@ -1015,7 +1017,7 @@ impl<'a> Walker<'a> {
                 };
                 // A loop variable is each of its values: `for f in *; do sort $f; done`
                 // sorts a file named `-o`.
-                let harmless = OPTIONS_HARMLESS.contains(&prog);
+                let harmless = entry.is_some_and(programs::Program::options_harmless);
                 let loop_ok = |w: &Word| {
                     self.loop_values(w)
                         .is_some_and(|vals| harmless || !vals.iter().any(glob_may_be_option))
@@ -1035,7 +1037,7 @@ impl<'a> Walker<'a> {
                     );
                 } else if let Some(w) = sc.words[1..end]
                     .iter()
-                    .find(|w| glob_may_be_option(w) && !OPTIONS_HARMLESS.contains(&prog))
+                    .find(|w| glob_may_be_option(w) && !harmless)
                 {
                     finding = Finding::new(
                         self.default_tier(),
@@ -1766,7 +1768,8 @@ impl<'a> Walker<'a> {
                         || a.text.starts_with("--replace")
                 });
                 let code = replace && (is_interpreter(prog) || prog == "eval");
-                let options = !ARGS_ARE_DATA.contains(&prog) && !stdin_paths;
+                let entry = programs::lookup(prog);
+                let options = !entry.is_some_and(programs::Program::args_are_data) && !stdin_paths;
                 if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
                     t.stdin_exec = true;
                 }
@@ -1774,7 +1777,7 @@ impl<'a> Walker<'a> {
                 if f.tier == Tier::Auto
                     && stdin_paths
                     && self.stdin_paths_secret
-                    && READS_FILES.contains(&prog)
+                    && entry.is_some_and(programs::Program::opens_operands)
                 {
                     return (
                         Finding::new(
@@ -2817,6 +2820,7 @@ impl<'a> Walker<'a> {
             roots.push(args[i]);
             i += 1;
         }
+        let expr_start = i;
         let mut unsafe_action: Option<&Word> = None;
         let mut deletes = false;
         while i < args.len() {
@@ -2908,6 +2912,9 @@ impl<'a> Walker<'a> {
                 norm,
             );
         }
+        if let Some(f) = self.find_expression(&args[expr_start..]) {
+            return (f, Traits::default(), norm);
+        }
         if let Some(w) = roots
             .iter()
             .find(|w| w.value().is_some_and(paths::is_secret))
@@ -2933,6 +2940,64 @@ impl<'a> Walker<'a> {
             Traits::default(),
             norm,
         )
+    }
+
+    /// `find`'s expression read with [`programs::FIND_PRIMARIES`]: a word find does not
+    /// know asks, as an unknown option does; `-files0-from F` opens F (whose lines
+    /// find prints in its errors), judged as `cat F` would be.
+    fn find_expression(&self, expr: &[&Word]) -> Option<Finding> {
+        let mut i = 0;
+        while i < expr.len() {
+            let w = expr[i];
+            i += 1;
+            if w.dynamic {
+                return Some(Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.dynamic",
+                    format!(
+                        "a find expression word known only at run time: {}",
+                        self.text(w.span)
+                    ),
+                    w.span,
+                ));
+            }
+            let t = w.text.as_str();
+            let Some(n) = programs::find_primary(t) else {
+                return Some(Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.unknown-option",
+                    format!("{t} is not a find expression it knows: an option not in the table may write, run or open a file"),
+                    w.span,
+                ));
+            };
+            if n == u8::MAX {
+                while i < expr.len() && expr[i].text != ";" && expr[i].text != "+" {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            if t == "-files0-from" {
+                if let Some(&v) = expr.get(i) {
+                    match operand_reach(v, self) {
+                        ReadOnly::Yes | ReadOnly::No => {}
+                        ReadOnly::Secret(_) => {
+                            return Some(Finding::new(
+                                Tier::Ask,
+                                "builtin.shell.secret-file",
+                                format!("reads a secret file: {}", v.text),
+                                v.span,
+                            ))
+                        }
+                        ReadOnly::Flag(rule, why, _) => {
+                            return Some(Finding::new(self.default_tier(), rule, why, v.span))
+                        }
+                    }
+                }
+            }
+            i += usize::from(n);
+        }
+        None
     }
 }
 
@@ -3488,21 +3553,6 @@ fn arith_names(text: &str) -> Vec<&str> {
     names
 }
 
-/// Programs whose arguments are only printed or compared, never options that write,
-/// read or run (`echo $x`, `test -n "$x"`).
-const ARGS_ARE_DATA: &[&str] = &[
-    "echo", "printf", "true", "false", "test", "[", "[[", ":", "cd",
-];
-
-/// Programs none of whose options writes, runs, follows or opens a file: a glob that
-/// expands to an option (`cat *.rs` with a file named `-n.rs`) only changes how they
-/// print. (`wc --files0-from`, `grep -r`/`-f`, `sort -o`, `tail -f` and `uniq`'s second
-/// operand are why those are not here.)
-const OPTIONS_HARMLESS: &[&str] = &[
-    "cat", "ls", "head", "nl", "cut", "tr", "basename", "dirname", "pwd", "whoami", "id", "uname",
-    "seq", "df", "realpath", "readlink", "stat", "comm", "cmp",
-];
-
 /// A word whose value is known only at run time and could begin with `-`: a variable,
 /// a substitution or a default (`$x`, `"$(cmd)"`, `${x:--o}`) at its start. A literal
 /// first character (`./$f`, `src/$f`, `x$y`) cannot be a `-` from the value.
@@ -3794,12 +3844,6 @@ enum ReadOnly<'w> {
     No,
 }
 
-/// Commands that read files whose operands are checked against the secret-file list.
-const READS_FILES: &[&str] = &[
-    "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "nl", "diff", "cmp", "comm",
-    "cut", "sort", "uniq", "jq", "file",
-];
-
 fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
@@ -3809,12 +3853,6 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
             "printf -v assigns a shell variable, which can change what later commands run",
             args[0].span,
         ),
-        "ls" | "cat" | "head" | "wc" | "grep" | "egrep" | "fgrep" | "echo" | "printf" | "pwd"
-        | "whoami" | "id" | "uname" | "which" | "type" | "file" | "stat" | "du" | "df" | "cut"
-        | "tr" | "nl" | "diff" | "cmp" | "comm" | "basename" | "dirname" | "realpath"
-        | "readlink" | "true" | "false" | "test" | "[" | "[[" | "seq" | "jq" | "cd" | ":" => {
-            ReadOnly::Yes
-        }
         "tail" => {
             let o = Opts::parse(
                 args,
@@ -3956,6 +3994,8 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
             }
         }
         "git" => git_readonly(args),
+        // The rest of the list: a table entry each, read below.
+        _ if programs::lookup(name).is_some() => ReadOnly::Yes,
         _ => ReadOnly::No,
     };
     if let ReadOnly::Yes = result {
@@ -3970,16 +4010,6 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
     if let ReadOnly::Yes = result {
         if let Some(p) = programs::lookup(name) {
             return table_readonly(p, args, w);
-        }
-    }
-    if let ReadOnly::Yes = result {
-        if READS_FILES.contains(&name) {
-            let pattern = pattern_operand(name, args);
-            let files = args
-                .iter()
-                .copied()
-                .filter(|a| !pattern.is_some_and(|p| std::ptr::eq(p, *a)));
-            return files_reach(files, w);
         }
     }
     result
@@ -3998,14 +4028,11 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
         );
     }
     let mut pattern_given = false;
+    let mut opens_operands = false;
     for f in &scan.options {
-        if ["-e", "-f", "--regexp", "--file"]
-            .iter()
-            .any(|o| f.option.is(o))
-        {
-            pattern_given = true;
-        }
         let effect = p.effect(f);
+        pattern_given |= matches!(effect, Some(Effect::Pattern | Effect::PatternFile));
+        opens_operands |= effect == Some(Effect::OpensOperands);
         let list_secret = effect == Some(Effect::ReadsFileList)
             && f.value.as_ref().is_some_and(|(v, vw)| {
                 !vw.dynamic && w.path_secret(v, v.starts_with('~')) == Some(true)
@@ -4024,7 +4051,7 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
             );
         }
         match effect {
-            Some(Effect::ReadsFile | Effect::ReadsFileList) => {
+            Some(Effect::ReadsFile | Effect::ReadsFileList | Effect::PatternFile) => {
                 let Some((value, vw)) = &f.value else {
                     continue;
                 };
@@ -4079,14 +4106,35 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
                     f.word.span,
                 );
             }
-            Some(Effect::RecurseValue) | None => {}
+            Some(Effect::RecurseValue | Effect::Pattern | Effect::OpensOperands) | None => {}
+        }
+    }
+    use programs::Operands;
+    if p.operands == Operands::InputThenOutput {
+        // `uniq IN OUT` writes OUT; `uniq *.txt` or `uniq $f` may be two files.
+        let second = scan.operands.get(1).copied().or_else(|| {
+            scan.operands
+                .iter()
+                .copied()
+                .find(|a| a.glob || a.dynamic || a.braces.is_some())
+        });
+        if let Some(out) = second {
+            return ReadOnly::Flag(
+                "builtin.shell.option-effect",
+                format!(
+                    "{} writes its second operand, and {} is or may be one",
+                    p.name, out.text
+                ),
+                out.span,
+            );
         }
     }
     let files: &[&Word] = match p.operands {
-        programs::Operands::Files => &scan.operands,
-        programs::Operands::PatternThenFiles if pattern_given => &scan.operands,
-        programs::Operands::PatternThenFiles => scan.operands.get(1..).unwrap_or(&[]),
-        programs::Operands::Names | programs::Operands::Data => &[],
+        _ if opens_operands => &scan.operands,
+        Operands::Files | Operands::InputThenOutput => &scan.operands,
+        Operands::PatternThenFiles if pattern_given => &scan.operands,
+        Operands::PatternThenFiles => scan.operands.get(1..).unwrap_or(&[]),
+        Operands::Names | Operands::Data | Operands::Printed | Operands::Dir => &[],
     };
     files_reach(files.iter().copied(), w)
 }
@@ -4112,24 +4160,6 @@ fn files_reach<'w>(files: impl Iterator<Item = &'w Word>, w: &Walker) -> ReadOnl
         }
     }
     ReadOnly::Yes
-}
-
-/// The operand that is a pattern, not a file, of `rg` (the first, unless `-e` or `-f`
-/// gives the pattern). (`grep`'s is read with its table entry.)
-fn pattern_operand<'w>(name: &str, args: &[&'w Word]) -> Option<&'w Word> {
-    let o = match name {
-        "rg" => Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES),
-        _ => return None,
-    };
-    let given = o.has_short('e').is_some()
-        || o.has_short('f').is_some()
-        || o.has_long("regexp").is_some()
-        || o.has_long("file").is_some();
-    if given {
-        None
-    } else {
-        o.operands.first().copied()
-    }
 }
 
 /// What reading operand `a` of a program that opens its operands can reach: a secret

@@ -162,3 +162,46 @@ fn complete_command() -> impl Strategy<Value = &'static str> {
 fn separator() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![";", " && ", " || ", "\n", " & ", " | ", ";\n"])
 }
+
+/// A table program and an option its entry does not list (`-x` with a letter it
+/// lacks, or a `--long` that no listed option begins with), or a find expression word
+/// find does not know.
+fn unknown_option() -> impl Strategy<Value = String> {
+    use toolgate_core::programs::{find_primary, Operands, PROGRAMS};
+    let strict: Vec<_> = PROGRAMS
+        .iter()
+        .filter(|p| p.operands != Operands::Printed)
+        .collect();
+    let short = (
+        prop::sample::select(strict.clone()),
+        proptest::char::range('A', 'z'),
+    )
+        .prop_filter("a letter the entry lacks", |(p, c)| {
+            c.is_ascii_alphabetic() && !p.flags.contains(*c) && !p.short_values.contains(*c)
+        })
+        .prop_map(|(p, c)| format!("{} -{c} notes.txt", p.name));
+    let long = (prop::sample::select(strict), "[a-z][a-z-]{2,12}")
+        .prop_filter("a name no listed option begins with", |(p, l)| {
+            !p.longs
+                .iter()
+                .chain(["help", "version"].iter())
+                .any(|o| o.starts_with(l.as_str()))
+        })
+        .prop_map(|(p, l)| format!("{} --{l} notes.txt", p.name));
+    let find = "-[a-z][a-z0-9_]{1,12}"
+        .prop_filter("not a find expression word", |t| find_primary(t).is_none())
+        .prop_map(|t| format!("find . {t} x"));
+    prop_oneof![short, long, find]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// "An unknown option asks": whatever the program, an option its table entry does
+    /// not describe may write, run or open a file.
+    #[test]
+    fn unknown_options_never_auto(cmd in unknown_option()) {
+        let v = policy().classify(&ToolCall::new("bash", json!({ "command": cmd.clone() })));
+        prop_assert!(v.tier != Tier::Auto, "{} -> {} {}", cmd, v.rule, v.reason);
+    }
+}
