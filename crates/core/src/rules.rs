@@ -278,6 +278,25 @@ const SAFE_ENV: &[&str] = &[
     "RUST_LOG",
 ];
 
+/// Commands of at most this many words are walked from a list on the stack.
+const WORDS_ON_STACK: usize = 8;
+
+/// The filler of that list's unused slots (never read: the list is sliced to the words).
+static NO_WORD: Word = Word {
+    span: [0, 0],
+    text: String::new(),
+    dynamic: false,
+    glob: false,
+    quoted: false,
+    tilde: false,
+    braces: None,
+    subs: Vec::new(),
+    assign: false,
+    content_start: None,
+    arith_subs: false,
+    param: None,
+};
+
 fn basename(s: &str) -> &str {
     let t = s.trim_end_matches('/');
     // A byte loop: names are short, and `rfind` sets up a searcher for each.
@@ -987,6 +1006,13 @@ impl<'a> Walker<'a> {
             let expanded = expand_words(&sc.words);
             let words: Vec<&Word> = expanded.iter().collect();
             self.words(&words, sc)
+        } else if sc.words.len() <= WORDS_ON_STACK {
+            // Most commands are short: their word list needs no allocation.
+            let mut buf: [&Word; WORDS_ON_STACK] = [&NO_WORD; WORDS_ON_STACK];
+            for (slot, w) in buf.iter_mut().zip(&sc.words) {
+                *slot = w;
+            }
+            self.words(&buf[..sc.words.len()], sc)
         } else {
             let words: Vec<&Word> = sc.words.iter().collect();
             self.words(&words, sc)
