@@ -136,6 +136,18 @@ READS = [
     "LC_ALL=C sort notes.txt", "cat < notes.txt", "wc -l < .env", "head -c 5 ~/.netrc",
     "ls ~/.ssh", "du -a ~/.aws", "grep -l a *.txt", "git log --oneline -1", "git diff",
     "[[ 1 -eq 1 ]] && ls", "x=2; [[ $x -gt 1 ]] && ls", "test -f notes.txt && cat notes.txt",
+    # sed: scripts that only print, and look-alikes that write, read or run.
+    "sed -n 1,2p notes.txt", "sed -n '/a/,/b/p' notes.txt", "sed 's/a/b/g' notes.txt",
+    "sed -e 1d -e '$!N' notes.txt", "nl -ba notes.txt | sed -n '1,2p'", "sed -n p .env",
+    "sed -n '1w PWN' notes.txt", "sed 's/a/b/w PWN' notes.txt", "sed '1r .env' notes.txt",
+    "sed '1R ~/.ssh/id_rsa' notes.txt", "sed 's/.*/rm -rf ~/e' notes.txt", "sed '1e touch PWN' notes.txt",
+    "sed -n '1W PWN' notes.txt", "sed -i 1d notes.txt", "sed -f notes.txt notes.txt",
+    "x='1w PWN'; sed \"$x\" notes.txt", "sed -n \"1,$(cat num.txt)p\" notes.txt",
+    "sed --expression=1p -n notes.txt", "sed -n -- 1p *", "sed -s -n 1p *.txt",
+    # options and find words the tables now read.
+    "find -files0-from .env", "find . -files0-from notes.txt -name x", "find . -fls PWN",
+    "tree --fromfile .env", "tree -H . --hintro .env", "uniq -- *.txt", "date --bogus",
+    "jq . notes.txt", "jq --rawfile k .env -n .", "tree -o PWN src",
 ]
 
 

@@ -20,6 +20,11 @@ USAGE:
   toolgate bench FILE [OPTIONS] [--seconds S]
       Classifies the calls in FILE (JSON lines) round-robin on one thread for S
       seconds (default 3); the last line is classifications_per_sec=N.
+  toolgate report FILE [OPTIONS] [--top N]
+      Classifies the calls in FILE (JSON lines; an optional \"run\" field groups the
+      calls of one agent run) and reports what the policy would have asked: tier
+      shares, asks per run, and the N (default 15) rules, programs and commands that
+      asked most.
   toolgate bench-adversarial [OPTIONS] [--seconds S]
       Times hostile shell inputs (64 KiB of `$(`, of quotes, …) at 16 KiB and 64 KiB,
       S seconds per input (default 0.2); the last line is the worst time per input.
@@ -53,6 +58,11 @@ pub enum Command {
     BenchAdversarial {
         policy: PolicyOpts,
         seconds_per_input: f64,
+    },
+    Report {
+        policy: PolicyOpts,
+        file: PathBuf,
+        top: usize,
     },
 }
 
@@ -138,6 +148,32 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                 policy: p.policy_opts(),
                 file,
                 seconds,
+            })
+        }
+        "report" => {
+            let Some(mut p) = Parsed::new(&rest, &["--top"])? else {
+                return Ok(Command::Help);
+            };
+            let top = match p.take("--top") {
+                Some(s) => match s.parse::<usize>() {
+                    Ok(n) if (1..=10_000).contains(&n) => n,
+                    _ => {
+                        return Err(usage(&format!(
+                            "--top: expected a number of rows in 1..=10000, got `{s}`"
+                        )))
+                    }
+                },
+                None => crate::report::TOP,
+            };
+            let file = match p.positionals.len() {
+                1 => PathBuf::from(p.positionals.remove(0)),
+                0 => return Err(usage("report: missing FILE (JSON lines of tool calls)")),
+                n => return Err(usage(&format!("report: expected one FILE, got {n}"))),
+            };
+            Ok(Command::Report {
+                policy: p.policy_opts(),
+                file,
+                top,
             })
         }
         "bench-adversarial" => {

@@ -1,5 +1,5 @@
-//! The `toolgate` command: classify tool calls (JSON lines), explain a verdict, and
-//! benchmark the classifier. See `toolgate --help`.
+//! The `toolgate` command: classify tool calls (JSON lines), explain a verdict, report
+//! what a log of tool calls would have been asked, and benchmark the classifier. See `toolgate --help`.
 
 mod args;
 mod bench;
@@ -7,6 +7,7 @@ mod classify;
 mod error;
 mod explain;
 mod load;
+mod report;
 
 use args::Command;
 use error::CliError;
@@ -55,6 +56,10 @@ fn run(command: Command) -> Result<(), CliError> {
         } => {
             let policy = load::policy(&policy, &env)?;
             print(&bench::bench(&policy, &file, seconds)?)
+        }
+        Command::Report { policy, file, top } => {
+            let policy = load::policy(&policy, &env)?;
+            print(&report::report(&policy, &file, top)?)
         }
         Command::BenchAdversarial {
             policy,

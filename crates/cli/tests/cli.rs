@@ -350,3 +350,50 @@ fn help_and_version() {
         format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn report_counts_a_log_and_refuses_bad_input_with_a_usage_error() {
+    let log = temp_file(
+        "report.jsonl",
+        concat!(
+            r#"{"tool":"bash","args":{"command":"sed -n '1,5p' f.py"},"run":"r1"}"#,
+            "\n",
+            r#"{"tool":"bash","args":{"command":"python reproduce.py"},"run":"r1"}"#,
+            "\n",
+            r#"{"tool":"bash","args":{"command":"python reproduce.py"},"run":"r2"}"#,
+            "\n",
+        ),
+    );
+    let path = log.to_str().unwrap();
+    let o = toolgate(
+        &["report", path, "--top", "3", WS[0], WS[1], WS[2], WS[3]],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("calls: 3, runs: 2, lines skipped: 0"), "{out}");
+    assert!(
+        out.contains("tiers: auto 1 (33.3 %), ask 2 (66.7 %), deny 0 (0.0 %)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("      2   66.7 %  python reproduce.py"),
+        "{out}"
+    );
+
+    let o = toolgate(&["report"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("report: missing FILE"),
+        "{}",
+        stderr(&o)
+    );
+    let o = toolgate(&["report", path, "--top", "0"], "");
+    assert_eq!(o.status.code(), Some(2));
+    let o = toolgate(&["report", "/nonexistent/log.jsonl"], "");
+    assert_eq!(o.status.code(), Some(1));
+    let empty = temp_file("empty.jsonl", "\n");
+    let o = toolgate(&["report", empty.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("has no tool calls"), "{}", stderr(&o));
+}

@@ -16,6 +16,7 @@ pub mod registry;
 pub mod rules;
 pub mod run;
 pub mod runs;
+pub mod sed;
 pub mod shell;
 pub mod store;
 pub mod toml_shape;

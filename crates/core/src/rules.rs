@@ -4020,6 +4020,7 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
             }
         }
         "git" => git_readonly(args),
+        "sed" => sed_readonly(args),
         // The rest of the list: a table entry each, read below.
         _ if programs::lookup(name).is_some() => ReadOnly::Yes,
         _ => ReadOnly::No,
@@ -4039,6 +4040,59 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
         }
     }
     result
+}
+
+/// `sed`'s scripts ([`crate::sed`]): each `-e`/`--expression` value, else the first
+/// operand, must only read and print; a script from a file (`-f`) or known only at run
+/// time asks. Its options and files are then read with its table entry.
+fn sed_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+    let Some(p) = programs::lookup("sed") else {
+        return ReadOnly::No;
+    };
+    let scan = p.scan(args);
+    let mut scripts: Vec<(&str, &Word)> = Vec::new();
+    for f in &scan.options {
+        match p.effect(f) {
+            Some(Effect::PatternFile) => {
+                return ReadOnly::Flag(
+                    "builtin.shell.sed-script",
+                    format!(
+                        "sed {} runs a script from a file, which is not read here",
+                        f.option
+                    ),
+                    f.word.span,
+                )
+            }
+            Some(Effect::Pattern) => scripts.extend(f.value),
+            _ => {}
+        }
+    }
+    if scripts.is_empty() {
+        scripts.extend(scan.operands.first().map(|w| (w.text.as_str(), *w)));
+    }
+    for (text, word) in scripts {
+        if word.dynamic {
+            return ReadOnly::Flag(
+                "builtin.shell.dynamic",
+                "a sed script known only at run time".to_string(),
+                word.span,
+            );
+        }
+        match crate::sed::reads_only(text) {
+            Ok(()) => {}
+            Err(crate::sed::NotReadOnly::Effect(why)) => {
+                return ReadOnly::Flag("builtin.shell.sed-script", format!("sed: {why}"), word.span)
+            }
+            Err(crate::sed::NotReadOnly::Unknown(why)) => {
+                return ReadOnly::Flag(
+                    "builtin.shell.sed-script",
+                    format!("a sed script that is not read-only, or not understood: {why}"),
+                    word.span,
+                )
+            }
+        }
+    }
+    ReadOnly::Yes
 }
 
 /// A read-only program read with its table entry ([`programs`]): an option the entry

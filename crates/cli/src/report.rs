@@ -1,0 +1,305 @@
+//! `toolgate report FILE`: what the policy would have asked of an agent's log. For a file
+//! of tool calls (JSON lines `{"tool":…,"args":…,"run":…}`; `run` groups the calls of
+//! one agent run and may be absent), the tier shares, asks per run, the rules and
+//! programs that asked most, and the commands asked most often.
+
+use crate::error::CliError;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::Path;
+use toolgate_core::{Policy, Tier, ToolCall, Verdict};
+
+/// Rows shown in each "most" table by default.
+pub const TOP: usize = 15;
+
+/// What a report counts.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub calls: usize,
+    pub skipped: Vec<String>,
+    /// auto, ask, deny.
+    pub tiers: [usize; 3],
+    /// Per run (in order of first appearance): calls and calls not `auto`.
+    pub runs: Vec<(String, usize, usize)>,
+    /// Deciding rule of each call that was not `auto`.
+    pub rules: HashMap<String, usize>,
+    /// Programs of the parts that asked or denied (once per call).
+    pub programs: HashMap<String, usize>,
+    /// Shell commands (or tool names) that were not `auto`.
+    pub commands: HashMap<String, usize>,
+}
+
+fn tier_index(t: Tier) -> usize {
+    match t {
+        Tier::Auto => 0,
+        Tier::Ask => 1,
+        Tier::Deny => 2,
+    }
+}
+
+impl Report {
+    /// Classifies every call of `text` (JSON lines) with `policy`.
+    pub fn of(policy: &Policy, text: &str) -> Report {
+        let mut r = Report::default();
+        let mut run_index: HashMap<String, usize> = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    r.skipped.push(format!("line {}: invalid JSON: {e}", i + 1));
+                    continue;
+                }
+            };
+            let Some(tool) = value.get("tool").and_then(Value::as_str) else {
+                r.skipped
+                    .push(format!("line {}: no string \"tool\"", i + 1));
+                continue;
+            };
+            let args = value.get("args").cloned().unwrap_or(Value::Null);
+            let run = match value.get("run") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => String::from("(no run)"),
+                Some(other) => other.to_string(),
+            };
+            let command = args
+                .get("command")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let call = ToolCall::new(tool, args);
+            let v = policy.classify(&call);
+            r.add(&run, &mut run_index, tool, command, &v);
+        }
+        r
+    }
+
+    fn add(
+        &mut self,
+        run: &str,
+        run_index: &mut HashMap<String, usize>,
+        tool: &str,
+        command: Option<String>,
+        v: &Verdict,
+    ) {
+        self.calls += 1;
+        self.tiers[tier_index(v.tier)] += 1;
+        let k = *run_index.entry(run.to_string()).or_insert_with(|| {
+            self.runs.push((run.to_string(), 0, 0));
+            self.runs.len() - 1
+        });
+        self.runs[k].1 += 1;
+        if v.tier == Tier::Auto {
+            return;
+        }
+        self.runs[k].2 += 1;
+        *self.rules.entry(v.rule.to_string()).or_default() += 1;
+        let mut seen: Vec<String> = Vec::new();
+        for p in v.parts.iter().filter(|p| p.tier != Tier::Auto) {
+            let prog = program_of(&p.text);
+            if !prog.is_empty() && !seen.contains(&prog) {
+                seen.push(prog);
+            }
+        }
+        for prog in seen {
+            *self.programs.entry(prog).or_default() += 1;
+        }
+        let key = command.unwrap_or_else(|| format!("({tool} call)"));
+        *self.commands.entry(key).or_default() += 1;
+    }
+
+    /// The report as text: totals, asks per run, then the top `top` rules, programs
+    /// and commands.
+    pub fn render(&self, file: &Path, top: usize) -> String {
+        let mut s = String::new();
+        let pct = |n: usize| {
+            if self.calls == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / self.calls as f64
+            }
+        };
+        let _ = writeln!(s, "file: {}", file.display());
+        let _ = writeln!(
+            s,
+            "calls: {}, runs: {}, lines skipped: {}",
+            self.calls,
+            self.runs.len(),
+            self.skipped.len()
+        );
+        for line in self.skipped.iter().take(5) {
+            let _ = writeln!(s, "  skipped {line}");
+        }
+        let _ = writeln!(
+            s,
+            "tiers: auto {} ({:.1} %), ask {} ({:.1} %), deny {} ({:.1} %)",
+            self.tiers[0],
+            pct(self.tiers[0]),
+            self.tiers[1],
+            pct(self.tiers[1]),
+            self.tiers[2],
+            pct(self.tiers[2]),
+        );
+        let mut asks: Vec<usize> = self.runs.iter().map(|r| r.2).collect();
+        let mut sizes: Vec<usize> = self.runs.iter().map(|r| r.1).collect();
+        asks.sort_unstable();
+        sizes.sort_unstable();
+        let _ = writeln!(
+            s,
+            "asks per run (ask or deny): median {}, 90th percentile {}, max {} (calls per run: median {})",
+            quantile(&asks, 0.5),
+            quantile(&asks, 0.9),
+            asks.last().copied().unwrap_or(0),
+            quantile(&sizes, 0.5),
+        );
+        section(
+            &mut s,
+            "rules that asked most",
+            &self.rules,
+            top,
+            self.calls,
+        );
+        section(
+            &mut s,
+            "programs that asked most (calls with an asking part running it)",
+            &self.programs,
+            top,
+            self.calls,
+        );
+        section(
+            &mut s,
+            "commands asked most often",
+            &self.commands,
+            top,
+            self.calls,
+        );
+        s
+    }
+}
+
+/// The value at quantile `q` of sorted `v` (nearest rank; 0 when empty).
+fn quantile(v: &[usize], q: f64) -> usize {
+    if v.is_empty() {
+        return 0;
+    }
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}
+
+fn section(s: &mut String, title: &str, counts: &HashMap<String, usize>, top: usize, calls: usize) {
+    let _ = writeln!(s, "\n{title}:");
+    // Most first; ties in name order, so the report is the same on every run.
+    let sorted: BTreeMap<(std::cmp::Reverse<usize>, &str), ()> = counts
+        .iter()
+        .map(|(k, n)| ((std::cmp::Reverse(*n), k.as_str()), ()))
+        .collect();
+    for ((std::cmp::Reverse(n), k), ()) in sorted.into_iter().take(top) {
+        let pct = if calls == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / calls as f64
+        };
+        let _ = writeln!(s, "  {n:>7}  {pct:>5.1} %  {}", one_line(k, 100));
+    }
+}
+
+/// `text` on one line, at most `max` characters (newlines shown as `⏎`).
+fn one_line(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| if c == '\n' { '⏎' } else { c })
+        .take(max)
+        .collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// The program a part runs: its first word that is not an assignment, by basename.
+fn program_of(text: &str) -> String {
+    text.split_whitespace()
+        .find(|w| !w.contains('=') || w.starts_with('-'))
+        .map(|w| {
+            w.trim_matches(|c| c == '"' || c == '\'')
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// Runs `toolgate report`.
+pub fn report(policy: &Policy, file: &Path, top: usize) -> Result<String, CliError> {
+    let text = std::fs::read_to_string(file)
+        .map_err(CliError::io(format!("reading {}", file.display())))?;
+    let r = Report::of(policy, &text);
+    if r.calls == 0 {
+        return Err(CliError::Usage(format!(
+            "report: {} has no tool calls (JSON lines {{\"tool\":…,\"args\":…,\"run\":…}})",
+            file.display()
+        )));
+    }
+    Ok(r.render(file, top))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> Policy {
+        Policy::defaults("/w", "/h")
+    }
+
+    #[test]
+    fn counts_tiers_runs_rules_programs_and_commands() {
+        let text = r#"{"tool":"bash","args":{"command":"ls"},"run":"a"}
+{"tool":"bash","args":{"command":"rm x"},"run":"a"}
+{"tool":"bash","args":{"command":"rm x"},"run":"b"}
+not json
+{"tool":"bash","args":{"command":"sudo rm -rf /"},"run":"b"}
+{"tool":"bash","args":{"command":"cat f && python t.py"},"run":"b"}
+
+{"tool":"read","args":{"file_path":"/w/a.txt"}}
+"#;
+        let r = Report::of(&policy(), text);
+        assert_eq!(r.calls, 6);
+        assert_eq!(r.skipped.len(), 1);
+        assert_eq!(r.tiers, [2, 3, 1]);
+        assert_eq!(
+            r.runs,
+            vec![
+                ("a".to_string(), 2, 1),
+                ("b".to_string(), 3, 3),
+                ("(no run)".to_string(), 1, 0),
+            ]
+        );
+        assert_eq!(r.commands.get("rm x"), Some(&2));
+        assert_eq!(r.programs.get("rm"), Some(&2));
+        assert_eq!(r.programs.get("python"), Some(&1));
+        assert_eq!(r.programs.get("cat"), None);
+        assert_eq!(r.rules.get("builtin.shell.priv-esc"), Some(&1));
+        let out = r.render(Path::new("log.jsonl"), 5);
+        assert!(out.contains("tiers: auto 2 (33.3 %), ask 3 (50.0 %), deny 1 (16.7 %)"));
+        assert!(out.contains("asks per run (ask or deny): median 1, 90th percentile 3, max 3"));
+    }
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        assert_eq!(quantile(&[], 0.5), 0);
+        assert_eq!(quantile(&[4], 0.5), 4);
+        assert_eq!(quantile(&[1, 2, 3, 4], 0.5), 2);
+        assert_eq!(quantile(&[1, 2, 3, 4, 5], 0.5), 3);
+        assert_eq!(quantile(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9), 9);
+    }
+
+    #[test]
+    fn program_of_skips_assignments_and_paths() {
+        assert_eq!(program_of("FOO=1 /usr/bin/python x.py"), "python");
+        assert_eq!(program_of("rm -rf build"), "rm");
+        assert_eq!(program_of(""), "");
+    }
+}
