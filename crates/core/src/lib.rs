@@ -6,6 +6,7 @@
 pub mod budget;
 pub mod call;
 pub mod continuation;
+pub mod edit;
 pub mod error;
 pub mod glob;
 pub mod marker;

@@ -108,6 +108,75 @@ pub fn under_any(path: &str, dirs: &[&str]) -> bool {
     dirs.iter().any(|d| is_within(path, d))
 }
 
+/// What makes an edit of `path` (absolute, resolved) protected: a file that makes code
+/// run without anyone running it, or that changes what an agent may do. `None` when it
+/// is none of them. Names compare without case (`.GIT/hooks` on a case-insensitive
+/// file system is the hooks directory).
+pub fn protected(path: &str) -> Option<&'static str> {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
+    for (i, seg) in segs.iter().enumerate() {
+        let last = i + 1 == segs.len();
+        let next = segs.get(i + 1).copied().unwrap_or("");
+        let dir = [
+            (".git", "git internals (hooks and config run programs)"),
+            (".vscode", "editor settings and tasks, which run programs"),
+            (".idea", "IDE settings and run configurations"),
+            (".husky", "git hooks"),
+            (
+                ".devcontainer",
+                "a dev container definition, whose commands run on open",
+            ),
+            (".claude", "an agent's own settings and permissions"),
+            (".codex", "an agent's own settings and permissions"),
+            (".gemini", "an agent's own settings and permissions"),
+            (".cursor", "an agent's own settings and permissions"),
+            (".toolgate", "toolgate's own policy"),
+        ]
+        .into_iter()
+        .find(|(d, _)| is(seg, d));
+        if let Some((_, why)) = dir {
+            // A directory's own name as the last segment (`mkdir .vscode`) is protected
+            // too: what goes in it next is.
+            return Some(why);
+        }
+        if is(seg, ".github") && (is(next, "workflows") || is(next, "actions")) {
+            return Some("a CI workflow, which runs on push");
+        }
+        if is(seg, ".config") && is(next, "fish") {
+            return Some("a shell startup file");
+        }
+        if !last {
+            continue;
+        }
+        let file = [
+            (".envrc", "direnv runs it on entering the directory"),
+            (".gitlab-ci.yml", "a CI pipeline, which runs on push"),
+            (".mcp.json", "an agent's MCP servers, which it runs"),
+            ("toolgate.toml", "toolgate's own policy"),
+            (".toolgate.toml", "toolgate's own policy"),
+            (".bashrc", "a shell startup file"),
+            (".bash_profile", "a shell startup file"),
+            (".bash_login", "a shell startup file"),
+            (".bash_logout", "a shell startup file"),
+            (".profile", "a shell startup file"),
+            (".zshrc", "a shell startup file"),
+            (".zshenv", "a shell startup file"),
+            (".zprofile", "a shell startup file"),
+            (".zlogin", "a shell startup file"),
+            (".zlogout", "a shell startup file"),
+            (".kshrc", "a shell startup file"),
+            (".inputrc", "a shell startup file"),
+        ]
+        .into_iter()
+        .find(|(f, _)| is(seg, f));
+        if let Some((_, why)) = file {
+            return Some(why);
+        }
+    }
+    None
+}
+
 /// A secret file by name or location (DESIGN §1): `.env*`, `*.pem`, `*.key`, `id_rsa*`,
 /// `id_ed25519*`, anything under `.ssh/`, `.aws/credentials`, `.netrc`, `.git-credentials`.
 pub fn is_secret(path: &str) -> bool {

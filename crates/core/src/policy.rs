@@ -218,6 +218,7 @@ struct PolicyFile {
     workspace: Option<String>,
     home: Option<String>,
     default: Option<String>,
+    edits: Option<String>,
     #[serde(default)]
     rules: RulesFile,
 }
@@ -239,6 +240,9 @@ pub struct Policy {
     workspace: String,
     home: String,
     default: Tier,
+    /// The tier of an edit inside the workspace that is not protected (edit tools and
+    /// shell writes alike): `auto`, or `ask` with `edits = "ask"`.
+    edits: Tier,
     allow_src: Vec<String>,
     ask_src: Vec<String>,
     deny_src: Vec<String>,
@@ -265,6 +269,7 @@ impl Policy {
             workspace: clean_dir(workspace),
             home: clean_dir(home),
             default: Tier::Ask,
+            edits: Tier::Auto,
             allow_src: Vec::new(),
             ask_src: Vec::new(),
             deny_src: Vec::new(),
@@ -304,6 +309,16 @@ impl Policy {
                 message: format!("`default` must be \"auto\", \"ask\" or \"deny\", not {d:?}"),
             })?,
         };
+        let edits = match file.edits.as_deref() {
+            None | Some("auto") => Tier::Auto,
+            Some("ask") => Tier::Ask,
+            Some(e) => {
+                return Err(Error::Policy {
+                    line: line_of(e, "edits"),
+                    message: format!("`edits` must be \"auto\" or \"ask\", not {e:?}"),
+                })
+            }
+        };
         for (key, v) in [("workspace", &file.workspace), ("home", &file.home)] {
             if let Some(v) = v {
                 if !v.starts_with('/') {
@@ -319,6 +334,7 @@ impl Policy {
             file.home.as_deref().unwrap_or(DEFAULT_HOME),
         );
         p.default = default;
+        p.edits = edits;
         p.allow_src = file.rules.allow;
         p.ask_src = file.rules.ask;
         p.deny_src = file.rules.deny;
@@ -372,6 +388,18 @@ impl Policy {
 
     pub fn default_tier(&self) -> Tier {
         self.default
+    }
+
+    /// The tier of an unprotected edit inside the workspace (the `edits` setting).
+    pub fn edits_tier(&self) -> Tier {
+        self.edits
+    }
+
+    /// The same policy with every edit inside the workspace at tier `edits` (`Ask`
+    /// makes them all ask, for edit tools and shell writes alike).
+    pub fn with_edits(mut self, edits: Tier) -> Policy {
+        self.edits = edits;
+        self
     }
 
     /// Classifies a tool call.
@@ -489,46 +517,28 @@ impl Policy {
         if let Some(v) = self.user_rules_call(call, family, Some(&abs), session) {
             return v;
         }
-        let read = family == Family::Read;
-        let verb = if read { "reads" } else { "edits" };
+        if family != Family::Read {
+            let (tier, rule, reason) = crate::edit::verdict(&abs, &self.workspace, self.edits);
+            return Verdict::new(tier, rule, reason);
+        }
         if paths::is_secret(&abs) {
-            let rule = if read {
-                "builtin.read-secret"
-            } else {
-                "builtin.edit-secret"
-            };
-            return Verdict::new(Tier::Ask, rule, cat(&[verb, " a secret file: ", &abs]));
+            return Verdict::new(
+                Tier::Ask,
+                "builtin.read-secret",
+                cat(&["reads a secret file: ", &abs]),
+            );
         }
         if !paths::is_within(&abs, &self.workspace) {
-            let rule = if read {
-                "builtin.read-outside"
-            } else {
-                "builtin.edit-outside"
-            };
             return Verdict::new(
                 Tier::Ask,
-                rule,
-                cat(&[verb, " outside the workspace: ", &abs]),
+                "builtin.read-outside",
+                cat(&["reads outside the workspace: ", &abs]),
             );
         }
-        // Any case: on case-insensitive file systems (macOS, Windows) `.GIT/hooks` is
-        // the repository's hooks directory.
-        if !read && abs.split('/').any(|s| s.eq_ignore_ascii_case(".git")) {
-            return Verdict::new(
-                Tier::Ask,
-                "builtin.edit-git",
-                cat(&["edits git internals: ", &abs]),
-            );
-        }
-        let rule = if read {
-            "builtin.read-workspace"
-        } else {
-            "builtin.edit-workspace"
-        };
         Verdict::new(
             Tier::Auto,
-            rule,
-            cat(&[verb, " inside the workspace: ", &abs]),
+            "builtin.read-workspace",
+            cat(&["reads inside the workspace: ", &abs]),
         )
     }
 
@@ -603,6 +613,7 @@ impl Policy {
             workspace: &self.workspace,
             home: &self.home,
             default: self.default,
+            edits: self.edits,
             want_norm,
         };
         let raw = rules::analyze(cmd, &env);

@@ -60,6 +60,8 @@ pub struct Env<'a> {
     pub home: &'a str,
     /// The policy's default tier for commands no rule decides.
     pub default: Tier,
+    /// The tier of an unprotected edit inside the workspace (the policy's `edits`).
+    pub edits: Tier,
     /// Compute `norm` for user rules.
     pub want_norm: bool,
 }

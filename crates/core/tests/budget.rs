@@ -16,6 +16,7 @@ fn env() -> Env<'static> {
         workspace: "/home/dev/app",
         home: "/home/dev",
         default: Tier::Ask,
+        edits: Tier::Auto,
         want_norm: true,
     }
 }

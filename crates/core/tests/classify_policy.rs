@@ -593,6 +593,11 @@ fn policy_defaults_and_errors() {
         ("workspace = \"relative\"\n", 1, "absolute"),
         ("[rules]\nallow = [\"\"]\n", 2, "empty rule"),
         ("[rules]\nask = [\"Bash(:*)\"]\n", 2, "prefix"),
+        (
+            "\nedits = \"deny\"\n",
+            2,
+            "`edits` must be \"auto\" or \"ask\"",
+        ),
     ];
     for (text, line, needle) in cases {
         match Policy::from_toml(text) {
@@ -682,4 +687,59 @@ fn session_rules_and_scopes() {
         p.scopes(&call("mcp__github__create_issue", json!({}))),
         vec!["mcp__github__create_issue".to_string()]
     );
+}
+
+/// `edits = "ask"` makes every edit inside the workspace ask; protected, secret and
+/// outside paths ask either way; system files stay denied.
+#[test]
+fn edits_setting() {
+    let auto = Policy::from_toml("workspace = \"/w\"\nhome = \"/h\"\n").unwrap();
+    let ask = Policy::from_toml("workspace = \"/w\"\nhome = \"/h\"\nedits = \"ask\"\n").unwrap();
+    assert_eq!(auto.edits_tier(), Tier::Auto);
+    assert_eq!(ask.edits_tier(), Tier::Ask);
+    assert_eq!(
+        Policy::defaults("/w", "/h")
+            .with_edits(Tier::Ask)
+            .edits_tier(),
+        Tier::Ask
+    );
+    let edit = |path: &str| call("write", json!({"path": path, "content": "x"}));
+    for (path, with_auto, with_ask, rule) in [
+        ("src/a.rs", Tier::Auto, Tier::Ask, "edit-workspace"),
+        (".vscode/tasks.json", Tier::Ask, Tier::Ask, "edit-protected"),
+        (
+            ".github/workflows/ci.yml",
+            Tier::Ask,
+            Tier::Ask,
+            "edit-protected",
+        ),
+        // `.envrc` is protected, and a secret by name (`.env*`) before that.
+        (".envrc", Tier::Ask, Tier::Ask, "edit-secret"),
+        (
+            ".claude/settings.json",
+            Tier::Ask,
+            Tier::Ask,
+            "edit-protected",
+        ),
+        (".git/hooks/pre-commit", Tier::Ask, Tier::Ask, "edit-git"),
+        (".env", Tier::Ask, Tier::Ask, "edit-secret"),
+        ("/h/.zshrc", Tier::Ask, Tier::Ask, "edit-outside"),
+        ("/etc/hosts", Tier::Deny, Tier::Deny, "edit-system"),
+    ] {
+        let a = auto.classify(&edit(path));
+        let b = ask.classify(&edit(path));
+        assert_eq!(
+            (a.tier, b.tier),
+            (with_auto, with_ask),
+            "{path}: {} / {}",
+            a.reason,
+            b.reason
+        );
+        assert!(
+            a.rule.ends_with(rule) && b.rule.ends_with(rule),
+            "{path}: {} {}",
+            a.rule,
+            b.rule
+        );
+    }
 }

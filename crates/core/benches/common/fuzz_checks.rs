@@ -19,6 +19,7 @@ pub fn shell(cmd: &str) {
         workspace: "/home/dev/app",
         home: "/home/dev",
         default: Tier::Ask,
+        edits: Tier::Auto,
         want_norm: true,
     };
     let mut budget = Budget::for_input(cmd.len());

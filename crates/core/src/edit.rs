@@ -1,0 +1,139 @@
+//! The verdict for writing one file, the same whether an edit tool or a shell command
+//! writes it (`Write(path)`, `echo x > path`, `sed -i … path`, `mkdir path`).
+
+use crate::paths;
+use crate::verdict::Tier;
+
+/// The verdict for editing `abs` (absolute, resolved lexically): a system file is
+/// `deny`; a secret file, a file outside `workspace` and a protected file
+/// ([`paths::protected`]) ask; any other workspace file gets `edits` (the policy's
+/// `edits` setting, `auto` unless it says `"ask"`). Returns the tier, the rule and the
+/// reason.
+pub fn verdict(abs: &str, workspace: &str, edits: Tier) -> (Tier, &'static str, String) {
+    if paths::under_any(abs, paths::EDIT_DENY_DIRS) {
+        return (
+            Tier::Deny,
+            "builtin.edit-system",
+            format!("edits a system file: {abs}"),
+        );
+    }
+    if paths::is_secret(abs) {
+        return (
+            Tier::Ask,
+            "builtin.edit-secret",
+            format!("edits a secret file: {abs}"),
+        );
+    }
+    if !paths::is_within(abs, workspace) {
+        return (
+            Tier::Ask,
+            "builtin.edit-outside",
+            format!("edits outside the workspace: {abs}"),
+        );
+    }
+    if let Some(why) = paths::protected(abs) {
+        // `.git/` keeps the id it always had; the rest share one.
+        let rule = if abs.split('/').any(|s| s.eq_ignore_ascii_case(".git")) {
+            "builtin.edit-git"
+        } else {
+            "builtin.edit-protected"
+        };
+        return (
+            Tier::Ask,
+            rule,
+            format!("edits a protected file ({why}): {abs}"),
+        );
+    }
+    let reason = if edits == Tier::Auto {
+        format!("edits inside the workspace: {abs}")
+    } else {
+        format!("edits inside the workspace: {abs} (the policy sets edits = \"{edits}\")")
+    };
+    (edits, "builtin.edit-workspace", reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WS: &str = "/home/dev/app";
+
+    #[test]
+    fn examples() {
+        let cases = [
+            (
+                "/home/dev/app/src/lib.rs",
+                Tier::Auto,
+                "builtin.edit-workspace",
+            ),
+            (
+                "/home/dev/app/.gitignore",
+                Tier::Auto,
+                "builtin.edit-workspace",
+            ),
+            (
+                "/home/dev/app/.github/CODEOWNERS",
+                Tier::Auto,
+                "builtin.edit-workspace",
+            ),
+            ("/etc/passwd", Tier::Deny, "builtin.edit-system"),
+            ("/home/dev/app/.env", Tier::Ask, "builtin.edit-secret"),
+            ("/home/dev/.bashrc", Tier::Ask, "builtin.edit-outside"),
+            ("/tmp/x", Tier::Ask, "builtin.edit-outside"),
+            (
+                "/home/dev/app/.git/hooks/pre-commit",
+                Tier::Ask,
+                "builtin.edit-git",
+            ),
+            ("/home/dev/app/.GIT/config", Tier::Ask, "builtin.edit-git"),
+            (
+                "/home/dev/app/.vscode/tasks.json",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/.github/workflows/ci.yml",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            ("/home/dev/app/.envrc", Tier::Ask, "builtin.edit-secret"),
+            (
+                "/home/dev/app/sub/.zshenv",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/.claude/settings.json",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/.mcp.json",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/sub/.bashrc",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/toolgate.toml",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/.husky/pre-push",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+        ];
+        for (p, tier, rule) in cases {
+            let (t, r, why) = verdict(p, WS, Tier::Auto);
+            assert_eq!((t, r), (tier, rule), "{p}: {why}");
+        }
+        let (t, r, why) = verdict("/home/dev/app/src/lib.rs", WS, Tier::Ask);
+        assert_eq!((t, r), (Tier::Ask, "builtin.edit-workspace"));
+        assert!(why.contains("edits = \"ask\""), "{why}");
+    }
+}
