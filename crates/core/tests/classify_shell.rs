@@ -656,7 +656,7 @@ fn readonly_allowlist_and_limits() {
         ("ask", "default", "npm install"),
         ("ask", "default", "cargo test"),
         ("ask", "default", "python tools/report.py"),
-        ("ask", "default", "sed -i 's/old/new/' config.yml"),
+        ("ask", "option-effect", "sed -i 's/old/new/' config.yml"),
         ("ask", "default", "awk '{print $1}' access.log"),
         ("ask", "default", "mv draft.md final.md"),
         ("ask", "default", "cp a.txt b.txt"),
