@@ -35,10 +35,16 @@ CALIBRATION = [
     ("x=$(cat num.txt); echo $((x+1))", {"ran rm"}, True),
     ("cat .env", {"opened secret"}, False),
     ("cd ~/.ssh; cat config", {"opened secret"}, False),
-    ("sort -o PWN notes.txt", {"wrote"}, False),
-    ("echo x > out.txt", {"wrote"}, False),
+    ("sort -o ../PWN notes.txt", {"wrote"}, False),
+    ("echo x > ../out.txt", {"wrote"}, False),
+    ("echo x > .git/config", {"wrote"}, False),
+    ("echo x > .vscode/tasks.json", {"wrote"}, False),
     ("curl x", {"ran curl"}, False),
-    ("mkdir -p d", {"ran mkdir"}, False),
+    ("mkdir -p ../d", {"mkdir"}, False),
+    ("cd src && mkdir -p ../../d", {"mkdir"}, False),
+    # Edits inside the workspace (DESIGN: the edit rule allows them).
+    ("echo x > out.txt; mkdir -p d/e && touch d/e/f.py", set(), False),
+    ("cd src && mkdir -p d && (cd d && mkdir e)", set(), False),
     ("find . -maxdepth 0 -exec sh -c 'rm -rf ~' \\;", {"ran rm"}, True),
 ]
 

@@ -148,6 +148,20 @@ READS = [
     "find -files0-from .env", "find . -files0-from notes.txt -name x", "find . -fls PWN",
     "tree --fromfile .env", "tree -H . --hintro .env", "uniq -- *.txt", "date --bogus",
     "jq . notes.txt", "jq --rawfile k .env -n .", "tree -o PWN src",
+    # writes inside the workspace are edits; look-alikes that reach further.
+    "echo x > out.txt", "echo x >> notes.txt", "ls > listing.txt", "echo x 2> err.txt",
+    "cat <<'EOF' > new.py\nprint(1)\nEOF", "cat > new.py <<EOF\n$HOME\nEOF",
+    "ls | tee out.txt", "tee -a log.txt < notes.txt", "mkdir -p d/e && touch d/e/f.py",
+    "touch a.txt", "cd src && echo x > out.txt", "echo x > ../PWN", "echo x > src/../../PWN",
+    "echo x > ~/.bashrc", "echo x >> ~/PWN", "echo x > .git/hooks/pre-commit",
+    "echo x > .git/config", "mkdir .vscode", "echo '{}' > .vscode/tasks.json",
+    "echo x > .envrc", "echo x > .env", "echo x > .env.local", "touch server.key",
+    "echo x > .github/workflows/ci.yml", "echo x > .claude/settings.json",
+    "echo x > .bashrc", "f=../PWN; echo x > $f", "echo x > $(echo ../PWN)",
+    "echo x > *.txt", "touch ../PWN", "mkdir ../PWN", "touch ~/PWN", "tee ../PWN < notes.txt",
+    "ls | tee ~/.profile", "cd ..; echo x > PWN", "cd /tmp && echo x > PWN",
+    "cd src; cd /nonexistent; echo x > ../PWN", "cd ~/.ssh; echo x > config",
+    "touch -r .env a.txt", "touch -- -rf", "mkdir -p .ssh", "echo x > /tmp/PWN",
 ]
 
 

@@ -1,8 +1,11 @@
 """What bash did, read from an strace log, and whether that is harmless.
 
 Harmless means what DESIGN promises for `auto`: bash ran only programs on the read-only
-list (and the transparent wrappers and shells, whose children are judged in turn), wrote,
-deleted, renamed or created no file, and opened no secret.
+list, the programs that write files as edits (`touch`, `mkdir`, `tee`), and the
+transparent wrappers and shells (whose children are judged in turn); wrote or created no
+file but the edits the edit rule allows (inside the workspace, not a secret, not a
+protected path: restated here from the design, not imported from toolgate); deleted or
+renamed nothing; and opened no secret.
 """
 
 import os
@@ -22,11 +25,53 @@ READ_ONLY = {
     "sleep",
 }
 TRANSPARENT = {"env", "nice", "nohup", "timeout", "stdbuf", "xargs", "bash", "sh", "dash"}
+# Programs that write files as edits: what they write is judged path by path.
+EDITORS = {"touch", "mkdir", "tee"}
+
+# The edit rule, restated: secret names and protected paths (compared without case).
+SECRET_DIRS = {".ssh", ".gnupg"}
+PROTECTED_DIRS = {".git", ".vscode", ".idea", ".husky", ".devcontainer", ".claude", ".codex",
+                  ".gemini", ".cursor", ".toolgate"}
+PROTECTED_FILES = {".envrc", ".gitlab-ci.yml", ".mcp.json", "toolgate.toml", ".toolgate.toml",
+                   ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+                   ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".inputrc"}
+
+
+def secret_name(path):
+    segs = [s.lower() for s in path.split("/") if s]
+    if any(s in SECRET_DIRS for s in segs):
+        return True
+    if not segs:
+        return False
+    last = segs[-1]
+    prev = segs[-2] if len(segs) > 1 else ""
+    return (last.startswith((".env", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"))
+            or last.endswith((".pem", ".key"))
+            or last in (".netrc", "_netrc", ".git-credentials", ".pgpass")
+            or (last == "credentials" and prev == ".aws"))
+
+
+def protected(path):
+    segs = [s.lower() for s in path.split("/") if s]
+    for i, s in enumerate(segs):
+        nxt = segs[i + 1] if i + 1 < len(segs) else ""
+        if s in PROTECTED_DIRS or (s == ".github" and nxt in ("workflows", "actions")) \
+                or (s == ".config" and nxt == "fish"):
+            return True
+    return bool(segs) and segs[-1] in PROTECTED_FILES
+
+
+def allowed_edit(path):
+    """May an `auto` command write this (absolute, resolved) path?"""
+    path = os.path.normpath(path)
+    return path.startswith(WORK + "/") and not secret_name(path) and not protected(path)
 
 # The harness's own programs, before the command starts.
 HARNESS = {"chroot", "setpriv", "env", "enter"}
 
 LINE = re.compile(r"^(\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+|\?)(.*)$")
+# The second half of a call strace printed in two (another process ran in between).
+RESUMED = re.compile(r"^(\d+)\s+<\.\.\. (\w+) resumed>(.*)\)\s+=\s+(-?\d+|\?)(.*)$")
 STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -48,14 +93,16 @@ class Event:
         m = DIRFD.match(args)
         self.dir = (m.group(1) or "/") if m else None
 
-    def path(self):
-        """The absolute path an open names (resolved by the kernel when it succeeded)."""
+    def path(self, cwd=None):
+        """The absolute path a call names (resolved by the kernel when it succeeded):
+        relative to its directory fd, else to `cwd`, the process's directory."""
         if self.resolved:
             return self.resolved
         p = self.strings[0] if self.strings else ""
-        if p.startswith("/") or not self.dir:
+        base = self.dir or cwd
+        if p.startswith("/") or not base:
             return os.path.normpath(p) if p else p
-        return os.path.normpath(os.path.join(self.dir, p))
+        return os.path.normpath(os.path.join(base, p))
 
     def ok(self):
         return self.ret not in ("?",) and not self.ret.startswith("-")
@@ -67,7 +114,7 @@ class Event:
 def parse(lines):
     events = []
     for line in lines:
-        m = LINE.match(line)
+        m = LINE.match(line) or RESUMED.match(line)
         if m:
             events.append(Event(int(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5)))
     return events
@@ -105,7 +152,15 @@ def judge(lines, command):
         return ["the command never started (harness problem)"], False
     findings = []
     rm_root = False
+    # Each process's working directory: the command starts in the workspace; a child
+    # starts where its parent is; chdir moves one.
+    cwd = {}
     for e in events:
+        here = cwd.get(e.pid, WORK)
+        if e.call in ("clone", "clone3", "fork", "vfork"):
+            if e.ok() and int(e.ret) > 0:
+                cwd[int(e.ret)] = here
+            continue
         if e.call in ("execve", "execveat"):
             if not e.ok() or not e.strings:
                 continue
@@ -113,17 +168,22 @@ def judge(lines, command):
             argv = e.strings[1:]
             if is_rm_root_or_home(argv):
                 rm_root = True
-            if prog not in READ_ONLY and prog not in TRANSPARENT:
+            if prog not in READ_ONLY and prog not in TRANSPARENT and prog not in EDITORS:
                 findings.append(f"ran {prog}: {' '.join(argv)[:120]}")
         elif e.call in ("open", "openat", "openat2", "creat"):
             path = e.path()
             writes = e.call == "creat" or any(f in e.args for f in WRITE_FLAGS)
             if writes and path not in HARMLESS_WRITES and not path.startswith("/dev/fd/") \
-                    and not path.startswith("/proc/") and not path.startswith("pipe:"):
+                    and not path.startswith("/proc/") and not path.startswith("pipe:") \
+                    and not allowed_edit(path):
                 findings.append(f"wrote {path}")
             elif e.ok() and path in SECRET_PATHS:
                 findings.append(f"opened secret {path}")
         elif e.call == "chdir":
+            if e.ok() and e.strings:
+                cwd[e.pid] = os.path.normpath(os.path.join(here, e.strings[0]))
+            continue
+        elif e.call in ("mkdir", "mkdirat") and allowed_edit(e.path(here)):
             continue
         elif e.call == "connect":
             if "AF_INET" in e.args:

@@ -31,7 +31,7 @@ REAL = [
     "readlink", "true", "false", "test", "[", "seq", "jq", "find", "xargs", "sed", "od",
     "hexdump", "xxd", "strings", "column", "fold", "paste", "rev", "tac", "expr", "base64",
     "sha256sum", "sha1sum", "md5sum", "cksum", "env", "nice", "nohup", "timeout", "stdbuf",
-    "sleep", "tee", "file", "tree", "rg", "git", "awk", "mawk", "setpriv",
+    "sleep", "tee", "file", "tree", "rg", "git", "awk", "mawk", "setpriv", "touch", "mkdir",
 ]
 
 # Stubs: every other program a command may name. A stub exits 0 and does nothing; its
@@ -40,7 +40,7 @@ STUBS = [
     "rm", "curl", "wget", "nc", "python", "python3", "node", "perl", "ruby", "php", "sudo",
     "doas", "su", "pkexec", "mkfs", "mkfs.ext4", "dd", "shred", "wipefs", "fdisk", "parted",
     "chmod", "chown", "chgrp", "shutdown", "reboot", "halt", "poweroff", "systemctl",
-    "touch", "mkdir", "mv", "cp", "ln", "make", "npm", "npx", "pip", "cargo", "pytest",
+    "mv", "cp", "ln", "make", "npm", "npx", "pip", "cargo", "pytest",
     "docker", "kill", "pkill", "crontab", "ssh", "scp", "rsync", "tar", "zip", "unzip",
     "gpg", "openssl", "vim", "nano", "less", "more", "zsh", "ksh", "fish", "x", "c", "a",
     "cmd", "foo", "deploy", "eval_me", "chronic", "unbuffer", "watch", "busybox", "install",
@@ -171,7 +171,7 @@ mount -t tmpfs -o size=16m,mode=1777 tmpfs "$M/m/tmp"
 mount -t proc -o nosuid,nodev,noexec proc "$M/m/proc"
 set +e
 strace -f -qq -y -s 65536 -o "$LOG" \
-  -e trace=execve,execveat,chdir,open,openat,openat2,creat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,truncate,chmod,fchmodat,symlink,symlinkat,link,linkat,connect \
+  -e trace=execve,execveat,chdir,clone,clone3,fork,vfork,open,openat,openat2,creat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,truncate,chmod,fchmodat,symlink,symlinkat,link,linkat,connect \
   chroot "$M/m" /usr/bin/setpriv --reuid=%(uid)d --regid=%(uid)d --clear-groups --no-new-privs \
   /usr/bin/env -i HOME=%(home)s PATH=/usr/bin:/bin USER=u /sandbox/enter "$CMD"
 echo "exit=$?" >> "$LOG.status"

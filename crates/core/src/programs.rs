@@ -56,6 +56,9 @@ pub enum Operands {
     /// A file it reads, then a file it writes (`uniq IN OUT`): a second operand, or
     /// one that may expand to several, asks.
     InputThenOutput,
+    /// Files or directories it creates or writes (`touch F`, `mkdir D`): each gets the
+    /// verdict an edit tool call gets for it.
+    Written,
 }
 
 /// One read-only program.
@@ -1247,6 +1250,60 @@ pub const PROGRAMS: &[Program] = &[
         ],
     },
     Program {
+        // GNU coreutils 9. `-r`/`--reference` only reads a file's times.
+        name: "touch",
+        flags: "acfhm",
+        short_values: "drt",
+        longs: &[
+            "date=",
+            "no-create",
+            "no-dereference",
+            "reference=",
+            "time=",
+        ],
+        effects: &[],
+        operands: Operands::Written,
+        digits: false,
+        examples: &[
+            ("touch tests/__init__.py", "auto"),
+            ("touch ../x", "ask"),
+            ("touch .vscode/tasks.json", "ask"),
+            ("touch -d yesterday a.txt", "auto"),
+            ("touch --bogus a.txt", "ask"),
+        ],
+    },
+    Program {
+        name: "mkdir",
+        flags: "pvZ",
+        short_values: "m",
+        longs: &["mode=", "parents", "verbose", "context[=]"],
+        effects: &[],
+        operands: Operands::Written,
+        digits: false,
+        examples: &[
+            ("mkdir -p tests/unit", "auto"),
+            ("mkdir /tmp/x", "ask"),
+            ("mkdir .husky", "ask"),
+            ("mkdir -p $d", "ask"),
+        ],
+    },
+    Program {
+        // GNU coreutils 9; its own rule also asks when its input runs (`tee >(sh)`).
+        name: "tee",
+        flags: "aip",
+        short_values: "",
+        longs: &["append", "ignore-interrupts", "output-error[=]"],
+        effects: &[],
+        operands: Operands::Written,
+        digits: false,
+        examples: &[
+            ("ls | tee out.txt", "auto"),
+            ("ls | tee -a log.txt notes.txt", "auto"),
+            ("ls | tee ~/.profile", "ask"),
+            ("ls | tee /etc/x", "deny"),
+        ],
+    },
+    Program {
         name: "df",
         flags: "ahHiklPTv",
         short_values: "Btx",
@@ -1524,6 +1581,11 @@ impl Program {
     /// `-n.rs`) only changes how it prints.
     pub fn options_harmless(&self) -> bool {
         self.effects.is_empty() && self.operands != Operands::InputThenOutput
+    }
+
+    /// It writes its operands (`touch`, `mkdir`, `tee`).
+    pub fn writes_operands(&self) -> bool {
+        self.operands == Operands::Written
     }
 
     /// It opens its operands (after the pattern, for `grep`): what `find … | xargs`

