@@ -45,6 +45,8 @@ CALIBRATION = [
     # Edits inside the workspace (DESIGN: the edit rule allows them).
     ("echo x > out.txt; mkdir -p d/e && touch d/e/f.py", set(), False),
     ("cd src && mkdir -p d && (cd d && mkdir e)", set(), False),
+    ("sed -i.bak 1d notes.txt && cd src && sed -i 1d ../notes.txt", set(), False),
+    ("sed -i 1d ~/.bashrc", {"wrote"}, False),
     ("find . -maxdepth 0 -exec sh -c 'rm -rf ~' \\;", {"ran rm"}, True),
 ]
 

@@ -162,6 +162,12 @@ READS = [
     "ls | tee ~/.profile", "cd ..; echo x > PWN", "cd /tmp && echo x > PWN",
     "cd src; cd /nonexistent; echo x > ../PWN", "cd ~/.ssh; echo x > config",
     "touch -r .env a.txt", "touch -- -rf", "mkdir -p .ssh", "echo x > /tmp/PWN",
+    # sed -i edits each file; look-alikes that write elsewhere, read or run.
+    "sed -i 1d notes.txt", "sed -i.bak 1d notes.txt", "sed -i '1a x' notes.txt",
+    "sed --in-place=.orig -e 1d notes.txt", "sed -i 1d ~/.bashrc", "sed -i 1d .env",
+    "sed -i 's/a/b/w PWN' notes.txt", "sed -i -e 1d -e '1r .env' notes.txt",
+    "sed -i'*' 1d notes.txt", "sed -i 1d ../PWN", "sed -i 's/.*/touch PWN/e' notes.txt",
+    "cd src && sed -i 1d ../notes.txt", "sed -i 1d $f", "sed -i 1d *.txt",
 ]
 
 

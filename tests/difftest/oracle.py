@@ -185,6 +185,10 @@ def judge(lines, command):
             continue
         elif e.call in ("mkdir", "mkdirat") and allowed_edit(e.path(here)):
             continue
+        elif e.call in ("rename", "renameat", "renameat2") and len(e.strings) >= 2 and all(
+                allowed_edit(os.path.join(here, s)) for s in e.strings[:2]):
+            # `sed -i` writes a temporary file beside the file, then renames it over it.
+            continue
         elif e.call == "connect":
             if "AF_INET" in e.args:
                 findings.append("connected to the network")

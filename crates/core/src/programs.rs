@@ -69,6 +69,9 @@ pub struct Program {
     pub flags: &'static str,
     /// Short options whose value is the rest of the word or the next word.
     pub short_values: &'static str,
+    /// Short options whose value is optional and only attached (`sed -i.bak`,
+    /// `date -Iseconds`): the rest of the word, if any.
+    pub short_optional: &'static str,
     /// Long options: `name` (no value), `name=` (a value: `--name=V` or `--name V`),
     /// `name[=]` (an optional value, only as `--name=V`), `name==` (two values, the
     /// next two words: `jq --arg NAME VALUE`; the second is the option's value).
@@ -89,6 +92,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "cat",
         flags: "AbeEnstTuv",
         short_values: "",
+        short_optional: "",
         longs: &[
             "show-all",
             "number-nonblank",
@@ -111,6 +115,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "head",
         flags: "qvz",
         short_values: "cn",
+        short_optional: "",
         longs: &[
             "bytes=",
             "lines=",
@@ -132,6 +137,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "tail",
         flags: "fFqvz",
         short_values: "cns",
+        short_optional: "",
         longs: &[
             "bytes=",
             "follow[=]",
@@ -163,6 +169,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "wc",
         flags: "cmlLw",
         short_values: "",
+        short_optional: "",
         longs: &[
             "bytes",
             "chars",
@@ -185,6 +192,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "grep",
         flags: "EFGPiywxzsvVbnHhoqaIrRLlcTZUu",
         short_values: "efmdDBAC",
+        short_optional: "",
         longs: &[
             "extended-regexp",
             "fixed-strings",
@@ -261,6 +269,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "nl",
         flags: "p",
         short_values: "bdfhilnsvw",
+        short_optional: "",
         longs: &[
             "body-numbering=",
             "section-delimiter=",
@@ -283,6 +292,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "diff",
         flags: "qsenyptTlrNiEZbwBadu",
         short_values: "CUWFxXSID",
+        short_optional: "",
         longs: &[
             "normal",
             "brief",
@@ -359,6 +369,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "cmp",
         flags: "blsv",
         short_values: "in",
+        short_optional: "",
         longs: &[
             "print-bytes",
             "ignore-initial=",
@@ -376,6 +387,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "comm",
         flags: "123z",
         short_values: "",
+        short_optional: "",
         longs: &[
             "check-order",
             "nocheck-order",
@@ -392,6 +404,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "cut",
         flags: "nszw",
         short_values: "bcdf",
+        short_optional: "",
         longs: &[
             "bytes=",
             "characters=",
@@ -414,6 +427,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "sort",
         flags: "bdfgiMhnRrVcCmsuz",
         short_values: "kotStT",
+        short_optional: "",
         longs: &[
             "ignore-leading-blanks",
             "dictionary-order",
@@ -464,6 +478,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "uniq",
         flags: "cdDiuz",
         short_values: "fsw",
+        short_optional: "",
         longs: &[
             "count",
             "repeated",
@@ -489,6 +504,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "file",
         flags: "vzZbciklLhnN0prsSdC",
         short_values: "mefFP",
+        short_optional: "",
         longs: &[
             "magic-file=",
             "uncompress",
@@ -539,6 +555,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "du",
         flags: "0abcDHhklLmPSsx",
         short_values: "BdtX",
+        short_optional: "",
         longs: &[
             "null",
             "all",
@@ -582,6 +599,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "ls",
         flags: "aAbBcCdDfFgGhHiklLmnNoqQrRsStuUvxXZ1",
         short_values: "IpTw",
+        short_optional: "",
         longs: &[
             "all",
             "almost-all",
@@ -636,6 +654,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "stat",
         flags: "Lfct",
         short_values: "",
+        short_optional: "",
         longs: &[
             "dereference",
             "file-system",
@@ -653,6 +672,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "tr",
         flags: "cCdst",
         short_values: "",
+        short_optional: "",
         longs: &["complement", "delete", "squeeze-repeats", "truncate-set1"],
         effects: &[],
         operands: Operands::Data,
@@ -663,6 +683,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "basename",
         flags: "az",
         short_values: "s",
+        short_optional: "",
         longs: &["multiple", "suffix=", "zero"],
         effects: &[],
         operands: Operands::Data,
@@ -673,6 +694,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "dirname",
         flags: "z",
         short_values: "",
+        short_optional: "",
         longs: &["zero"],
         effects: &[],
         operands: Operands::Data,
@@ -683,6 +705,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "realpath",
         flags: "emLPqsz",
         short_values: "",
+        short_optional: "",
         longs: &[
             "canonicalize-existing",
             "canonicalize-missing",
@@ -704,6 +727,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "readlink",
         flags: "femnqsvz",
         short_values: "",
+        short_optional: "",
         longs: &[
             "canonicalize",
             "canonicalize-existing",
@@ -723,6 +747,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "seq",
         flags: "w",
         short_values: "fs",
+        short_optional: "",
         longs: &["format=", "separator=", "equal-width"],
         effects: &[],
         operands: Operands::Data,
@@ -733,6 +758,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "uname",
         flags: "asnrvmpio",
         short_values: "",
+        short_optional: "",
         longs: &[
             "all",
             "kernel-name",
@@ -753,6 +779,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "id",
         flags: "aZgGnruz",
         short_values: "",
+        short_optional: "",
         longs: &["context", "group", "groups", "name", "real", "user", "zero"],
         effects: &[],
         operands: Operands::Data,
@@ -763,6 +790,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "whoami",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Data,
@@ -773,6 +801,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "echo",
         flags: "neE",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -789,6 +818,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "printf",
         flags: "",
         short_values: "v",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -799,6 +829,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "test",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -809,6 +840,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "[",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -819,6 +851,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "[[",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -829,6 +862,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "true",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -839,6 +873,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "false",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -849,6 +884,7 @@ pub const PROGRAMS: &[Program] = &[
         name: ":",
         flags: "",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Printed,
@@ -859,6 +895,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "pwd",
         flags: "LP",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Data,
@@ -870,6 +907,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "cd",
         flags: "LPe@",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Dir,
@@ -881,6 +919,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "which",
         flags: "as",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Names,
@@ -895,6 +934,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "type",
         flags: "afptP",
         short_values: "",
+        short_optional: "",
         longs: &[],
         effects: &[],
         operands: Operands::Names,
@@ -907,6 +947,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "hostname",
         flags: "aAbdfiIsyvV",
         short_values: "F",
+        short_optional: "",
         longs: &[
             "alias",
             "all-fqdns",
@@ -937,7 +978,8 @@ pub const PROGRAMS: &[Program] = &[
         // an operand that does not start with `+` sets the clock (its own rule asks).
         name: "date",
         flags: "Ru",
-        short_values: "dfrsI",
+        short_values: "dfrs",
+        short_optional: "I",
         longs: &[
             "date=",
             "debug",
@@ -975,6 +1017,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "tree",
         flags: "acdfghilnpqrstuvxACDFJQNSUXR",
         short_values: "LHTPIo",
+        short_optional: "",
         longs: &[
             "gitignore",
             "gitfile=",
@@ -1027,6 +1070,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "jq",
         flags: "cnesrjaSCMRh",
         short_values: "fL",
+        short_optional: "",
         longs: &[
             "compact-output",
             "null-input",
@@ -1076,6 +1120,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "rg",
         flags: "bscFLh.ivnxUIN0oPpqzSaluVHw",
         short_values: "ABCEefgMmjrTtd",
+        short_optional: "",
         longs: &[
             "after-context=",
             "auto-hybrid-regex",
@@ -1204,8 +1249,9 @@ pub const PROGRAMS: &[Program] = &[
         // by [`crate::sed`]: only one that reads and prints is read-only. `-f` gives a
         // script in a file, which is not read (it asks); `-i` edits files in place.
         name: "sed",
-        flags: "nrEsuzbi",
+        flags: "nrEsuzb",
         short_values: "efl",
+        short_optional: "i",
         longs: &[
             "quiet",
             "silent",
@@ -1254,6 +1300,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "touch",
         flags: "acfhm",
         short_values: "drt",
+        short_optional: "",
         longs: &[
             "date=",
             "no-create",
@@ -1276,6 +1323,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "mkdir",
         flags: "pvZ",
         short_values: "m",
+        short_optional: "",
         longs: &["mode=", "parents", "verbose", "context[=]"],
         effects: &[],
         operands: Operands::Written,
@@ -1292,6 +1340,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "tee",
         flags: "aip",
         short_values: "",
+        short_optional: "",
         longs: &["append", "ignore-interrupts", "output-error[=]"],
         effects: &[],
         operands: Operands::Written,
@@ -1307,6 +1356,7 @@ pub const PROGRAMS: &[Program] = &[
         name: "df",
         flags: "ahHiklPTv",
         short_values: "Btx",
+        short_optional: "",
         longs: &[
             "all",
             "block-size=",
@@ -1331,12 +1381,12 @@ pub const PROGRAMS: &[Program] = &[
 ];
 
 /// `xargs`'s options (not a read-only program: it runs the command after them, which is
-/// classified on its own). Read for the file `-a` names. `-e`, `-i`, `-l` take their
-/// optional value only attached.
+/// classified on its own). Read for the file `-a` names.
 pub const XARGS: Program = Program {
     name: "xargs",
-    flags: "0prtxeil",
+    flags: "0prtx",
     short_values: "adEILnPs",
+    short_optional: "eil",
     longs: &[
         "null",
         "arg-file=",
@@ -1721,6 +1771,18 @@ impl Program {
                 continue;
             }
             for (ci, c) in cluster.char_indices() {
+                if self.short_optional.contains(c) {
+                    let rest = &cluster[ci + c.len_utf8()..];
+                    s.keep(
+                        self,
+                        Found {
+                            option: Opt::Short(c),
+                            word: w,
+                            value: (!rest.is_empty()).then_some((rest, w)),
+                        },
+                    );
+                    break;
+                }
                 if self.short_values.contains(c) {
                     let rest = &cluster[ci + c.len_utf8()..];
                     let value = if rest.is_empty() {
@@ -1785,6 +1847,7 @@ mod tests {
             name: "find",
             flags: "",
             short_values: "",
+            short_optional: "",
             longs: &[],
             effects: &[],
             operands: Operands::Names,
@@ -1821,6 +1884,10 @@ mod tests {
             );
             for c in p.flags.chars() {
                 assert!(!p.short_values.contains(c), "{}: -{c} twice", p.name);
+                assert!(!p.short_optional.contains(c), "{}: -{c} twice", p.name);
+            }
+            for c in p.short_values.chars() {
+                assert!(!p.short_optional.contains(c), "{}: -{c} twice", p.name);
             }
             for (o, _) in p.effects {
                 let known = match o.strip_prefix("--") {
@@ -1828,7 +1895,11 @@ mod tests {
                     None => o
                         .strip_prefix('-')
                         .and_then(|c| c.chars().next())
-                        .is_some_and(|c| p.flags.contains(c) || p.short_values.contains(c)),
+                        .is_some_and(|c| {
+                            p.flags.contains(c)
+                                || p.short_values.contains(c)
+                                || p.short_optional.contains(c)
+                        }),
                 };
                 assert!(known, "{}: effect on unknown option {o}", p.name);
             }

@@ -1465,9 +1465,9 @@ impl<'a> Walker<'a> {
         }
         if t.split('/').any(|s| s == "..") {
             return (
-                self.default_tier(),
-                "builtin.shell.redirect",
-                format!("writes through `..`, which a symlinked directory takes anywhere: {t}"),
+                Tier::Ask,
+                "builtin.edit-outside",
+                format!("edits through `..`, which a symlinked directory takes anywhere: {t}"),
             );
         }
         let absolute = t.starts_with('/') || (w.tilde && (t == "~" || t.starts_with("~/")));
@@ -4145,7 +4145,7 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
             }
         }
         "git" => git_readonly(args),
-        "sed" => sed_readonly(args),
+        "sed" => sed_readonly(args, w),
         // The rest of the list: a table entry each, read below.
         _ if programs::lookup(name).is_some() => ReadOnly::Yes,
         _ => ReadOnly::No,
@@ -4169,13 +4169,23 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
 
 /// `sed`'s scripts ([`crate::sed`]): each `-e`/`--expression` value, else the first
 /// operand, must only read and print; a script from a file (`-f`) or known only at run
-/// time asks. Its options and files are then read with its table entry.
-fn sed_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+/// time asks. Without `-i` its options and files are then read with its table entry.
+/// With `-i` (`--in-place`) a script may also add text (`a`, `i`, `c`), and each file,
+/// and its backup with a suffix (`-i.bak`), gets the verdict an edit tool gets for it.
+fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let Some(p) = programs::lookup("sed") else {
         return ReadOnly::No;
     };
     let scan = p.scan(args);
+    if let Some((word, why)) = scan.unknown {
+        return ReadOnly::Flag(
+            "builtin.shell.unknown-option",
+            format!("{why}: an option not in the table may write, run or open a file"),
+            word.span,
+        );
+    }
     let mut scripts: Vec<(&str, &Word)> = Vec::new();
+    let mut in_place: Option<&programs::Found> = None;
     for f in &scan.options {
         match p.effect(f) {
             Some(Effect::PatternFile) => {
@@ -4189,10 +4199,12 @@ fn sed_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
                 )
             }
             Some(Effect::Pattern) => scripts.extend(f.value),
+            Some(Effect::Writes) => in_place = in_place.or(Some(f)),
             _ => {}
         }
     }
-    if scripts.is_empty() {
+    let pattern_given = !scripts.is_empty();
+    if !pattern_given {
         scripts.extend(scan.operands.first().map(|w| (w.text.as_str(), *w)));
     }
     for (text, word) in scripts {
@@ -4203,7 +4215,12 @@ fn sed_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
                 word.span,
             );
         }
-        match crate::sed::reads_only(text) {
+        let checked = if in_place.is_some() {
+            crate::sed::edits_only(text)
+        } else {
+            crate::sed::reads_only(text)
+        };
+        match checked {
             Ok(()) => {}
             Err(crate::sed::NotReadOnly::Effect(why)) => {
                 return ReadOnly::Flag("builtin.shell.sed-script", format!("sed: {why}"), word.span)
@@ -4217,7 +4234,48 @@ fn sed_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
             }
         }
     }
-    ReadOnly::Yes
+    let Some(inp) = in_place else {
+        return ReadOnly::Yes;
+    };
+    let files: &[&Word] = if pattern_given {
+        &scan.operands
+    } else {
+        scan.operands.get(1..).unwrap_or(&[])
+    };
+    // `-i.bak` / `--in-place=.bak` also writes FILE.bak; a suffix with `*` or `/`
+    // names another place.
+    let suffix = inp.value.map(|(v, _)| v).unwrap_or("");
+    if suffix.contains(['*', '/']) || inp.value.is_some_and(|(_, vw)| vw.dynamic) {
+        return ReadOnly::Flag(
+            "builtin.shell.dynamic",
+            format!(
+                "sed {} writes backups to a place its suffix names: {suffix}",
+                inp.option
+            ),
+            inp.word.span,
+        );
+    }
+    // What it reads is judged like `cat`'s operands first (a secret asks).
+    match files_reach(files.iter().copied(), w) {
+        ReadOnly::Yes | ReadOnly::No => {}
+        other => return other,
+    }
+    let backups: Vec<Word> = if suffix.is_empty() {
+        Vec::new()
+    } else {
+        files
+            .iter()
+            .map(|f| {
+                let mut b = (*f).clone();
+                b.text.push_str(suffix);
+                b
+            })
+            .collect()
+    };
+    match w.edits_of(files.iter().copied().chain(backups.iter())) {
+        Some((tier, rule, why, span)) => ReadOnly::Edit(tier, rule, why, span),
+        None => ReadOnly::Yes,
+    }
 }
 
 /// A read-only program read with its table entry ([`programs`]): an option the entry

@@ -25,6 +25,16 @@ const PLAIN: &[u8] = b"=pPlFznNdDgGhHx";
 
 /// Does `script` (one `-e` value, or the script operand) only read its input and print?
 pub fn reads_only(script: &str) -> Result<(), NotReadOnly> {
+    check(script, false)
+}
+
+/// Does `script` only edit the text it reads — what [`reads_only`] accepts, and the
+/// commands that add text (`a`, `i`, `c`)? With `-i` that is an edit of each file.
+pub fn edits_only(script: &str) -> Result<(), NotReadOnly> {
+    check(script, true)
+}
+
+fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
     let b = script.as_bytes();
     let mut i = 0;
     let mut depth = 0usize;
@@ -144,6 +154,21 @@ pub fn reads_only(script: &str) -> Result<(), NotReadOnly> {
                         _ => break,
                     }
                 }
+            }
+            b'a' | b'i' | b'c' if text_commands => {
+                // `a text` (to the end of the line) or `a\` newline, then lines that
+                // end in `\` continue the text.
+                skip_blanks(b, &mut i);
+                if b.get(i) == Some(&b'\\') {
+                    i += 1;
+                    if b.get(i) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                while i < b.len() && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                continue;
             }
             b'w' | b'W' => {
                 return Err(NotReadOnly::Effect(format!(
@@ -300,6 +325,28 @@ mod tests {
                 matches!(reads_only(s), Err(NotReadOnly::Effect(_))),
                 "{s:?}: {:?}",
                 reads_only(s)
+            );
+        }
+    }
+
+    #[test]
+    fn text_commands_only_when_editing() {
+        for s in [
+            "5a\\    print(x)",
+            "5a\\\n    print(x)\\\n    print(y)",
+            "/def f/i import os",
+            "1,3c\\\nnew",
+            "$a end; p",
+            "5i\\x\n6d",
+            "s/a/b/;3a x",
+        ] {
+            assert_eq!(edits_only(s), Ok(()), "{s:?}");
+            assert!(reads_only(s).is_err(), "{s:?}");
+        }
+        for s in ["5a x\nw out", "1i x\n1r .env", "a x\ns/a/b/e"] {
+            assert!(
+                matches!(edits_only(s), Err(NotReadOnly::Effect(_))),
+                "{s:?}"
             );
         }
     }

@@ -177,7 +177,10 @@ fn unknown_option() -> impl Strategy<Value = String> {
         proptest::char::range('A', 'z'),
     )
         .prop_filter("a letter the entry lacks", |(p, c)| {
-            c.is_ascii_alphabetic() && !p.flags.contains(*c) && !p.short_values.contains(*c)
+            c.is_ascii_alphabetic()
+                && !p.flags.contains(*c)
+                && !p.short_values.contains(*c)
+                && !p.short_optional.contains(*c)
         })
         .prop_map(|(p, c)| format!("{} -{c} notes.txt", p.name));
     let long = (prop::sample::select(strict), "[a-z][a-z-]{2,12}")

@@ -659,7 +659,9 @@ fn readonly_allowlist_and_limits() {
         ("ask", "default", "npm install"),
         ("ask", "default", "cargo test"),
         ("ask", "default", "python tools/report.py"),
-        ("ask", "option-effect", "sed -i 's/old/new/' config.yml"),
+        // `sed -i` edits each file: auto inside the workspace, as an edit tool's edit.
+        ("auto", "edit-workspace", "sed -i 's/old/new/' config.yml"),
+        ("ask", "edit-outside", "sed -i 's/old/new/' ../x.yml"),
         ("ask", "default", "awk '{print $1}' access.log"),
         ("ask", "default", "mv draft.md final.md"),
         ("ask", "default", "cp a.txt b.txt"),
