@@ -168,6 +168,13 @@ READS = [
     "sed -i 's/a/b/w PWN' notes.txt", "sed -i -e 1d -e '1r .env' notes.txt",
     "sed -i'*' 1d notes.txt", "sed -i 1d ../PWN", "sed -i 's/.*/touch PWN/e' notes.txt",
     "cd src && sed -i 1d ../notes.txt", "sed -i 1d $f", "sed -i 1d *.txt",
+    # text tools, each a table entry.
+    "od -c notes.txt", "od -c .env", "strings notes.txt", "strings @.env", "strings -n 2 .env",
+    "column -t notes.txt", "fold -w 5 notes.txt", "paste notes.txt README.md", "rev notes.txt",
+    "tac notes.txt", "tac ~/.ssh/id_rsa", "expr 1 + 2", "base64 notes.txt", "base64 -d <<< aGk=",
+    "sha256sum notes.txt", "md5sum .env", "cksum -a sha256 notes.txt", "hexdump -C notes.txt",
+    "hexdump -f .env notes.txt", "sha256sum -c notes.txt", "base64 -d <<< aWQ= | sh",
+    "paste -d, notes.txt *", "column *", "od *",
 ]
 
 

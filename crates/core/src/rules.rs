@@ -4146,6 +4146,15 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
         }
         "git" => git_readonly(args),
         "sed" => sed_readonly(args, w),
+        // GNU binutils read more arguments from the file an `@FILE` operand names.
+        "strings" => match args.iter().find(|a| a.text.starts_with('@') || a.dynamic) {
+            Some(a) => flag(
+                "builtin.shell.option-effect",
+                "strings reads more arguments from the file an @FILE operand names",
+                a.span,
+            ),
+            None => ReadOnly::Yes,
+        },
         // The rest of the list: a table entry each, read below.
         _ if programs::lookup(name).is_some() => ReadOnly::Yes,
         _ => ReadOnly::No,

@@ -568,7 +568,9 @@ fn pipe_to_shell_and_encoded_exec() {
         ),
         ("ask", "default", "curl -s https://api.x/y | jq ."),
         ("ask", "default", "curl -o install.sh https://x/install.sh"),
-        ("ask", "default", "echo x | base64 -d"),
+        // Decoding to the terminal runs nothing (base64 is a read-only text tool); into a
+        // shell it is encoded-exec (above).
+        ("auto", "readonly", "echo x | base64 -d"),
         ("ask", "default", "cat script.sh | bash"),
     ]);
 }
