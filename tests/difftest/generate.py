@@ -175,6 +175,12 @@ READS = [
     "sha256sum notes.txt", "md5sum .env", "cksum -a sha256 notes.txt", "hexdump -C notes.txt",
     "hexdump -f .env notes.txt", "sha256sum -c notes.txt", "base64 -d <<< aWQ= | sh",
     "paste -d, notes.txt *", "column *", "od *",
+    # cp and mv inside the workspace; look-alikes.
+    "cp notes.txt copy.txt", "cp notes.txt src/", "mv notes.txt moved.txt", "mv README.md src/",
+    "cp .env x.txt", "cp ~/.ssh/id_rsa k.txt", "mv .env x.txt", "cp notes.txt ../PWN",
+    "mv notes.txt ~/PWN", "cp notes.txt .git/config", "cp notes.txt .bashrc", "mv src /tmp/",
+    "cp -r src dst", "cp -s notes.txt ln.txt", "cp *.txt src/", "mv src dst", "cp $f x.txt",
+    "cp notes.txt .env", "cd src && cp ../notes.txt .", "cp -t src notes.txt",
 ]
 
 

@@ -26,7 +26,7 @@ READ_ONLY = {
 }
 TRANSPARENT = {"env", "nice", "nohup", "timeout", "stdbuf", "xargs", "bash", "sh", "dash"}
 # Programs that write files as edits: what they write is judged path by path.
-EDITORS = {"touch", "mkdir", "tee"}
+EDITORS = {"touch", "mkdir", "tee", "cp", "mv"}
 
 # The edit rule, restated: secret names and protected paths (compared without case).
 SECRET_DIRS = {".ssh", ".gnupg"}

@@ -32,6 +32,7 @@ REAL = [
     "hexdump", "xxd", "strings", "column", "fold", "paste", "rev", "tac", "expr", "base64",
     "sha256sum", "sha1sum", "md5sum", "cksum", "env", "nice", "nohup", "timeout", "stdbuf",
     "sleep", "tee", "file", "tree", "rg", "git", "awk", "mawk", "setpriv", "touch", "mkdir",
+    "cp", "mv",
 ]
 
 # Stubs: every other program a command may name. A stub exits 0 and does nothing; its
@@ -40,7 +41,7 @@ STUBS = [
     "rm", "curl", "wget", "nc", "python", "python3", "node", "perl", "ruby", "php", "sudo",
     "doas", "su", "pkexec", "mkfs", "mkfs.ext4", "dd", "shred", "wipefs", "fdisk", "parted",
     "chmod", "chown", "chgrp", "shutdown", "reboot", "halt", "poweroff", "systemctl",
-    "mv", "cp", "ln", "make", "npm", "npx", "pip", "cargo", "pytest",
+    "ln", "make", "npm", "npx", "pip", "cargo", "pytest",
     "docker", "kill", "pkill", "crontab", "ssh", "scp", "rsync", "tar", "zip", "unzip",
     "gpg", "openssl", "vim", "nano", "less", "more", "zsh", "ksh", "fish", "x", "c", "a",
     "cmd", "foo", "deploy", "eval_me", "chronic", "unbuffer", "watch", "busybox", "install",

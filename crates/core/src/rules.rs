@@ -4382,6 +4382,9 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
         }
     }
     use programs::Operands;
+    if p.operands == Operands::SourcesThenDestination {
+        return copy_move(p, &scan, w);
+    }
     if p.operands == Operands::Written {
         return match w.edits_of(scan.operands.iter().copied()) {
             Some((tier, rule, why, span)) => ReadOnly::Edit(tier, rule, why, span),
@@ -4416,9 +4419,74 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
         | Operands::Data
         | Operands::Printed
         | Operands::Dir
-        | Operands::Written => &[],
+        | Operands::Written
+        | Operands::SourcesThenDestination => &[],
     };
     files_reach(files.iter().copied(), w)
+}
+
+/// `cp` and `mv` (without the options that copy trees, link or back up, which the
+/// table asks on): every source must be a workspace file an edit may touch — read, and
+/// for `mv` removed — and not a secret; the destination, and the destination joined
+/// with each source's name (it may be a directory), get the edit verdict. A source of
+/// `mv` without an extension may be a directory carrying protected files into place
+/// (`mv staged/.github .`): it asks, as a run-time name or a glob does.
+fn copy_move<'w>(p: &programs::Program, scan: &programs::Scan<'w>, w: &Walker) -> ReadOnly<'w> {
+    let ops = &scan.operands;
+    let Some((dest, sources)) = ops.split_last() else {
+        return ReadOnly::Yes; // `cp` alone: an error, nothing copied
+    };
+    if sources.is_empty() {
+        return ReadOnly::Yes; // `cp a`: a missing destination, an error
+    }
+    let is_mv = p.name == "mv";
+    let mut targets: Vec<Word> = vec![(*dest).clone()];
+    for s in sources {
+        if s.dynamic || s.glob || s.braces.is_some() {
+            return ReadOnly::Flag(
+                "builtin.shell.dynamic",
+                format!("{} of files named only at run time: {}", p.name, s.text),
+                s.span,
+            );
+        }
+        // Read like `cat`'s operands: a secret asks.
+        match operand_reach(s, w) {
+            ReadOnly::Yes | ReadOnly::No => {}
+            other => return other,
+        }
+        let name = s.text.trim_end_matches('/');
+        let last = name.rsplit('/').next().unwrap_or(name);
+        if is_mv && last.find('.').is_none_or(|i| i == 0) {
+            return ReadOnly::Flag(
+                "builtin.shell.dynamic",
+                format!("mv {}: a name without an extension may be a directory, which may carry protected or secret files into place", s.text),
+                s.span,
+            );
+        }
+        let mut joined = (*dest).clone();
+        joined.text = format!("{}/{last}", dest.text.trim_end_matches('/'));
+        targets.push(joined);
+    }
+    // Every source stays inside the workspace (`mv` removes it: an edit too).
+    let sources_edit = w.edits_of(sources.iter().copied());
+    // (`cp` only reads them: a system file is not denied, it asks as outside.)
+    if let Some((tier, rule, why, span)) = sources_edit {
+        if tier != Tier::Auto {
+            if is_mv {
+                return ReadOnly::Edit(tier, rule, why, span);
+            }
+            return ReadOnly::Edit(
+                Tier::Ask,
+                rule,
+                format!("cp copies from a file an edit may not touch ({why})"),
+                span,
+            );
+        }
+    }
+    match w.edits_of(targets.iter()) {
+        Some((tier, rule, why, _)) => ReadOnly::Edit(tier, rule, why, dest.span),
+        None => ReadOnly::Yes,
+    }
 }
 
 /// The first of `files` (operands a program opens) that reaches a secret or a file

@@ -665,8 +665,10 @@ fn readonly_allowlist_and_limits() {
         ("auto", "edit-workspace", "sed -i 's/old/new/' config.yml"),
         ("ask", "edit-outside", "sed -i 's/old/new/' ../x.yml"),
         ("ask", "default", "awk '{print $1}' access.log"),
-        ("ask", "default", "mv draft.md final.md"),
-        ("ask", "default", "cp a.txt b.txt"),
+        ("auto", "edit-workspace", "mv draft.md final.md"),
+        ("ask", "edit-outside", "mv draft.md ~/final.md"),
+        ("auto", "edit-workspace", "cp a.txt b.txt"),
+        ("ask", "edit-outside", "cp /tmp/a.txt b.txt"),
         ("ask", "default", "npm test && rm -rf build"),
         ("ask", "default", "ls; npm install"),
     ]);
