@@ -47,6 +47,8 @@ CALIBRATION = [
     ("cd src && mkdir -p d && (cd d && mkdir e)", set(), False),
     ("sed -i.bak 1d notes.txt && cd src && sed -i 1d ../notes.txt", set(), False),
     ("sed -i 1d ~/.bashrc", {"wrote"}, False),
+    ("git status && echo x >> notes.txt && git add notes.txt", set(), False),
+    ("git add -A", {"opened secret"}, False),
     ("find . -maxdepth 0 -exec sh -c 'rm -rf ~' \\;", {"ran rm"}, True),
 ]
 

@@ -181,6 +181,11 @@ READS = [
     "mv notes.txt ~/PWN", "cp notes.txt .git/config", "cp notes.txt .bashrc", "mv src /tmp/",
     "cp -r src dst", "cp -s notes.txt ln.txt", "cp *.txt src/", "mv src dst", "cp $f x.txt",
     "cp notes.txt .env", "cd src && cp ../notes.txt .", "cp -t src notes.txt",
+    # git add of named files stages them; look-alikes stage more, or a secret.
+    "echo x >> notes.txt && git add notes.txt", "git add src/main.py", "git add -- notes.txt",
+    "git add -A", "git add .", "git add .env", "git add server.key", "git add src", "git add *",
+    "git add -f .env", "git add -A && git diff --cached", "git -C src add main.py",
+    "git add notes.txt && git diff --cached", "git add $f", "git add -p notes.txt",
 ]
 
 

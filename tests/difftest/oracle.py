@@ -61,6 +61,13 @@ def protected(path):
     return bool(segs) and segs[-1] in PROTECTED_FILES
 
 
+def git_bookkeeping(path):
+    """git's own index and object store, which `git status` and `git add` rewrite."""
+    path = os.path.normpath(path)
+    git = WORK + "/.git/"
+    return path in (git + "index", git + "index.lock") or path.startswith(git + "objects/")
+
+
 def allowed_edit(path):
     """May an `auto` command write this (absolute, resolved) path?"""
     path = os.path.normpath(path)
@@ -70,6 +77,7 @@ def allowed_edit(path):
 HARNESS = {"chroot", "setpriv", "env", "enter"}
 
 LINE = re.compile(r"^(\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+|\?)(.*)$")
+UNFINISHED = re.compile(r"^(\d+)\s+(\w+)\((.*) <unfinished \.\.\.>$")
 # The second half of a call strace printed in two (another process ran in between).
 RESUMED = re.compile(r"^(\d+)\s+<\.\.\. (\w+) resumed>(.*)\)\s+=\s+(-?\d+|\?)(.*)$")
 STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -113,10 +121,22 @@ class Event:
 
 def parse(lines):
     events = []
+    # A call strace split in two: its first half (`… <unfinished ...>`) by process.
+    pending = {}
     for line in lines:
-        m = LINE.match(line) or RESUMED.match(line)
+        u = UNFINISHED.match(line)
+        if u:
+            pending[(int(u.group(1)), u.group(2))] = u.group(3)
+            continue
+        m = LINE.match(line)
         if m:
             events.append(Event(int(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5)))
+            continue
+        m = RESUMED.match(line)
+        if m:
+            pid, call = int(m.group(1)), m.group(2)
+            args = pending.pop((pid, call), "") + m.group(3)
+            events.append(Event(pid, call, args, m.group(4), m.group(5)))
     return events
 
 
@@ -155,16 +175,24 @@ def judge(lines, command):
     # Each process's working directory: the command starts in the workspace; a child
     # starts where its parent is; chdir moves one.
     cwd = {}
+    # Each process's program (a child runs its parent's until it execs): git may keep
+    # its own index and objects.
+    progs = {}
     for e in events:
         here = cwd.get(e.pid, WORK)
         if e.call in ("clone", "clone3", "fork", "vfork"):
             if e.ok() and int(e.ret) > 0:
-                cwd[int(e.ret)] = here
+                # strace may print the child's first calls (an execve, a chdir) before
+                # the parent's clone returns: those win.
+                cwd.setdefault(int(e.ret), here)
+                progs.setdefault(int(e.ret), progs.get(e.pid))
             continue
+        git_own = progs.get(e.pid) == "git"
         if e.call in ("execve", "execveat"):
             if not e.ok() or not e.strings:
                 continue
             prog = os.path.basename(e.strings[0])
+            progs[e.pid] = prog
             argv = e.strings[1:]
             if is_rm_root_or_home(argv):
                 rm_root = True
@@ -175,7 +203,7 @@ def judge(lines, command):
             writes = e.call == "creat" or any(f in e.args for f in WRITE_FLAGS)
             if writes and path not in HARMLESS_WRITES and not path.startswith("/dev/fd/") \
                     and not path.startswith("/proc/") and not path.startswith("pipe:") \
-                    and not allowed_edit(path):
+                    and not allowed_edit(path) and not (git_own and git_bookkeeping(path)):
                 findings.append(f"wrote {path}")
             elif e.ok() and path in SECRET_PATHS:
                 findings.append(f"opened secret {path}")
@@ -184,6 +212,11 @@ def judge(lines, command):
                 cwd[e.pid] = os.path.normpath(os.path.join(here, e.strings[0]))
             continue
         elif e.call in ("mkdir", "mkdirat") and allowed_edit(e.path(here)):
+            continue
+        elif git_own and e.strings and all(
+                git_bookkeeping(os.path.join(here, s)) for s in e.strings[:2]) and e.call in (
+                "rename", "renameat", "renameat2", "link", "linkat", "unlink", "unlinkat",
+                "mkdir", "mkdirat"):
             continue
         elif e.call in ("rename", "renameat", "renameat2") and len(e.strings) >= 2 and all(
                 allowed_edit(os.path.join(here, s)) for s in e.strings[:2]):

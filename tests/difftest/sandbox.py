@@ -130,6 +130,8 @@ def build_root(root, stub_src):
     # /dev/null is bind-mounted over this file in each run; /dev/fd is how bash hands
     # a process substitution to a program.
     open(os.path.join(root, "dev/null"), "w").close()
+    # git names its temporary files with random bytes.
+    open(os.path.join(root, "dev/urandom"), "w").close()
     os.symlink("/proc/self/fd", os.path.join(root, "dev/fd"))
     with open(os.path.join(root, "sandbox/enter"), "w") as f:
         f.write(
@@ -139,6 +141,14 @@ def build_root(root, stub_src):
             'exec /usr/bin/bash -c "$1"\n'
         )
     os.chmod(os.path.join(root, "sandbox/enter"), 0o755)
+    # The workspace is a git repository: its ordinary files committed, the secrets and
+    # the files named like options untracked (git add of named files is an edit).
+    git = ["git", "-c", "user.name=u", "-c", "user.email=u@example.com", "-c",
+           "init.defaultBranch=main", "-C", root + WORK]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "README.md", "notes.txt", "num.txt", "run.sh", "src/main.py"],
+                   check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "init"], check=True)
     for dirpath, dirnames, filenames in os.walk(root + HOME):
         for n in dirnames + filenames:
             os.lchown(os.path.join(dirpath, n), UID, UID)
@@ -168,6 +178,7 @@ mount -t tmpfs -o size=64m,mode=755 tmpfs "$M"
 mkdir "$M/u" "$M/w" "$M/m"
 mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$M/u,workdir=$M/w" "$M/m"
 mount --bind /dev/null "$M/m/dev/null"
+mount --bind /dev/urandom "$M/m/dev/urandom"
 mount -t tmpfs -o size=16m,mode=1777 tmpfs "$M/m/tmp"
 mount -t proc -o nosuid,nodev,noexec proc "$M/m/proc"
 set +e
@@ -207,7 +218,7 @@ class Sandbox:
                 ["timeout", "-s", "KILL", str(timeout), "unshare", "--mount", "--net",
                  "--pid", "--fork", "--ipc", "--uts", "--kill-child", "--propagation",
                  "private", "bash", self.runner, self.root, log, mnt, command],
-                capture_output=True, text=True, check=False,
+                capture_output=True, text=True, errors="replace", check=False,
             )
             with open(log, errors="replace") as f:
                 # strace -y resolves paths from outside the chroot: make them the

@@ -4144,7 +4144,7 @@ fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOn
                 ReadOnly::Yes
             }
         }
-        "git" => git_readonly(args),
+        "git" => git_readonly(args, w),
         "sed" => sed_readonly(args, w),
         // GNU binutils read more arguments from the file an `@FILE` operand names.
         "strings" => match args.iter().find(|a| a.text.starts_with('@') || a.dynamic) {
@@ -4700,7 +4700,7 @@ fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
     !names.iter().any(|pat| !pattern_may_be_secret_name(pat))
 }
 
-fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let mut i = 0;
@@ -4759,6 +4759,17 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         return ReadOnly::No;
     };
     let rest = &args[i + 1..];
+    if sub.text == "add" {
+        // Global options before `add` (`-C DIR`, `--work-tree`) move where its paths are.
+        if let Some(g) = args[..i].iter().find(|a| a.text != "--no-pager") {
+            return flag(
+                "builtin.shell.git-add",
+                "git add after a global option that moves where its paths are",
+                g.span,
+            );
+        }
+        return git_add(rest, w);
+    }
     // Short options of `git grep` whose value is the rest of the cluster: an `O` after
     // one of them is part of that value (`-eFOO`), not `-O`.
     let grep = sub.text == "grep";
@@ -4860,6 +4871,54 @@ fn git_readonly<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
             ReadOnly::Yes
         }
         _ => ReadOnly::No,
+    }
+}
+
+/// `git add` of named files (`git add src/lib.rs tests/t.py`): it changes only git's
+/// index, and each file must be one an edit may touch (inside the workspace, not a
+/// secret, not protected) and look like a file. A name without an extension may be a
+/// directory, whose files (a `.env` among them) git would stage and `git diff --cached`
+/// then print; so may `-A`, `--all`, `-u`, `.`, a glob, and `-f` (ignored files): they
+/// ask, as do the modes that run an editor or read the terminal (`-p`, `-i`, `-e`).
+fn git_add<'w>(rest: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
+    let mut paths_only = false;
+    let mut files: Vec<&Word> = Vec::new();
+    for a in rest {
+        let t = a.text.as_str();
+        if !paths_only && !a.dynamic && t == "--" {
+            paths_only = true;
+            continue;
+        }
+        if !paths_only && !a.dynamic && t.starts_with('-') {
+            if matches!(t, "-v" | "--verbose" | "-n" | "--dry-run") {
+                continue;
+            }
+            return ReadOnly::Flag(
+                "builtin.shell.git-add",
+                format!("git add {t} may stage files not named here (a secret file among them) or run an editor"),
+                a.span,
+            );
+        }
+        let name = t.trim_end_matches('/');
+        let last = name.rsplit('/').next().unwrap_or(name);
+        if a.dynamic || a.glob || a.braces.is_some() || last.find('.').is_none_or(|i| i == 0) {
+            return ReadOnly::Flag(
+                "builtin.shell.git-add",
+                format!("git add {t}: a directory, a glob or a run-time name stages every file it reaches, a secret file among them"),
+                a.span,
+            );
+        }
+        files.push(a);
+    }
+    match w.edits_of(files.iter().copied()) {
+        Some((Tier::Auto, _, _, span)) => ReadOnly::Edit(
+            Tier::Auto,
+            "builtin.shell.git-add",
+            "git add stages named workspace files".to_string(),
+            span,
+        ),
+        Some((tier, rule, why, span)) => ReadOnly::Edit(tier, rule, why, span),
+        None => ReadOnly::Yes,
     }
 }
 

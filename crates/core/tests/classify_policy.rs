@@ -742,4 +742,34 @@ fn edits_setting() {
             b.rule
         );
     }
+    // Shell writes alike: the same setting makes every workspace write ask.
+    let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
+    for cmd in [
+        "echo x > out.txt",
+        "cat <<'EOF' > new.py\nprint(1)\nEOF",
+        "ls | tee out.txt",
+        "touch a.txt",
+        "mkdir -p tests/unit",
+        "sed -i 's/a/b/' src/a.rs",
+        "cp a.txt b.txt",
+        "mv a.txt b.txt",
+        "git add src/a.rs",
+    ] {
+        let a = auto.classify(&sh(cmd));
+        let b = ask.classify(&sh(cmd));
+        assert_eq!(
+            (a.tier, b.tier),
+            (Tier::Auto, Tier::Ask),
+            "{cmd}: {} / {}",
+            a.reason,
+            b.reason
+        );
+    }
+    for cmd in [
+        "echo x > .vscode/tasks.json",
+        "echo x > ../x",
+        "sed -i 1d .env",
+    ] {
+        assert_eq!(auto.classify(&sh(cmd)).tier, Tier::Ask, "{cmd}");
+    }
 }

@@ -1,5 +1,6 @@
-//! Labeled corpora: `tests/corpus/own.jsonl` (always) and `../shared/corpus/public.jsonl`
-//! (when present; `TOOLGATE_PUBLIC_CORPUS` overrides the path), classified with the
+//! Labeled corpora: `tests/corpus/own.jsonl` (always) and `../shared/corpus/public.jsonl`,
+//! `reach.jsonl` and `edits.jsonl` (when present; `TOOLGATE_PUBLIC_CORPUS` overrides the
+//! public path), classified with the
 //! built-in policy, workspace `/home/dev/app`, home `/home/dev`.
 //!
 //! Each line is `{"tool":…,"args":…,"expect":"auto|ask|deny","rule":"short-id"?,"note":…}`.
@@ -329,6 +330,18 @@ fn reach_corpus() {
     let cases = load(&path);
     let strict = strict_rules();
     report("reach.jsonl", &check("reach.jsonl", &cases, strict), strict);
+}
+
+/// Edits by shell commands and edit tools: writes inside the workspace that are edits,
+/// read-only `sed` and text tools, protected paths, and the look-alikes that must ask.
+#[test]
+fn edits_corpus() {
+    let Some(path) = shared("edits.jsonl") else {
+        return;
+    };
+    let cases = load(&path);
+    let strict = strict_rules();
+    report("edits.jsonl", &check("edits.jsonl", &cases, strict), strict);
 }
 
 /// Other guards' blocked cases (`peers/`): none may be `auto`. `cc-safety-net-blocked`
