@@ -55,6 +55,13 @@ fn policy_regressions() {
 }
 
 #[test]
+fn sed_regressions() {
+    replay("sed_script", |d| {
+        fuzz_checks::sed(&String::from_utf8_lossy(d))
+    });
+}
+
+#[test]
 fn marker_regressions() {
     replay("marker_decode", |d| {
         fuzz_checks::marker(&String::from_utf8_lossy(d))

@@ -96,3 +96,41 @@ pub fn marker(text: &str) {
         }
     }
 }
+
+/// Any text as a `sed` script: reading it never panics; a script that only reads and
+/// prints also passes as an edit script (`-i`); one `w` command more makes it write;
+/// and `sed -n -e 'SCRIPT' notes.txt` is `auto` exactly when the script only reads.
+pub fn sed(script: &str) {
+    use toolgate_core::sed::{edits_only, reads_only, NotReadOnly};
+    let read = reads_only(script);
+    let edit = edits_only(script);
+    if read.is_ok() {
+        assert_eq!(
+            edit,
+            Ok(()),
+            "{script:?} reads only, yet as an edit script: {edit:?}"
+        );
+        let more = format!("{script}\nw out.txt");
+        assert!(
+            matches!(reads_only(&more), Err(NotReadOnly::Effect(_))),
+            "{more:?}: {:?}",
+            reads_only(&more)
+        );
+    }
+    if script.contains('\0') {
+        return; // bash cannot hold a NUL in a command
+    }
+    let quoted = script.replace('\'', "'\\''");
+    let cmd = format!("sed -n -e '{quoted}' notes.txt");
+    let v = policy().classify(&ToolCall::new(
+        "bash",
+        serde_json::json!({ "command": cmd }),
+    ));
+    assert_eq!(
+        v.tier == Tier::Auto,
+        read.is_ok(),
+        "{cmd:?}: {} {} ({read:?})",
+        v.tier,
+        v.rule
+    );
+}
