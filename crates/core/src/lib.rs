@@ -8,6 +8,7 @@ pub mod call;
 pub mod continuation;
 pub mod edit;
 pub mod error;
+pub mod facts;
 pub mod glob;
 pub mod marker;
 pub mod paths;

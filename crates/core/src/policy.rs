@@ -6,6 +6,7 @@
 
 use crate::call::{Family, ToolCall};
 use crate::error::Error;
+use crate::facts::FsFacts;
 use crate::glob;
 use crate::paths::{self, resolve};
 use crate::rules::{self, cat, Env, RawPart};
@@ -421,17 +422,28 @@ impl Policy {
 
     /// Classifies a tool call with session rules checked beside the user's rules.
     pub fn classify_with(&self, call: &ToolCall, session: &SessionRules) -> Verdict {
+        self.classify_with_facts(call, session, &FsFacts::default())
+    }
+
+    /// [`Policy::classify_with`] with what a host found on its file system: a path
+    /// written through a symbolic link is also judged as the link's target.
+    pub fn classify_with_facts(
+        &self,
+        call: &ToolCall,
+        session: &SessionRules,
+        facts: &FsFacts,
+    ) -> Verdict {
         let family = call.family();
         match family {
             Family::Shell => match str_arg(call, &["command"]) {
-                Ok(cmd) => self.classify_shell(cmd, session),
+                Ok(cmd) => self.classify_shell(cmd, session, facts),
                 Err(v) => v,
             },
             Family::Read | Family::Edit => match path_args(call) {
                 Ok(paths) => strictest(
                     paths
                         .into_iter()
-                        .map(|path| self.classify_path(call, family, path, session)),
+                        .map(|path| self.classify_path(call, family, path, session, facts)),
                 ),
                 Err(v) => v,
             },
@@ -496,6 +508,7 @@ impl Policy {
         family: Family,
         path: &str,
         session: &SessionRules,
+        facts: &FsFacts,
     ) -> Verdict {
         if path.is_empty() {
             return malformed("`path` is empty");
@@ -519,7 +532,23 @@ impl Policy {
         }
         if family != Family::Read {
             let (tier, rule, reason) = crate::edit::verdict(&abs, &self.workspace, self.edits);
-            return Verdict::new(tier, rule, reason);
+            // Through a symbolic link the file edited is the target too.
+            return match facts.resolve(&abs) {
+                Some(real) if real != abs => {
+                    let (t2, r2, why2) = crate::edit::verdict(&real, &self.workspace, self.edits);
+                    if t2 > tier {
+                        Verdict::new(t2, r2, format!("{why2} (through a symbolic link: {abs})"))
+                    } else {
+                        Verdict::new(tier, rule, reason)
+                    }
+                }
+                Some(_) => Verdict::new(tier, rule, reason),
+                None => Verdict::new(
+                    Tier::Ask,
+                    "builtin.edit-outside",
+                    format!("edits through symbolic links that loop: {abs}"),
+                ),
+            };
         }
         if paths::is_secret(&abs) {
             return Verdict::new(
@@ -607,13 +636,14 @@ impl Policy {
             && session.is_empty())
     }
 
-    fn classify_shell(&self, cmd: &str, session: &SessionRules) -> Verdict {
+    fn classify_shell(&self, cmd: &str, session: &SessionRules, facts: &FsFacts) -> Verdict {
         let want_norm = self.has_shell_rules(session);
         let env = Env {
             workspace: &self.workspace,
             home: &self.home,
             default: self.default,
             edits: self.edits,
+            facts: (!facts.is_empty()).then_some(facts),
             want_norm,
         };
         let raw = rules::analyze(cmd, &env);

@@ -62,6 +62,9 @@ pub struct Env<'a> {
     pub default: Tier,
     /// The tier of an unprotected edit inside the workspace (the policy's `edits`).
     pub edits: Tier,
+    /// What a host found on its file system (symbolic links); `None`: paths are
+    /// judged as written.
+    pub facts: Option<&'a crate::facts::FsFacts>,
     /// Compute `norm` for user rules.
     pub want_norm: bool,
 }
@@ -1492,6 +1495,27 @@ impl<'a> Walker<'a> {
         let mut out: Option<(Tier, &'static str, String)> = None;
         for d in dirs {
             let abs = resolve(t, d, self.env.home);
+            // Through a symbolic link the host found, the file written is its target
+            // too: both are judged (a loop is a path nothing can rely on).
+            let real = match self.env.facts.map(|f| f.resolve(&abs)) {
+                None => None,
+                Some(Some(r)) if r == abs => None,
+                Some(Some(r)) => Some(r),
+                Some(None) => {
+                    return (
+                        Tier::Ask,
+                        "builtin.edit-outside",
+                        format!("writes through symbolic links that loop: {t}"),
+                    )
+                }
+            };
+            if let Some(r) = real {
+                let v = crate::edit::verdict(&r, self.env.workspace, self.env.edits);
+                let v = (v.0, v.1, format!("{} (through a symbolic link: {t})", v.2));
+                if out.as_ref().is_none_or(|o| v.0 > o.0) {
+                    out = Some(v);
+                }
+            }
             let v = if matches!(
                 abs.as_str(),
                 "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"

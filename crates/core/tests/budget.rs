@@ -17,6 +17,7 @@ fn env() -> Env<'static> {
         home: "/home/dev",
         default: Tier::Ask,
         edits: Tier::Auto,
+        facts: None,
         want_norm: true,
     }
 }

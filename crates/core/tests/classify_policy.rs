@@ -773,3 +773,55 @@ fn edits_setting() {
         assert_eq!(auto.classify(&sh(cmd)).tier, Tier::Ask, "{cmd}");
     }
 }
+
+/// With file-system facts a write through a symbolic link is judged as its target too
+/// (an edit tool's or a shell's); without them paths are lexical.
+#[test]
+fn writes_through_symbolic_links() {
+    use toolgate_core::facts::FsFacts;
+    let p = Policy::defaults("/w", "/h");
+    let facts = FsFacts::new()
+        .with_link("/w/out.txt", "/h/.bashrc")
+        .with_link("/w/hooks", ".git/hooks")
+        .with_link("/w/up", "..")
+        .with_link("/w/loop", "/w/loop")
+        .with_link("/w/docs", "src/docs");
+    let none = SessionRules::default();
+    let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
+    for (c, lexical, with_facts) in [
+        (sh("echo x > out.txt"), Tier::Auto, Tier::Ask),
+        (sh("ls | tee -a out.txt"), Tier::Auto, Tier::Ask),
+        (sh("sed -i 1d out.txt"), Tier::Auto, Tier::Ask),
+        (sh("cp a.txt out.txt"), Tier::Auto, Tier::Ask),
+        (sh("echo x > hooks/pre-commit"), Tier::Auto, Tier::Ask),
+        (sh("touch up/x.txt"), Tier::Auto, Tier::Ask),
+        (sh("echo x > loop/x"), Tier::Auto, Tier::Ask),
+        (sh("echo x > docs/a.md"), Tier::Auto, Tier::Auto),
+        (sh("echo x > src/a.md"), Tier::Auto, Tier::Auto),
+        (
+            call("write", json!({"path": "out.txt", "content": "x"})),
+            Tier::Auto,
+            Tier::Ask,
+        ),
+        (
+            call("edit", json!({"path": "/w/hooks/post-merge"})),
+            Tier::Auto,
+            Tier::Ask,
+        ),
+        (
+            call("edit", json!({"path": "/w/docs/b.md"})),
+            Tier::Auto,
+            Tier::Auto,
+        ),
+    ] {
+        let a = p.classify(&c);
+        let b = p.classify_with_facts(&c, &none, &facts);
+        assert_eq!(
+            (a.tier, b.tier),
+            (lexical, with_facts),
+            "{c:?}: {} / {}",
+            a.reason,
+            b.reason
+        );
+    }
+}

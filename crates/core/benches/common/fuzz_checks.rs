@@ -20,6 +20,7 @@ pub fn shell(cmd: &str) {
         home: "/home/dev",
         default: Tier::Ask,
         edits: Tier::Auto,
+        facts: None,
         want_norm: true,
     };
     let mut budget = Budget::for_input(cmd.len());
