@@ -16,11 +16,13 @@ mod adversarial;
 /// Calls classified between two looks at the clock.
 const CLOCK_EVERY: usize = 1024;
 
-/// The calls of a JSON-lines file, parsed once. Keys other than `tool` and `args`
-/// (the corpus's `expect`, `rule`, `note`) are ignored; blank lines are skipped.
+/// The calls of a JSON-lines file, parsed once. Keys other than `tool`, `args` and
+/// `run` (the corpus's `expect`, `rule`, `note`) are ignored; blank lines are skipped.
 #[derive(Debug, Default)]
 pub struct Calls {
     pub calls: Vec<ToolCall>,
+    /// The `run` of each call (its agent run), beside `calls`; `(no run)` when absent.
+    pub runs: Vec<String>,
     /// `line N: why` for each line that is not a tool call.
     pub skipped: Vec<String>,
 }
@@ -43,6 +45,11 @@ pub fn load_calls(text: &str) -> Calls {
             Some(tool) => {
                 let args = value.get("args").cloned().unwrap_or(Value::Null);
                 out.calls.push(ToolCall::new(tool, args));
+                out.runs.push(match value.get("run") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::from("(no run)"),
+                    Some(other) => other.to_string(),
+                });
             }
             None => out
                 .skipped
@@ -57,7 +64,7 @@ pub fn load_calls(text: &str) -> Calls {
 pub fn bench(policy: &Policy, file: &Path, seconds: f64) -> Result<String, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(CliError::io(format!("reading {}", file.display())))?;
-    let Calls { calls, skipped } = load_calls(&text);
+    let Calls { calls, skipped, .. } = load_calls(&text);
     if calls.is_empty() {
         return Err(CliError::Usage(format!(
             "bench: {} has no tool calls (JSON lines {{\"tool\":…,\"args\":…}})",

@@ -3,12 +3,13 @@
 //! one agent run and may be absent), the tier shares, asks per run, the rules and
 //! programs that asked most, and the commands asked most often.
 
+use crate::bench::{load_calls, Calls};
 use crate::error::CliError;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
-use toolgate_core::{Policy, Tier, ToolCall, Verdict};
+use toolgate_core::{Policy, Tier, Verdict};
 
 /// Rows shown in each "most" table by default.
 pub const TOP: usize = 15;
@@ -39,39 +40,27 @@ fn tier_index(t: Tier) -> usize {
 }
 
 impl Report {
-    /// Classifies every call of `text` (JSON lines) with `policy`.
+    /// Classifies every call of `text` (JSON lines, read as `toolgate bench` reads
+    /// them) with `policy`.
     pub fn of(policy: &Policy, text: &str) -> Report {
-        let mut r = Report::default();
+        let Calls {
+            calls,
+            runs,
+            skipped,
+        } = load_calls(text);
+        let mut r = Report {
+            skipped,
+            ..Report::default()
+        };
         let mut run_index: HashMap<String, usize> = HashMap::new();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = match serde_json::from_str(line) {
-                Ok(v) => v,
-                Err(e) => {
-                    r.skipped.push(format!("line {}: invalid JSON: {e}", i + 1));
-                    continue;
-                }
-            };
-            let Some(tool) = value.get("tool").and_then(Value::as_str) else {
-                r.skipped
-                    .push(format!("line {}: no string \"tool\"", i + 1));
-                continue;
-            };
-            let args = value.get("args").cloned().unwrap_or(Value::Null);
-            let run = match value.get("run") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Null) | None => String::from("(no run)"),
-                Some(other) => other.to_string(),
-            };
-            let command = args
+        for (call, run) in calls.iter().zip(&runs) {
+            let command = call
+                .args
                 .get("command")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            let call = ToolCall::new(tool, args);
-            let v = policy.classify(&call);
-            r.add(&run, &mut run_index, tool, command, &v);
+            let v = policy.classify(call);
+            r.add(run, &mut run_index, &call.tool, command, &v);
         }
         r
     }

@@ -4211,11 +4211,7 @@ fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     };
     let scan = p.scan(args);
     if let Some((word, why)) = scan.unknown {
-        return ReadOnly::Flag(
-            "builtin.shell.unknown-option",
-            format!("{why}: an option not in the table may write, run or open a file"),
-            word.span,
-        );
+        return unknown_option(word, &why);
     }
     let mut scripts: Vec<(&str, &Word)> = Vec::new();
     let mut in_place: Option<&programs::Found> = None;
@@ -4311,17 +4307,22 @@ fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     }
 }
 
+/// An option a table entry does not list (`builtin.shell.unknown-option`).
+fn unknown_option<'w>(word: &Word, why: &str) -> ReadOnly<'w> {
+    ReadOnly::Flag(
+        "builtin.shell.unknown-option",
+        format!("{why}: an option not in the table may write, run or open a file"),
+        word.span,
+    )
+}
+
 /// A read-only program read with its table entry ([`programs`]): an option the entry
 /// does not know asks; an option value that names a file, and every operand the program
 /// opens, are judged like `cat`'s operands; a recursive option asks.
 fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let scan = p.scan(args);
     if let Some((word, why)) = scan.unknown {
-        return ReadOnly::Flag(
-            "builtin.shell.unknown-option",
-            format!("{why}: an option not in the table may write, run or open a file"),
-            word.span,
-        );
+        return unknown_option(word, &why);
     }
     let mut pattern_given = false;
     let mut opens_operands = false;
