@@ -34,6 +34,11 @@ OPTIONS:
   --policy FILE     a policy file (TOML); default: the built-in policy
   --workspace DIR   the workspace directory (default: the policy's, else the current directory)
   --home DIR        the home directory (default: the policy's, else $HOME)
+  --fs              classify, explain, report: look paths up on this machine — a path
+                    through a symbolic link is judged as the file it names, and a
+                    recursive read (grep -r, rg) whose trees hold no secret file is
+                    read-only. Without it paths are judged as written and recursive
+                    reads ask.
   Options come before COMMAND; use `--` before a COMMAND that starts with `-`.
 
 EXIT STATUS:
@@ -72,6 +77,8 @@ pub struct PolicyOpts {
     pub policy: Option<PathBuf>,
     pub workspace: Option<String>,
     pub home: Option<String>,
+    /// `--fs`: look up symbolic links and walk recursive reads' trees on this machine.
+    pub fs: bool,
 }
 
 /// What `explain` explains.
@@ -89,6 +96,8 @@ pub const BENCH_SECONDS: f64 = 3.0;
 pub const ADVERSARIAL_SECONDS: f64 = 0.2;
 
 const POLICY_OPTS: [&str; 3] = ["--policy", "--workspace", "--home"];
+/// Options without a value.
+const FLAGS: [&str; 1] = ["--fs"];
 
 /// Parses the arguments after the program name.
 pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
@@ -135,6 +144,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             let Some(mut p) = Parsed::new(&rest, &["--seconds"])? else {
                 return Ok(Command::Help);
             };
+            p.no_fs("bench")?;
             let seconds = match p.take("--seconds") {
                 Some(s) => parse_seconds(&s)?,
                 None => BENCH_SECONDS,
@@ -180,6 +190,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             let Some(mut p) = Parsed::new(&rest, &["--seconds"])? else {
                 return Ok(Command::Help);
             };
+            p.no_fs("bench-adversarial")?;
             let seconds_per_input = match p.take("--seconds") {
                 Some(s) => parse_seconds(&s)?,
                 None => ADVERSARIAL_SECONDS,
@@ -213,6 +224,7 @@ fn parse_seconds(s: &str) -> Result<f64, CliError> {
 /// A subcommand's arguments split into option values and positionals.
 struct Parsed {
     values: Vec<(&'static str, String)>,
+    flags: Vec<&'static str>,
     positionals: Vec<String>,
 }
 
@@ -221,6 +233,7 @@ impl Parsed {
     /// value. `None` means help was asked for.
     fn new(args: &[String], extra: &[&'static str]) -> Result<Option<Parsed>, CliError> {
         let mut values: Vec<(&'static str, String)> = Vec::new();
+        let mut flags: Vec<&'static str> = Vec::new();
         let mut positionals = Vec::new();
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -239,6 +252,15 @@ impl Parsed {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (arg.as_str(), None),
             };
+            if let Some(flag) = FLAGS.iter().copied().find(|f| *f == name) {
+                if inline.is_some() {
+                    return Err(usage(&format!("{flag} takes no value")));
+                }
+                if !flags.contains(&flag) {
+                    flags.push(flag);
+                }
+                continue;
+            }
             let Some(known) = POLICY_OPTS
                 .iter()
                 .chain(extra.iter())
@@ -264,6 +286,7 @@ impl Parsed {
         }
         Ok(Some(Parsed {
             values,
+            flags,
             positionals,
         }))
     }
@@ -285,7 +308,19 @@ impl Parsed {
             policy: self.take("--policy").map(PathBuf::from),
             workspace: self.take("--workspace"),
             home: self.take("--home"),
+            fs: self.flags.contains(&"--fs"),
         }
+    }
+
+    /// `--fs` where the file system is not looked up (the benchmarks time the
+    /// classifier alone).
+    fn no_fs(&self, sub: &str) -> Result<(), CliError> {
+        if self.flags.contains(&"--fs") {
+            return Err(usage(&format!(
+                "{sub}: --fs is for classify, explain and report"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -321,6 +356,7 @@ mod tests {
                     policy: Some("p.toml".into()),
                     workspace: Some("/w".into()),
                     home: Some("/h".into()),
+                    fs: false,
                 }),
             ),
             (

@@ -21,6 +21,7 @@ pub const MALFORMED_RULE: &str = "input.malformed";
 /// written in large blocks. Returns the number of lines.
 pub fn run<R: Read, W: Write>(
     policy: &Policy,
+    fs: bool,
     input: &mut BufReader<R>,
     out: &mut W,
 ) -> Result<u64, CliError> {
@@ -34,7 +35,7 @@ pub fn run<R: Read, W: Write>(
             LineRead::Eof => break,
             LineRead::Line => {
                 n += 1;
-                verdict_for_line(policy, n, &line)
+                verdict_for_line(policy, fs, n, &line)
             }
             LineRead::TooLong => {
                 n += 1;
@@ -50,8 +51,9 @@ pub fn run<R: Read, W: Write>(
     Ok(n)
 }
 
-/// The verdict for one input line (without its line terminator).
-pub fn verdict_for_line(policy: &Policy, line_no: u64, line: &[u8]) -> Verdict {
+/// The verdict for one input line (without its line terminator); with `fs`, paths
+/// are looked up on this machine ([`crate::fs`]).
+pub fn verdict_for_line(policy: &Policy, fs: bool, line_no: u64, line: &[u8]) -> Verdict {
     if line.iter().all(u8::is_ascii_whitespace) {
         return malformed(
             line_no,
@@ -59,7 +61,7 @@ pub fn verdict_for_line(policy: &Policy, line_no: u64, line: &[u8]) -> Verdict {
         );
     }
     match serde_json::from_slice::<Value>(line) {
-        Ok(value @ Value::Object(_)) => policy.classify_value(&value),
+        Ok(value @ Value::Object(_)) => crate::fs::classify_value(policy, &value, fs),
         Ok(other) => malformed(
             line_no,
             &format!(
@@ -169,7 +171,13 @@ mod tests {
         let policy = Policy::defaults("/home/dev/app", "/home/dev");
         let input = "{\"tool\":\"bash\",\"args\":{\"command\":\"ls\"}}\n\nnot json\n[1]\n{\"tool\":\"read\",\"args\":{\"path\":\"a\"}}";
         let mut out = Vec::new();
-        let n = run(&policy, &mut BufReader::new(input.as_bytes()), &mut out).unwrap();
+        let n = run(
+            &policy,
+            false,
+            &mut BufReader::new(input.as_bytes()),
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(n, 5);
         let got: Vec<Value> = String::from_utf8(out)
             .unwrap()

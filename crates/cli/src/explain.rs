@@ -18,16 +18,17 @@ const MAX_COLUMNS: usize = 160;
 const PART_TEXT_MAX: usize = 100;
 
 /// Classifies `input` and renders the explanation.
-pub fn explain(policy: &Policy, input: &ExplainInput) -> Result<String, CliError> {
+pub fn explain(policy: &Policy, input: &ExplainInput, fs: bool) -> Result<String, CliError> {
     match input {
         ExplainInput::Command(command) => {
             let call = ToolCall::new("bash", serde_json::json!({ "command": command }));
-            Ok(render(&policy.classify(&call), &Shown::Command(command)))
+            let verdict = crate::fs::classify(policy, &call, fs);
+            Ok(render(&verdict, &Shown::Command(command)))
         }
         ExplainInput::Call(json) => {
             let value: Value = serde_json::from_str(json)
                 .map_err(|e| CliError::Usage(format!("--call: invalid JSON: {e}")))?;
-            let verdict = policy.classify_value(&value);
+            let verdict = crate::fs::classify_value(policy, &value, fs);
             let tool = value.get("tool").and_then(Value::as_str);
             let command = value
                 .get("args")

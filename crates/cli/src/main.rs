@@ -6,6 +6,7 @@ mod bench;
 mod classify;
 mod error;
 mod explain;
+mod fs;
 mod load;
 mod report;
 
@@ -39,15 +40,17 @@ fn run(command: Command) -> Result<(), CliError> {
         Command::Version => print(&format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Classify(opts) => {
             let policy = load::policy(&opts, &env)?;
+            let fs = opts.fs;
             let stdin = std::io::stdin();
             let mut input = BufReader::with_capacity(64 * 1024, stdin.lock());
             let stdout = std::io::stdout();
             let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
-            classify::run(&policy, &mut input, &mut out).map(|_| ())
+            classify::run(&policy, fs, &mut input, &mut out).map(|_| ())
         }
         Command::Explain { policy, input } => {
+            let fs = policy.fs;
             let policy = load::policy(&policy, &env)?;
-            print(&explain::explain(&policy, &input)?)
+            print(&explain::explain(&policy, &input, fs)?)
         }
         Command::Bench {
             policy,
@@ -58,8 +61,9 @@ fn run(command: Command) -> Result<(), CliError> {
             print(&bench::bench(&policy, &file, seconds)?)
         }
         Command::Report { policy, file, top } => {
+            let fs = policy.fs;
             let policy = load::policy(&policy, &env)?;
-            print(&report::report(&policy, &file, top)?)
+            print(&report::report(&policy, &file, top, fs)?)
         }
         Command::BenchAdversarial {
             policy,

@@ -42,7 +42,7 @@ fn tier_index(t: Tier) -> usize {
 impl Report {
     /// Classifies every call of `text` (JSON lines, read as `toolgate bench` reads
     /// them) with `policy`.
-    pub fn of(policy: &Policy, text: &str) -> Report {
+    pub fn of(policy: &Policy, text: &str, fs: bool) -> Report {
         let Calls {
             calls,
             runs,
@@ -59,7 +59,7 @@ impl Report {
                 .get("command")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            let v = policy.classify(call);
+            let v = crate::fs::classify(policy, call, fs);
             r.add(run, &mut run_index, &call.tool, command, &v);
         }
         r
@@ -222,10 +222,10 @@ fn program_of(text: &str) -> String {
 }
 
 /// Runs `toolgate report`.
-pub fn report(policy: &Policy, file: &Path, top: usize) -> Result<String, CliError> {
+pub fn report(policy: &Policy, file: &Path, top: usize, fs: bool) -> Result<String, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(CliError::io(format!("reading {}", file.display())))?;
-    let r = Report::of(policy, &text);
+    let r = Report::of(policy, &text, fs);
     if r.calls == 0 {
         return Err(CliError::Usage(format!(
             "report: {} has no tool calls (JSON lines {{\"tool\":…,\"args\":…,\"run\":…}})",
@@ -254,7 +254,7 @@ not json
 
 {"tool":"read","args":{"file_path":"/w/a.txt"}}
 "#;
-        let r = Report::of(&policy(), text);
+        let r = Report::of(&policy(), text, false);
         assert_eq!(r.calls, 6);
         assert_eq!(r.skipped.len(), 1);
         assert_eq!(r.tiers, [2, 3, 1]);

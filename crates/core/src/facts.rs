@@ -1,16 +1,60 @@
 //! What a host with a file system found out about paths: the core never touches one.
-//! Without facts every path is judged lexically, as written; with them, a path through
-//! a symbolic link is also judged as the file it really names (`out.txt -> ~/.bashrc`:
-//! writing `out.txt` writes `~/.bashrc`).
+//!
+//! Classifying is two steps for a host that has the files: [`crate::Policy::fs_needs`]
+//! lists what a verdict depends on (the paths it judges, the directory trees a
+//! recursive read opens), the host looks them up and hands back [`FsFacts`], and
+//! [`crate::Policy::classify_with_facts`] decides with them. Without facts every path is
+//! judged lexically, as written, and a recursive read asks.
+//!
+//! With facts:
+//! - a path through a symbolic link is also judged as the file it really names
+//!   (`out.txt -> ~/.bashrc`: writing `out.txt` writes `~/.bashrc`, reading
+//!   `notes.txt -> ~/.ssh/id_rsa` reads a key);
+//! - a recursive read (`grep -r x .`, `rg x`) whose trees the host walked, finding no
+//!   secret file the program would open, is read-only like `cat` of those files. A
+//!   command that also writes a file gets no tree facts: the write may change what the
+//!   walk found (`: > .gitignore && rg x`).
 
 use crate::paths;
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Symbolic links as a host found them: the absolute path of each link and the path it
-/// points to (absolute, or relative to the link's directory, as `readlink` prints it).
+/// A directory tree a recursive read opens, as the reading program walks it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Tree {
+    /// The directory (or file) named on the command line, absolute and lexically
+    /// normalized. The program follows it when it is a symbolic link; it follows no
+    /// link below it (`grep -R`, `rg -L` and `find -L` get no tree: they ask).
+    pub root: String,
+    /// The program opens hidden files (names starting with `.`): `grep -r`, `rg --hidden`.
+    pub hidden: bool,
+    /// The program skips what ignore files exclude, as ripgrep does (`.gitignore` in a
+    /// git repository, `.ignore`, `.rgignore`, the global git excludes).
+    pub ignore: bool,
+}
+
+/// What a verdict depends on: the host looks these up ([`FsFacts`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FsNeeds {
+    /// Absolute paths (lexically normalized) read or written: the host reports every
+    /// symbolic link along each one ([`FsFacts::with_link`]).
+    pub paths: BTreeSet<String>,
+    /// Trees a recursive read opens: the host walks each one ([`FsFacts::with_tree`]).
+    pub trees: BTreeSet<Tree>,
+}
+
+impl FsNeeds {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.trees.is_empty()
+    }
+}
+
+/// Symbolic links and walked trees, as a host found them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FsFacts {
     links: BTreeMap<String, String>,
+    /// For each walked tree, the secret files found in it (by name or location).
+    trees: BTreeMap<Tree, Vec<String>>,
 }
 
 /// How many links one path may pass through, as Linux allows (`ELOOP` beyond).
@@ -21,50 +65,125 @@ impl FsFacts {
         FsFacts::default()
     }
 
-    /// These facts and one more link: `link` (absolute) points to `target`.
+    /// These facts and one more link: `link` (absolute, with no link before its last
+    /// component: as the kernel reaches it) points to `target` (absolute, or relative
+    /// to the link's directory, as `readlink` prints it).
     pub fn with_link(mut self, link: &str, target: &str) -> FsFacts {
-        self.links
-            .insert(paths::normalize(link), target.to_string());
+        self.add_link(link, target);
         self
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.links.is_empty()
+    /// [`FsFacts::with_link`] in place.
+    pub fn add_link(&mut self, link: &str, target: &str) {
+        self.links
+            .insert(paths::normalize(link), target.to_string());
     }
 
-    /// The path `abs` (absolute, normalized) really names: every link along it
-    /// followed, as the kernel follows them. `None` when the links loop (more than 40
-    /// hops): such a path names nothing a verdict can rely on.
+    /// These facts and one walked tree: `files` are every file the program would open
+    /// under `tree.root` (absolute paths; a host that cannot apply `hidden` or `ignore`
+    /// may list more, never fewer). Every symbolic link under the root must also be
+    /// reported, with [`FsFacts::add_link`]. Only the secret files are kept.
+    pub fn with_tree<I, S>(mut self, tree: Tree, files: I) -> FsFacts
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.add_tree(tree, files);
+        self
+    }
+
+    /// [`FsFacts::with_tree`] in place.
+    pub fn add_tree<I, S>(&mut self, tree: Tree, files: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let found = files
+            .into_iter()
+            .map(|f| paths::normalize(f.as_ref()))
+            .filter(|f| paths::is_secret(f))
+            .collect();
+        self.trees.insert(tree, found);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty() && self.trees.is_empty()
+    }
+
+    /// Were trees walked? (Only then is a command's second look needed.)
+    pub fn has_trees(&self) -> bool {
+        !self.trees.is_empty()
+    }
+
+    /// Does the walked `tree` hold no secret file, and no link under its root to one?
+    /// (Links are counted whether or not the program would open them.) `None` when the
+    /// host did not walk it.
+    pub fn tree_is_clean(&self, tree: &Tree) -> Option<bool> {
+        let found = self.trees.get(tree)?;
+        if !found.is_empty() {
+            return Some(false);
+        }
+        let Some(root) = self.resolve(&tree.root) else {
+            return Some(false);
+        };
+        let prefix = if root == "/" { String::new() } else { root };
+        Some(
+            self.links
+                .range(format!("{prefix}/")..)
+                .take_while(|(link, _)| link.starts_with(&format!("{prefix}/")))
+                .all(|(link, _)| {
+                    self.resolve(link)
+                        .is_some_and(|real| !paths::is_secret(&real))
+                }),
+        )
+    }
+
+    /// The path `abs` (absolute) really names: every link along it followed, and `..`
+    /// taken after the link before it, as the kernel does. `None` when the links loop
+    /// (more than 40 hops): such a path names nothing a verdict can rely on.
     pub fn resolve(&self, abs: &str) -> Option<String> {
         if self.links.is_empty() {
-            return Some(abs.to_string());
+            return Some(paths::normalize(abs));
         }
-        let mut path = paths::normalize(abs);
+        // Components still to walk, the next one last.
+        let mut todo: Vec<String> = abs
+            .split('/')
+            .rev()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let mut real: Vec<String> = Vec::new();
         let mut hops = 0;
-        'again: loop {
-            // The longest prefix of `path`, component by component, that is a link.
-            let mut prefix = String::new();
-            for seg in path.split('/').filter(|s| !s.is_empty()) {
-                prefix.push('/');
-                prefix.push_str(seg);
-                if let Some(target) = self.links.get(&prefix) {
-                    hops += 1;
-                    if hops > MAX_HOPS {
-                        return None;
+        while let Some(seg) = todo.pop() {
+            match seg.as_str() {
+                "." => {}
+                ".." => {
+                    real.pop();
+                }
+                _ => {
+                    real.push(seg);
+                    let here = format!("/{}", real.join("/"));
+                    if let Some(target) = self.links.get(&here) {
+                        hops += 1;
+                        if hops > MAX_HOPS {
+                            return None;
+                        }
+                        real.pop();
+                        if target.starts_with('/') {
+                            real.clear();
+                        }
+                        todo.extend(
+                            target
+                                .split('/')
+                                .rev()
+                                .filter(|s| !s.is_empty())
+                                .map(str::to_string),
+                        );
                     }
-                    let rest = &path[prefix.len()..];
-                    let parent = prefix.rsplit_once('/').map_or("/", |(p, _)| p);
-                    let base = if target.starts_with('/') {
-                        target.clone()
-                    } else {
-                        format!("{}/{target}", if parent.is_empty() { "" } else { parent })
-                    };
-                    path = paths::normalize(&format!("{base}{rest}"));
-                    continue 'again;
                 }
             }
-            return Some(path);
         }
+        Some(format!("/{}", real.join("/")))
     }
 }
 
@@ -89,5 +208,58 @@ mod tests {
         assert_eq!(f.resolve("/w/src/lib.rs").as_deref(), Some("/w/src/lib.rs"));
         assert_eq!(f.resolve("/w/self/x"), None, "a loop names nothing");
         assert_eq!(FsFacts::new().resolve("/w/x").as_deref(), Some("/w/x"));
+    }
+
+    #[test]
+    fn dot_dot_after_a_link_leaves_its_target() {
+        // `keys -> /h/.ssh/sub`: `keys/../config` is `/h/.ssh/config`, not `/w/config`.
+        let f = FsFacts::new().with_link("/w/keys", "/h/.ssh/sub");
+        assert_eq!(
+            f.resolve("/w/keys/../config").as_deref(),
+            Some("/h/.ssh/config")
+        );
+        assert_eq!(f.resolve("/w/src/../x").as_deref(), Some("/w/x"));
+        assert_eq!(f.resolve("/..").as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn a_tree_is_clean_without_secrets_or_links_to_them() {
+        let t = Tree {
+            root: "/w".into(),
+            hidden: true,
+            ignore: false,
+        };
+        let clean = FsFacts::new().with_tree(t.clone(), ["/w/a.py", "/w/src/b.rs"]);
+        assert_eq!(clean.tree_is_clean(&t), Some(true));
+        let other = Tree {
+            hidden: false,
+            ..t.clone()
+        };
+        assert_eq!(clean.tree_is_clean(&other), None, "not walked");
+        let secret = FsFacts::new().with_tree(t.clone(), ["/w/a.py", "/w/conf/.env.local"]);
+        assert_eq!(secret.tree_is_clean(&t), Some(false));
+        let linked = FsFacts::new()
+            .with_link("/w/sub/notes.txt", "/h/.ssh/id_rsa")
+            .with_tree(t.clone(), ["/w/sub/notes.txt"]);
+        assert_eq!(linked.tree_is_clean(&t), Some(false));
+        let harmless = FsFacts::new()
+            .with_link("/w/readme", "README.md")
+            .with_link("/wx/key", "/h/.ssh/id_rsa")
+            .with_tree(t.clone(), ["/w/readme"]);
+        assert_eq!(
+            harmless.tree_is_clean(&t),
+            Some(true),
+            "/wx is not under /w"
+        );
+        // The root through a link: what is under its target counts.
+        let moved = Tree {
+            root: "/w/docs".into(),
+            ..t.clone()
+        };
+        let via = FsFacts::new()
+            .with_link("/w/docs", "/d")
+            .with_link("/d/k", "/h/.ssh/id_rsa")
+            .with_tree(moved.clone(), ["/d/a.md"]);
+        assert_eq!(via.tree_is_clean(&moved), Some(false));
     }
 }

@@ -16,7 +16,13 @@ pub const EDIT_DENY_DIRS: &[&str] = &[
 /// relative paths join `cwd`, `.` and `..` fold, repeated `/` collapse. The result is
 /// absolute and has no trailing `/` (except `/` itself).
 pub fn resolve(path: &str, cwd: &str, home: &str) -> String {
-    let joined: String = if path == "~" {
+    normalize_owned(join(path, cwd, home))
+}
+
+/// `path` made absolute as [`resolve`] does, but with `.` and `..` kept: what the
+/// kernel walks, where `..` after a symbolic link leaves the link's target.
+pub fn join(path: &str, cwd: &str, home: &str) -> String {
+    if path == "~" {
         home.to_string()
     } else if let Some(rest) = path.strip_prefix("~/") {
         format!("{home}/{rest}")
@@ -27,8 +33,7 @@ pub fn resolve(path: &str, cwd: &str, home: &str) -> String {
         path.to_string()
     } else {
         format!("{cwd}/{path}")
-    };
-    normalize_owned(joined)
+    }
 }
 
 /// `~NAME[/rest]` as the conventional home of user NAME (`/root` for root,

@@ -6,7 +6,7 @@
 
 use crate::call::{Family, ToolCall};
 use crate::error::Error;
-use crate::facts::FsFacts;
+use crate::facts::{FsFacts, FsNeeds};
 use crate::glob;
 use crate::paths::{self, resolve};
 use crate::rules::{self, cat, Env, RawPart};
@@ -425,8 +425,45 @@ impl Policy {
         self.classify_with_facts(call, session, &FsFacts::default())
     }
 
-    /// [`Policy::classify_with`] with what a host found on its file system: a path
-    /// written through a symbolic link is also judged as the link's target.
+    /// What the verdict for `call` depends on in the file system: the paths it reads
+    /// or writes and the trees its recursive reads walk. A host that has the files
+    /// looks them up ([`FsFacts`]) and calls [`Policy::classify_with_facts`].
+    pub fn fs_needs(&self, call: &ToolCall) -> FsNeeds {
+        let needs = std::cell::RefCell::new(FsNeeds::default());
+        match call.family() {
+            Family::Shell => {
+                if let Ok(cmd) = str_arg(call, &["command"]) {
+                    let env = Env {
+                        workspace: &self.workspace,
+                        home: &self.home,
+                        default: self.default,
+                        edits: self.edits,
+                        facts: None,
+                        needs: Some(&needs),
+                        trees: false,
+                        want_norm: false,
+                    };
+                    rules::analyze(cmd, &env);
+                }
+            }
+            Family::Read | Family::Edit => {
+                if let Ok(list) = path_args(call) {
+                    let mut n = needs.borrow_mut();
+                    for path in list.into_iter().filter(|p| !p.is_empty()) {
+                        n.paths
+                            .insert(paths::join(path, &self.workspace, &self.home));
+                    }
+                }
+            }
+            Family::Fetch | Family::Mcp | Family::Other => {}
+        }
+        needs.into_inner()
+    }
+
+    /// [`Policy::classify_with`] with what a host found on its file system
+    /// ([`Policy::fs_needs`]): a path read or written through a symbolic link is also
+    /// judged as the file it names, and a recursive read whose trees hold no secret
+    /// file is read-only.
     pub fn classify_with_facts(
         &self,
         call: &ToolCall,
@@ -533,7 +570,7 @@ impl Policy {
         if family != Family::Read {
             let (tier, rule, reason) = crate::edit::verdict(&abs, &self.workspace, self.edits);
             // Through a symbolic link the file edited is the target too.
-            return match facts.resolve(&abs) {
+            return match facts.resolve(&paths::join(path, &self.workspace, &self.home)) {
                 Some(real) if real != abs => {
                     let (t2, r2, why2) = crate::edit::verdict(&real, &self.workspace, self.edits);
                     if t2 > tier {
@@ -563,6 +600,35 @@ impl Policy {
                 "builtin.read-outside",
                 cat(&["reads outside the workspace: ", &abs]),
             );
+        }
+        // Through a symbolic link the file read is its target: judged the same way.
+        if !facts.is_empty() {
+            match facts.resolve(&paths::join(path, &self.workspace, &self.home)) {
+                Some(real) if paths::is_secret(&real) => {
+                    return Verdict::new(
+                        Tier::Ask,
+                        "builtin.read-secret",
+                        format!("reads a secret file: {real} (through a symbolic link: {abs})"),
+                    )
+                }
+                Some(real) if !paths::is_within(&real, &self.workspace) => {
+                    return Verdict::new(
+                        Tier::Ask,
+                        "builtin.read-outside",
+                        format!(
+                            "reads outside the workspace: {real} (through a symbolic link: {abs})"
+                        ),
+                    )
+                }
+                Some(_) => {}
+                None => {
+                    return Verdict::new(
+                        Tier::Ask,
+                        "builtin.read-outside",
+                        format!("reads through symbolic links that loop: {abs}"),
+                    )
+                }
+            }
         }
         Verdict::new(
             Tier::Auto,
@@ -644,6 +710,8 @@ impl Policy {
             default: self.default,
             edits: self.edits,
             facts: (!facts.is_empty()).then_some(facts),
+            needs: None,
+            trees: facts.has_trees(),
             want_norm,
         };
         let raw = rules::analyze(cmd, &env);

@@ -1749,6 +1749,12 @@ pub const PROGRAMS: &[Program] = &[
             ("-t", Effect::Writes),
             ("--target-directory", Effect::Writes),
             ("--parents", Effect::Writes),
+            // A copy of a symbolic link is a link: a later write through it lands
+            // wherever it points.
+            ("-d", Effect::Writes),
+            ("-P", Effect::Writes),
+            ("--no-dereference", Effect::Writes),
+            ("--preserve", Effect::Writes),
         ],
         operands: Operands::SourcesThenDestination,
         digits: false,
@@ -1761,6 +1767,8 @@ pub const PROGRAMS: &[Program] = &[
             ("cp a.txt .vscode/tasks.json", "ask"),
             ("cp -r src dst", "ask"),
             ("cp -s a.txt b.txt", "ask"),
+            ("cp -P a.txt b.txt", "ask"),
+            ("cp --preserve=links a.txt b.txt", "ask"),
             ("cp *.py tests/", "ask"),
         ],
     },

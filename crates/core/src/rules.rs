@@ -9,6 +9,7 @@ use crate::shell::{
 };
 use crate::verdict::Tier;
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// Longest shell command classified; longer input is `ask` without being scanned.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -62,9 +63,13 @@ pub struct Env<'a> {
     pub default: Tier,
     /// The tier of an unprotected edit inside the workspace (the policy's `edits`).
     pub edits: Tier,
-    /// What a host found on its file system (symbolic links); `None`: paths are
-    /// judged as written.
+    /// What a host found on its file system (symbolic links, walked trees); `None`:
+    /// paths are judged as written and recursive reads ask.
     pub facts: Option<&'a crate::facts::FsFacts>,
+    /// Where to note what the verdict depends on ([`crate::Policy::fs_needs`]).
+    pub needs: Option<&'a std::cell::RefCell<crate::facts::FsNeeds>>,
+    /// Trust the walked trees of `facts`: off for a command that also writes a file.
+    pub trees: bool,
     /// Compute `norm` for user rules.
     pub want_norm: bool,
 }
@@ -134,7 +139,10 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         stdin_paths: false,
         stdin_paths_secret: false,
         piped_in: false,
+        wrote: Cell::new(false),
+        tree_used: Cell::new(false),
     };
+    let start = w.steps.clone();
     match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
         Ok(script) => {
             w.script(&script);
@@ -163,6 +171,16 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
             ),
             norm: Some(String::new()),
         });
+    }
+    if w.tree_used.get() && w.wrote.get() {
+        // A write may change what the walk found (`: > .gitignore && rg x`): decide
+        // again without the trees.
+        let again = Env {
+            trees: false,
+            ..*env
+        };
+        *budget = start;
+        return analyze_with(cmd, &again, budget);
     }
     *budget = w.steps;
     w.parts
@@ -210,6 +228,10 @@ struct Walker<'a> {
     /// The command being walked is a later stage of a pipeline: its stdin is a pipe
     /// (`… | rg foo` searches that, not the working directory).
     piped_in: bool,
+    /// Some part writes a file (an edit, a redirect into the workspace).
+    wrote: Cell<bool>,
+    /// A walked tree made a recursive read read-only.
+    tree_used: Cell<bool>,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.
@@ -1425,6 +1447,9 @@ impl<'a> Walker<'a> {
         if paths::is_secret(t) {
             return Some(true);
         }
+        if self.env.facts.is_some() || self.env.needs.is_some() {
+            return self.path_secret_real(t, tilde);
+        }
         if t.starts_with('/') || (tilde && (t == "~" || t.starts_with("~/"))) {
             return Some(paths::is_secret(&resolve(t, "/", self.env.home)));
         }
@@ -1443,11 +1468,101 @@ impl<'a> Walker<'a> {
         )
     }
 
+    /// [`Walker::path_secret`] with a file system's facts: each path is judged as
+    /// written and as the file it really names through symbolic links (a loop asks),
+    /// and noted as a need.
+    fn path_secret_real(&self, t: &str, tilde: bool) -> Option<bool> {
+        let absolute = t.starts_with('/') || (tilde && (t == "~" || t.starts_with("~/")));
+        let dirs: Vec<&str> = if absolute {
+            vec!["/"]
+        } else {
+            std::iter::once(self.cwd.as_deref()?)
+                .chain(self.cwd_alts.iter().map(String::as_str))
+                .collect()
+        };
+        Some(dirs.into_iter().any(|d| {
+            let joined = paths::join(t, d, self.env.home);
+            paths::is_secret(&paths::normalize(&joined)) || self.real_secret(&joined)
+        }))
+    }
+
+    /// Is the file absolute path `joined` really names (through the facts' links) a
+    /// secret, or unknowable (links that loop)? Notes the path as a need.
+    fn real_secret(&self, joined: &str) -> bool {
+        self.note_path(joined);
+        match self.env.facts.map(|f| f.resolve(joined)) {
+            None => false,
+            Some(Some(real)) => paths::is_secret(&real),
+            Some(None) => true,
+        }
+    }
+
+    fn note_path(&self, abs: &str) {
+        if let Some(needs) = self.env.needs {
+            needs.borrow_mut().paths.insert(abs.to_string());
+        }
+    }
+
+    /// May a recursive read of `roots` (static words; none: the working directory)
+    /// open a secret file? Not when the host walked every tree (as the program walks
+    /// it: `hidden` files too, `ignore` files honoured) and found none. Notes the trees
+    /// as needs. Run-time names, globs and `..` always may.
+    fn tree_may_hold_secret(&self, roots: &[&Word], hidden: bool, ignore: bool) -> bool {
+        let mut trees: Vec<crate::facts::Tree> = Vec::new();
+        let cwds = || {
+            self.cwd
+                .as_deref()
+                .map(|c| std::iter::once(c).chain(self.cwd_alts.iter().map(String::as_str)))
+        };
+        if roots.is_empty() {
+            let Some(dirs) = cwds() else { return true };
+            trees.extend(dirs.map(|d| crate::facts::Tree {
+                root: d.to_string(),
+                hidden,
+                ignore,
+            }));
+        }
+        for r in roots {
+            let t = r.text.as_str();
+            if r.dynamic || r.glob || r.braces.is_some() || t.split('/').any(|c| c == "..") {
+                return true;
+            }
+            let absolute = t.starts_with('/') || (r.tilde && (t == "~" || t.starts_with("~/")));
+            if absolute {
+                trees.push(crate::facts::Tree {
+                    root: resolve(t, "/", self.env.home),
+                    hidden,
+                    ignore,
+                });
+                continue;
+            }
+            let Some(dirs) = cwds() else { return true };
+            trees.extend(dirs.map(|d| crate::facts::Tree {
+                root: resolve(t, d, self.env.home),
+                hidden,
+                ignore,
+            }));
+        }
+        if let Some(needs) = self.env.needs {
+            needs.borrow_mut().trees.extend(trees.iter().cloned());
+        }
+        let clean = self.env.trees
+            && self
+                .env
+                .facts
+                .is_some_and(|f| trees.iter().all(|t| f.tree_is_clean(t) == Some(true)));
+        if clean {
+            self.tree_used.set(true);
+        }
+        !clean
+    }
+
     /// The verdict for writing the file word `w` names (a redirect target, an operand
     /// of `touch`, `mkdir`, `tee`): the edit verdict of every path it may be from every
     /// directory bash may be in, the strictest. A name known only at run time, a glob
     /// and a path through `..` (a symlinked directory takes `..` anywhere) ask.
     fn edit_target(&self, w: &Word) -> (Tier, &'static str, String) {
+        self.wrote.set(true);
         let t = w.text.as_str();
         if w.dynamic {
             return (
@@ -1495,6 +1610,7 @@ impl<'a> Walker<'a> {
         let mut out: Option<(Tier, &'static str, String)> = None;
         for d in dirs {
             let abs = resolve(t, d, self.env.home);
+            self.note_path(&abs);
             // Through a symbolic link the host found, the file written is its target
             // too: both are judged (a loop is a path nothing can rely on).
             let real = match self.env.facts.map(|f| f.resolve(&abs)) {
@@ -4326,6 +4442,23 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
     }
     let mut pattern_given = false;
     let mut opens_operands = false;
+    // What a recursive option walks: the file operands (none: the working directory).
+    let roots: &[&Word] = match p.operands {
+        programs::Operands::PatternThenFiles
+            if !scan
+                .options
+                .iter()
+                .any(|f| matches!(p.effect(f), Some(Effect::Pattern | Effect::PatternFile))) =>
+        {
+            scan.operands.get(1..).unwrap_or(&[])
+        }
+        _ => &scan.operands,
+    };
+    // `-R` follows every link below its roots: no walk can vouch for that.
+    let walked = |f: &programs::Found| {
+        let follows = f.option.is("-R") || f.option.is("--dereference-recursive");
+        !follows && !w.tree_may_hold_secret(roots, true, false)
+    };
     for f in &scan.options {
         let effect = p.effect(f);
         pattern_given |= matches!(effect, Some(Effect::Pattern | Effect::PatternFile));
@@ -4371,6 +4504,7 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
                     }
                 }
             }
+            Some(Effect::Recursive) if walked(f) => {}
             Some(Effect::Recursive) => {
                 return ReadOnly::Flag(
                     "builtin.shell.recursive-read",
@@ -4395,7 +4529,8 @@ fn table_readonly<'w>(p: &programs::Program, args: &[&'w Word], w: &Walker) -> R
                 if f
                     .value
                     .as_ref()
-                    .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(*v)) =>
+                    .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(*v))
+                    && !walked(f) =>
             {
                 return ReadOnly::Flag(
                     "builtin.shell.recursive-read",
@@ -4680,8 +4815,28 @@ fn recursive_read(name: &str, args: &[&Word], w: &Walker, prog: Span) -> Option<
                 return None;
             }
             // A named path may be a directory: rg searches everything under it.
-            let first_path = o.operands.get(usize::from(!pattern_given));
-            Some(first_path.map_or(prog, |a| a.span))
+            let roots = &o.operands[usize::from(!pattern_given).min(o.operands.len())..];
+            let span = roots.first().map_or(prog, |a| a.span);
+            // `-L` follows links anywhere: no walk can vouch for that.
+            if o.has_short('L').is_some() || o.has_long("follow").is_some() {
+                return Some(span);
+            }
+            // What rg skips by default: hidden files, and what ignore files exclude. A
+            // glob or a type may bring back what is ignored; `-u` lifts the rules.
+            let given = |names: &[&str]| {
+                o.longs.iter().any(|(n, _)| {
+                    !n.is_empty() && names.iter().any(|f| f.starts_with(n) || n.starts_with(f))
+                })
+            };
+            let widened = o.has_short('u').is_some()
+                || o.has_short('g').is_some()
+                || o.has_short('t').is_some()
+                || given(&["unrestricted", "glob", "iglob", "type", "no-ignore"]);
+            let hidden = widened || o.has_short('.').is_some() || given(&["hidden"]);
+            if w.tree_may_hold_secret(roots, hidden, !widened) {
+                return Some(span);
+            }
+            None
         }
         _ => None,
     }

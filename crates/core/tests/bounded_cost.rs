@@ -52,6 +52,8 @@ fn env() -> Env<'static> {
         default: Tier::Ask,
         edits: Tier::Auto,
         facts: None,
+        needs: None,
+        trees: false,
         want_norm: true,
     }
 }

@@ -825,3 +825,138 @@ fn writes_through_symbolic_links() {
         );
     }
 }
+
+/// With facts a read through a symbolic link is judged as its target (`..` after a
+/// link leaves the link's target, as the kernel takes it); without them it is lexical.
+#[test]
+fn reads_through_symbolic_links() {
+    use toolgate_core::facts::FsFacts;
+    let p = Policy::defaults("/w", "/h");
+    let facts = FsFacts::new()
+        .with_link("/w/notes.txt", "/h/.ssh/id_rsa")
+        .with_link("/w/keys", "/h/.ssh/sub")
+        .with_link("/w/cfg", "../etc/app")
+        .with_link("/w/readme", "README.md")
+        .with_link("/w/loop", "/w/loop");
+    let none = SessionRules::default();
+    let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
+    for (c, lexical, with_facts) in [
+        (sh("cat notes.txt"), Tier::Auto, Tier::Ask),
+        (sh("head -5 < notes.txt"), Tier::Auto, Tier::Ask),
+        (sh("grep x src/a.py notes.txt"), Tier::Auto, Tier::Ask),
+        (sh("cd keys && cat config"), Tier::Auto, Tier::Ask),
+        (sh("cat keys/../config"), Tier::Auto, Tier::Ask),
+        (sh("cat loop/x"), Tier::Auto, Tier::Ask),
+        (sh("sed -n 1p notes.txt"), Tier::Auto, Tier::Ask),
+        (sh("cp notes.txt b.txt"), Tier::Auto, Tier::Ask),
+        (sh("cat readme cfg/app.toml"), Tier::Auto, Tier::Auto),
+        (sh("cat src/../README.md"), Tier::Auto, Tier::Auto),
+        (
+            call("read", json!({"path": "notes.txt"})),
+            Tier::Auto,
+            Tier::Ask,
+        ),
+        (
+            call("read", json!({"path": "cfg/x"})),
+            Tier::Auto,
+            Tier::Ask,
+        ),
+        (
+            call("read", json!({"path": "readme"})),
+            Tier::Auto,
+            Tier::Auto,
+        ),
+    ] {
+        let a = p.classify(&c);
+        let b = p.classify_with_facts(&c, &none, &facts);
+        assert_eq!(
+            (a.tier, b.tier),
+            (lexical, with_facts),
+            "{c:?}: {} / {}",
+            a.reason,
+            b.reason
+        );
+    }
+}
+
+/// A recursive read is read-only when the host walked its trees (as the program
+/// walks them) and found no secret file; a tree not walked, one with a secret or a
+/// link to one, `-R`/`-L`, and a command that also writes a file ask.
+#[test]
+fn recursive_reads_with_walked_trees() {
+    use toolgate_core::facts::{FsFacts, Tree};
+    let p = Policy::defaults("/w", "/h");
+    let none = SessionRules::default();
+    let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
+    let tree = |root: &str, hidden: bool, ignore: bool| Tree {
+        root: root.to_string(),
+        hidden,
+        ignore,
+    };
+    let facts = FsFacts::new()
+        .with_tree(tree("/w", true, false), ["/w/a.py", "/w/src/b.py"])
+        .with_tree(tree("/w", false, true), ["/w/a.py"])
+        .with_tree(tree("/w", true, true), ["/w/a.py"])
+        .with_tree(tree("/w/src", true, false), ["/w/src/b.py"])
+        .with_tree(tree("/w/conf", true, false), ["/w/conf/.env"]);
+    for (cmd, lexical, with_facts) in [
+        ("grep -r TODO .", Tier::Ask, Tier::Auto),
+        ("grep -rn TODO", Tier::Ask, Tier::Auto),
+        ("grep -rn -e TODO src", Tier::Ask, Tier::Auto),
+        ("grep -d recurse TODO src", Tier::Ask, Tier::Auto),
+        ("rg TODO", Tier::Ask, Tier::Auto),
+        ("rg -n TODO .", Tier::Ask, Tier::Auto),
+        ("rg --hidden TODO", Tier::Ask, Tier::Auto),
+        ("rg -uu TODO", Tier::Ask, Tier::Auto),
+        ("grep -r TODO conf", Tier::Ask, Tier::Ask),
+        ("grep -r TODO tests", Tier::Ask, Tier::Ask),
+        ("grep -R TODO src", Tier::Ask, Tier::Ask),
+        ("rg -L TODO", Tier::Ask, Tier::Ask),
+        ("rg TODO src/../conf", Tier::Ask, Tier::Ask),
+        ("grep -r TODO $D", Tier::Ask, Tier::Ask),
+        ("grep -r TODO . > out.txt", Tier::Ask, Tier::Ask),
+        (": > .gitignore && rg TODO", Tier::Ask, Tier::Ask),
+        ("rg TODO | tee .ignore", Tier::Ask, Tier::Ask),
+        ("grep -r TODO .env", Tier::Ask, Tier::Ask),
+    ] {
+        let a = p.classify(&sh(cmd));
+        let b = p.classify_with_facts(&sh(cmd), &none, &facts);
+        assert_eq!(
+            (a.tier, b.tier),
+            (lexical, with_facts),
+            "{cmd}: {} / {}",
+            a.reason,
+            b.reason
+        );
+    }
+    // A link under the root to a secret: grep -r does not follow it, but it asks.
+    let linked = FsFacts::new()
+        .with_link("/w/docs/k.txt", "/h/.ssh/id_rsa")
+        .with_tree(tree("/w/docs", true, false), ["/w/docs/a.md"]);
+    let v = p.classify_with_facts(&sh("grep -r TODO docs"), &none, &linked);
+    assert_eq!(v.tier, Tier::Ask, "{}", v.reason);
+}
+
+/// What a verdict depends on: the paths judged and the trees walked, as the host must
+/// look them up.
+#[test]
+fn needs_list_paths_and_trees() {
+    use toolgate_core::facts::Tree;
+    let p = Policy::defaults("/w", "/h");
+    let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
+    let n = p.fs_needs(&sh("cat a.txt keys/../config > out.md; rg -. x src"));
+    assert!(n.paths.contains("/w/a.txt"), "{n:?}");
+    assert!(n.paths.contains("/w/keys/../config"), "{n:?}");
+    assert!(n.paths.contains("/w/out.md"), "{n:?}");
+    assert!(n.trees.contains(&Tree {
+        root: "/w/src".into(),
+        hidden: true,
+        ignore: true
+    }));
+    let n = p.fs_needs(&sh("cd sub || true; grep -r x"));
+    let roots: Vec<&str> = n.trees.iter().map(|t| t.root.as_str()).collect();
+    assert_eq!(roots, ["/w", "/w/sub"]);
+    let n = p.fs_needs(&call("edit", json!({"path": "src/../a.md"})));
+    assert!(n.paths.contains("/w/src/../a.md"), "{n:?}");
+    assert!(p.fs_needs(&sh("echo hi")).is_empty());
+}

@@ -21,6 +21,8 @@ pub fn shell(cmd: &str) {
         default: Tier::Ask,
         edits: Tier::Auto,
         facts: None,
+        needs: None,
+        trees: false,
         want_norm: true,
     };
     let mut budget = Budget::for_input(cmd.len());

@@ -1,0 +1,292 @@
+//! `--fs`: classify with what this machine's file system says. The core lists what a
+//! verdict depends on ([`Policy::fs_needs`]); this module looks it up — every symbolic
+//! link along each path, and each tree a recursive read opens, walked as ripgrep walks
+//! it (the `ignore` crate is ripgrep's own walker) — and classifies again with the
+//! facts ([`Policy::classify_with_facts`]).
+//!
+//! What cannot be looked up is left out, and the core then asks: a tree with more than
+//! [`MAX_TREE_ENTRIES`] entries, or one whose walk hits an error.
+
+use toolgate_core::facts::{FsFacts, FsNeeds, Tree};
+use toolgate_core::{paths, Policy, SessionRules, ToolCall, Verdict};
+
+/// Entries one tree walk may visit; a larger tree is not vouched for (its reads ask).
+pub const MAX_TREE_ENTRIES: usize = 200_000;
+
+/// How many links one path may pass through before the kernel gives up (`ELOOP`).
+const MAX_HOPS: usize = 40;
+
+/// Classifies `call`, with file-system facts when `fs` is set.
+pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
+    if !fs {
+        return policy.classify(call);
+    }
+    let facts = gather(&policy.fs_needs(call));
+    policy.classify_with_facts(call, &SessionRules::default(), &facts)
+}
+
+/// [`classify`] for a raw JSON object `{"tool":…,"args":…}`; anything malformed is
+/// classified as the core classifies it (`ask`).
+pub fn classify_value(policy: &Policy, value: &serde_json::Value, fs: bool) -> Verdict {
+    let tool = value.get("tool").and_then(serde_json::Value::as_str);
+    match tool {
+        Some(tool) if fs => {
+            let args = value
+                .get("args")
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            classify(policy, &ToolCall::new(tool, args), true)
+        }
+        _ => policy.classify_value(value),
+    }
+}
+
+/// Looks up `needs` on this machine's file system.
+pub fn gather(needs: &FsNeeds) -> FsFacts {
+    let mut facts = FsFacts::new();
+    for p in &needs.paths {
+        follow(p, &mut facts);
+    }
+    for tree in &needs.trees {
+        walk(tree, &mut facts);
+    }
+    facts
+}
+
+/// Walks `abs` component by component as the kernel does, recording every symbolic
+/// link met (and following it); returns the path it really names, `None` past
+/// [`MAX_HOPS`] links.
+fn follow(abs: &str, facts: &mut FsFacts) -> Option<String> {
+    let mut todo: Vec<String> = components(abs);
+    let mut real: Vec<String> = Vec::new();
+    let mut hops = 0;
+    while let Some(seg) = todo.pop() {
+        match seg.as_str() {
+            "." => continue,
+            ".." => {
+                real.pop();
+                continue;
+            }
+            _ => real.push(seg),
+        }
+        let here = format!("/{}", real.join("/"));
+        match std::fs::symlink_metadata(&here) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let Ok(target) = std::fs::read_link(&here) else {
+                    return None;
+                };
+                // A target that is not UTF-8 cannot be judged: the core sees a link
+                // into a directory no rule trusts.
+                let target = target
+                    .to_str()
+                    .map_or_else(|| "/\u{fffd}".to_string(), str::to_string);
+                facts.add_link(&here, &target);
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return None;
+                }
+                real.pop();
+                if target.starts_with('/') {
+                    real.clear();
+                }
+                todo.extend(components(&target));
+            }
+            Ok(_) => {}
+            // Nothing there (or not a directory): no link further along either.
+            Err(_) => {
+                real.extend(todo.drain(..).rev());
+                break;
+            }
+        }
+    }
+    Some(paths::normalize(&format!("/{}", real.join("/"))))
+}
+
+/// The components of `path`, the first one last (a stack).
+fn components(path: &str) -> Vec<String> {
+    path.split('/')
+        .rev()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Walks `tree` as the reading program would and records it: its secret files and
+/// every symbolic link under it. Nothing is recorded when the walk fails or is too
+/// large.
+fn walk(tree: &Tree, facts: &mut FsFacts) {
+    let Some(root) = follow(&tree.root, facts) else {
+        return;
+    };
+    let mut builder = ignore::WalkBuilder::new(&root);
+    builder
+        .follow_links(false)
+        .hidden(!tree.hidden)
+        .parents(tree.ignore)
+        .ignore(tree.ignore)
+        .git_ignore(tree.ignore)
+        .git_global(tree.ignore)
+        .git_exclude(tree.ignore)
+        .require_git(true);
+    if tree.ignore {
+        builder.add_custom_ignore_filename(".rgignore");
+    }
+    let mut secrets: Vec<String> = Vec::new();
+    let mut links: Vec<(String, String)> = Vec::new();
+    for (n, entry) in builder.build().enumerate() {
+        if n >= MAX_TREE_ENTRIES {
+            return;
+        }
+        let Ok(entry) = entry else {
+            return;
+        };
+        let Some(path) = entry.path().to_str() else {
+            return; // a name that is not UTF-8 cannot be judged
+        };
+        if entry.path_is_symlink() {
+            let Ok(target) = std::fs::read_link(entry.path()) else {
+                return;
+            };
+            let Some(target) = target.to_str() else {
+                return;
+            };
+            links.push((path.to_string(), target.to_string()));
+        }
+        if paths::is_secret(path) {
+            secrets.push(path.to_string());
+        }
+    }
+    for (link, target) in &links {
+        facts.add_link(link, target);
+    }
+    facts.add_tree(tree.clone(), secrets);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use toolgate_core::Tier;
+
+    /// A temporary workspace with planted links and secret files; removed on drop.
+    struct Sandbox {
+        dir: std::path::PathBuf,
+    }
+
+    impl Sandbox {
+        fn new(name: &str) -> Sandbox {
+            let dir =
+                std::env::temp_dir().join(format!("toolgate-fs-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            assert!(std::fs::create_dir_all(dir.join("ws/src")).is_ok());
+            assert!(std::fs::create_dir_all(dir.join("home/.ssh")).is_ok());
+            Sandbox { dir }
+        }
+        fn ws(&self) -> String {
+            self.dir.join("ws").to_string_lossy().into_owned()
+        }
+        fn home(&self) -> String {
+            self.dir.join("home").to_string_lossy().into_owned()
+        }
+        fn file(&self, rel: &str, text: &str) {
+            let p = self.dir.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).ok();
+            }
+            assert!(std::fs::write(&p, text).is_ok(), "{rel}");
+        }
+        fn link(&self, rel: &str, target: &str) {
+            assert!(
+                std::os::unix::fs::symlink(target, self.dir.join(rel)).is_ok(),
+                "{rel}"
+            );
+        }
+        fn policy(&self) -> Policy {
+            Policy::defaults(&self.ws(), &self.home())
+        }
+    }
+
+    impl Drop for Sandbox {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    fn sh(cmd: &str) -> ToolCall {
+        ToolCall::new("bash", json!({ "command": cmd }))
+    }
+
+    #[test]
+    fn links_planted_in_the_workspace_are_followed() {
+        let s = Sandbox::new("links");
+        s.file("home/.ssh/id_rsa", "KEY");
+        s.file("home/.bashrc", "");
+        s.file("ws/README.md", "hi");
+        s.link("ws/notes.txt", &format!("{}/.ssh/id_rsa", s.home()));
+        s.link("ws/out.txt", "../home/.bashrc");
+        s.link("ws/readme", "README.md");
+        s.link("ws/loop", "loop");
+        s.link("ws/keys", &format!("{}/.ssh", s.home()));
+        s.file("home/.ssh/sub/x", "");
+        s.link("ws/deep", &format!("{}/.ssh/sub", s.home()));
+        let p = s.policy();
+        for (cmd, lexical, real) in [
+            ("cat notes.txt", Tier::Auto, Tier::Ask),
+            ("echo x > out.txt", Tier::Auto, Tier::Ask),
+            // `..` after a link leaves its target: this is `~/.ssh/config`.
+            ("cat deep/../config", Tier::Auto, Tier::Ask),
+            ("cat keys/config", Tier::Auto, Tier::Ask),
+            ("cat loop", Tier::Auto, Tier::Ask),
+            ("cat readme src/none.txt", Tier::Auto, Tier::Auto),
+            ("echo x > src/new.txt", Tier::Auto, Tier::Auto),
+        ] {
+            let a = classify(&p, &sh(cmd), false);
+            let b = classify(&p, &sh(cmd), true);
+            assert_eq!((a.tier, b.tier), (lexical, real), "{cmd}: {}", b.reason);
+        }
+        let read = ToolCall::new("read", json!({ "path": "notes.txt" }));
+        assert_eq!(classify(&p, &read, true).tier, Tier::Ask);
+        let write = ToolCall::new("write", json!({ "path": "out.txt", "content": "" }));
+        assert_eq!(classify(&p, &write, true).tier, Tier::Ask);
+    }
+
+    #[test]
+    fn recursive_reads_are_auto_only_without_secrets_in_reach() {
+        let s = Sandbox::new("trees");
+        s.file("ws/src/a.py", "TODO");
+        s.file("ws/docs/b.md", "TODO");
+        s.file("ws/conf/.env", "SECRET=1");
+        s.file("ws/build/server.key", "KEY");
+        s.file("ws/.gitignore", "build/\n");
+        assert!(std::fs::create_dir_all(format!("{}/.git", s.ws())).is_ok());
+        s.file("ws/keys/x.txt", "");
+        s.link("ws/keys/id", &format!("{}/.ssh/id_rsa", s.home()));
+        let p = s.policy();
+        for (cmd, tier) in [
+            ("grep -rn TODO src docs", Tier::Auto),
+            ("rg TODO src", Tier::Auto),
+            // A link to a key under the root: rg does not follow it, yet it asks.
+            ("rg TODO", Tier::Ask),
+            ("rg -uu TODO", Tier::Ask),
+            ("rg --hidden TODO", Tier::Ask),
+            ("rg --no-ignore TODO", Tier::Ask),
+            ("grep -r TODO .", Tier::Ask),
+            ("grep -r TODO conf", Tier::Ask),
+            ("grep -r TODO keys", Tier::Ask),
+            ("grep -r TODO missing", Tier::Ask),
+            ("grep -r TODO src > out.txt", Tier::Ask),
+        ] {
+            let v = classify(&p, &sh(cmd), true);
+            assert_eq!(v.tier, tier, "{cmd}: {}", v.reason);
+        }
+        // Without facts every one of them asks.
+        assert_eq!(classify(&p, &sh("rg TODO src"), false).tier, Tier::Ask);
+        // rg skips the hidden `conf/.env` and the ignored `build/`; grep -r does not.
+        assert!(std::fs::remove_file(format!("{}/keys/id", s.ws())).is_ok());
+        assert_eq!(classify(&p, &sh("rg -n TODO"), true).tier, Tier::Auto);
+        assert_eq!(classify(&p, &sh("grep -rn TODO"), true).tier, Tier::Ask);
+        assert!(std::fs::remove_file(format!("{}/build/server.key", s.ws())).is_ok());
+        assert!(std::fs::remove_file(format!("{}/conf/.env", s.ws())).is_ok());
+        assert_eq!(classify(&p, &sh("grep -rn TODO"), true).tier, Tier::Auto);
+    }
+}
