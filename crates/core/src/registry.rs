@@ -924,6 +924,16 @@ impl Registry {
         policy.classify_with(call, &self.rules)
     }
 
+    /// [`Registry::classify`] with what a host found on its file system.
+    pub fn classify_with_facts(
+        &self,
+        policy: &Policy,
+        call: &ToolCall,
+        facts: &crate::facts::FsFacts,
+    ) -> Verdict {
+        policy.classify_with_facts(call, &self.rules, facts)
+    }
+
     /// Pending approvals plus pending questions (slots not included).
     pub fn size(&self) -> usize {
         self.entries.len()

@@ -359,13 +359,23 @@ impl Gate {
         call: ToolCall,
         tool_call_id: Option<String>,
     ) -> Result<CheckFuture, GateError> {
+        self.check_call_with_facts(call, tool_call_id, &toolgate_core::facts::FsFacts::new())
+    }
+
+    /// [`Gate::check_call`] classifying with what the host found on its file system.
+    pub fn check_call_with_facts(
+        &self,
+        call: ToolCall,
+        tool_call_id: Option<String>,
+        facts: &toolgate_core::facts::FsFacts,
+    ) -> Result<CheckFuture, GateError> {
         let inner = &self.inner;
         inner.with(|st| {
             if st.disposed {
                 return Err(GateError::Disposed);
             }
             let now = now_ms();
-            let verdict = st.registry.classify(&inner.policy, &call);
+            let verdict = st.registry.classify_with_facts(&inner.policy, &call, facts);
             let (tx, rx) = oneshot::channel();
             let mut fut = CheckFuture {
                 id: None,
@@ -574,10 +584,16 @@ impl Gate {
     #[wasm_bindgen(unchecked_return_type = "Promise<CheckOutcome>")]
     pub fn check(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CheckCall")] call: JsValue,
     ) -> js_sys::Promise {
-        let fut = from_js::<CheckJs>(call, "check({tool, args, toolCallId})")
-            .and_then(|c| self.check_call(ToolCall::new(c.tool, c.args), c.tool_call_id));
+        let fut =
+            from_js::<CheckJs>(call, "check({tool, args, toolCallId, facts})").and_then(|c| {
+                let facts = c
+                    .facts
+                    .map(crate::js::FactsJs::into_core)
+                    .unwrap_or_default();
+                self.check_call_with_facts(ToolCall::new(c.tool, c.args), c.tool_call_id, &facts)
+            });
         match fut {
             Ok(fut) => wasm_bindgen_futures::future_to_promise(async move {
                 to_js(&fut.await).map_err(into_error)

@@ -81,6 +81,9 @@ pub(crate) struct CheckJs {
     pub args: serde_json::Value,
     #[serde(default)]
     pub tool_call_id: Option<String>,
+    /// What the host found on its file system for this call (`Policy.fsNeeds`).
+    #[serde(default)]
+    pub facts: Option<FactsJs>,
 }
 
 /// `gate.respond(id, ...)` input.
@@ -109,6 +112,44 @@ pub(crate) struct GateOptionsJs {
     pub locks: Option<bool>,
 }
 
+/// What a host with a file system found (`FsFacts` in TypeScript): symbolic links, as
+/// `{link: target}`, and walked trees with every file the program would open.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FactsJs {
+    #[serde(default)]
+    pub links: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub trees: Vec<TreeFactsJs>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TreeFactsJs {
+    pub root: String,
+    pub hidden: bool,
+    pub ignore: bool,
+    pub files: Vec<String>,
+}
+
+impl FactsJs {
+    pub(crate) fn into_core(self) -> toolgate_core::facts::FsFacts {
+        let mut f = toolgate_core::facts::FsFacts::new();
+        for (link, target) in &self.links {
+            f.add_link(link, target);
+        }
+        for t in self.trees {
+            let tree = toolgate_core::facts::Tree {
+                root: t.root,
+                hidden: t.hidden,
+                ignore: t.ignore,
+            };
+            f.add_tree(tree, t.files);
+        }
+        f
+    }
+}
+
 /// `Policy.defaults(...)` options.
 #[derive(serde::Deserialize)]
 pub(crate) struct DefaultsJs {
@@ -129,12 +170,46 @@ export interface ToolCall {
   toolCallId?: string;
 }
 
+/** A call for `Gate.check`: with `facts`, it is classified as `Policy.classifyWithFacts` does. */
+export interface CheckCall extends ToolCall {
+  facts?: FsFacts;
+}
+
 export interface VerdictPart {
   tier: Tier;
   text: string;
   rule: string;
   reason: string;
   span?: [number, number];
+}
+
+/**
+ * What a verdict depends on in the file system (`Policy.fsNeeds`): the absolute paths
+ * it reads or writes (with `..` kept: the kernel takes it after a link), and the
+ * trees its recursive reads walk.
+ */
+export interface FsNeeds {
+  paths: string[];
+  trees: FsTree[];
+}
+
+/** A tree a recursive read walks: `hidden` files are read; `ignore` files honoured. */
+export interface FsTree {
+  root: string;
+  hidden: boolean;
+  ignore: boolean;
+}
+
+/**
+ * What a host with a file system found for an `FsNeeds`: every symbolic link along
+ * each path and under each walked tree (`{"/w/out.txt": "/home/u/.bashrc"}`, the target
+ * as `readlink` prints it), and for each walked tree every file the program would
+ * open (listing more is safe, fewer is not). Without facts, paths are judged as
+ * written and recursive reads ask.
+ */
+export interface FsFacts {
+  links?: Record<string, string>;
+  trees?: (FsTree & { files: string[] })[];
 }
 
 /** The classifier's answer. */

@@ -1,7 +1,7 @@
 //! `Policy`: the classifier, compiled once.
 
 use crate::error::into_error;
-use crate::js::{from_js, to_js, DefaultsJs};
+use crate::js::{from_js, to_js, DefaultsJs, FactsJs};
 use std::rc::Rc;
 use toolgate_core as tg;
 use wasm_bindgen::prelude::*;
@@ -24,6 +24,21 @@ impl Policy {
     }
     pub(crate) fn shared(&self) -> Rc<tg::Policy> {
         self.inner.clone()
+    }
+}
+
+/// `{tool, args}` as a call; anything else back as the value `classify` judges (`ask`).
+fn call_of(call: JsValue) -> Result<tg::ToolCall, serde_json::Value> {
+    let value: serde_json::Value = from_js(call, "call").unwrap_or(serde_json::Value::Null);
+    match value.get("tool").and_then(serde_json::Value::as_str) {
+        Some(tool) => Ok(tg::ToolCall::new(
+            tool,
+            value
+                .get("args")
+                .cloned()
+                .unwrap_or(serde_json::Value::Null),
+        )),
+        None => Err(value),
     }
 }
 
@@ -58,6 +73,42 @@ impl Policy {
         let value: serde_json::Value =
             from_js(call, "classify(call)").unwrap_or(serde_json::Value::Null);
         to_js(&self.inner.classify_value(&value)).map_err(into_error)
+    }
+
+    /// What the verdict for `{tool, args}` depends on in the file system: the paths
+    /// and trees a host with one looks up for `classifyWithFacts` (or `Gate.check`'s
+    /// `facts`). A malformed call needs nothing.
+    #[wasm_bindgen(js_name = fsNeeds, unchecked_return_type = "FsNeeds")]
+    pub fn fs_needs(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let needs = match call_of(call) {
+            Ok(c) => self.inner.fs_needs(&c),
+            Err(_) => tg::facts::FsNeeds::default(),
+        };
+        to_js(&needs).map_err(into_error)
+    }
+
+    /// `classify` with what the host found on its file system: a path through a
+    /// symbolic link is judged as the file it names, and a recursive read whose walked
+    /// trees hold no secret file is read-only. Throws on malformed facts.
+    #[wasm_bindgen(js_name = classifyWithFacts, unchecked_return_type = "Verdict")]
+    pub fn classify_with_facts(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "FsFacts")] facts: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let facts: FactsJs =
+            from_js(facts, "classifyWithFacts(call, facts)").map_err(into_error)?;
+        let facts = facts.into_core();
+        let verdict = match call_of(call) {
+            Ok(c) => self
+                .inner
+                .classify_with_facts(&c, &tg::SessionRules::default(), &facts),
+            Err(value) => self.inner.classify_value(&value),
+        };
+        to_js(&verdict).map_err(into_error)
     }
 
     /// The always-allow scopes a prompt may offer for this call, narrowest first.

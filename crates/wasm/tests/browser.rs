@@ -284,3 +284,55 @@ async fn rust_side_api() {
     drop(sub);
     assert_eq!(g.listener_count(), 0);
 }
+
+/// File-system facts through the JS API: `fsNeeds` lists what to look up,
+/// `classifyWithFacts` and `check({…, facts})` judge a path through a link as its
+/// target and a walked recursive read as read-only; malformed facts throw.
+#[wasm_bindgen_test]
+async fn file_system_facts_through_the_js_api() {
+    let p = policy();
+    let needs = p
+        .fs_needs(js(
+            r#"{"tool":"bash","args":{"command":"cat notes.txt; rg x src"}}"#,
+        ))
+        .unwrap();
+    let paths: Vec<String> = Array::from(&get(&needs, "paths"))
+        .iter()
+        .map(|v| v.as_string().unwrap())
+        .collect();
+    assert_eq!(paths, ["/w/notes.txt"]);
+    let trees = Array::from(&get(&needs, "trees"));
+    assert_eq!(s(&trees.get(0), "root"), "/w/src");
+    assert_eq!(get(&trees.get(0), "ignore").as_bool(), Some(true));
+
+    let cat = r#"{"tool":"bash","args":{"command":"cat notes.txt"}}"#;
+    let link = js(r#"{"links":{"/w/notes.txt":"/home/u/.ssh/id_rsa"}}"#);
+    assert_eq!(s(&p.classify(js(cat)).unwrap(), "tier"), "auto");
+    assert_eq!(
+        s(&p.classify_with_facts(js(cat), link).unwrap(), "tier"),
+        "ask"
+    );
+    let rg = r#"{"tool":"bash","args":{"command":"rg x src"}}"#;
+    let walked =
+        js(r#"{"trees":[{"root":"/w/src","hidden":false,"ignore":true,"files":["/w/src/a.py"]}]}"#);
+    assert_eq!(s(&p.classify(js(rg)).unwrap(), "tier"), "ask");
+    assert_eq!(
+        s(&p.classify_with_facts(js(rg), walked).unwrap(), "tier"),
+        "auto"
+    );
+    let e = p
+        .classify_with_facts(js(cat), js(r#"{"links":[1],"bogus":true}"#))
+        .unwrap_err();
+    assert_eq!(s(&e, "code"), "bad_input", "{e:?}");
+
+    // Gate.check: the same call is held only when its facts say so.
+    let g = gate(60_000);
+    let plain = JsFuture::from(g.check(js(cat)));
+    assert_eq!(s(&plain.await.unwrap(), "outcome"), "approved");
+    let held = g.check(js(
+        r#"{"tool":"bash","args":{"command":"cat notes.txt"},"facts":{"links":{"/w/notes.txt":"/home/u/.ssh/id_rsa"}}}"#,
+    ));
+    assert_eq!(g.size(), 1);
+    g.dispose();
+    let _ = JsFuture::from(held).await;
+}

@@ -7,6 +7,9 @@ import init, {
   type PendingRequest,
   type QuestionOutcome,
   type Verdict,
+  type FsFacts,
+  type FsNeeds,
+  type FsTree,
   type ToolgateError,
   type CleanupCounts,
   type Parked,
@@ -26,6 +29,16 @@ export async function demo(policyText: string): Promise<void> {
   const scopes: string[] = policy.scopes({ tool: "bash", args: { command: "git push origin main" } });
   console.log(verdict.tier, verdict.reason, verdict.span?.[0], scopes.length);
 
+  // A host with a file system looks up what a verdict depends on.
+  const call = { tool: "bash", args: { command: "rg TODO src" } };
+  const needs: FsNeeds = policy.fsNeeds(call);
+  const facts: FsFacts = {
+    links: {},
+    trees: needs.trees.map((t: FsTree) => ({ ...t, files: [`${t.root}/a.py`] })),
+  };
+  const checked: Verdict = policy.classifyWithFacts(call, facts);
+  console.log(needs.paths.length, checked.tier);
+
   const gate = new Gate(policy, { sessionId: "s-1", timeoutMs: 120_000 });
   const off: () => void = gate.onChange(() => {
     const pending: PendingRequest[] = gate.pending();
@@ -33,6 +46,8 @@ export async function demo(policyText: string): Promise<void> {
   });
 
   const checking: Promise<CheckOutcome> = gate.check({ tool: "bash", args: { command: "make deploy" }, toolCallId: "call_1" });
+  const withFacts: Promise<CheckOutcome> = gate.check({ ...call, facts });
+  void withFacts;
   const [first] = gate.pending();
   if (first) {
     try {
