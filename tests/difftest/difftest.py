@@ -50,19 +50,38 @@ CALIBRATION = [
     ("git status && echo x >> notes.txt && git add notes.txt", set(), False),
     ("git add -A", {"opened secret"}, False),
     ("find . -maxdepth 0 -exec sh -c 'rm -rf ~' \\;", {"ran rm"}, True),
+    # Through the planted links (strace -y names the file really opened).
+    ("cat lnk/notes.txt", {"opened secret"}, False),
+    ("echo x >> lnk/out.txt", {"wrote"}, False),
+    ("cat lnk/deep/../config", {"opened secret"}, False),
+    ("cat lnk/readme", set(), False),
+    ("rg TODO proj; grep -rn TODO docs", set(), False),
+    (": > proj/.gitignore && rg TODO proj", {"opened secret"}, False),
 ]
 
 
-def classify(toolgate, commands):
+def classify(toolgate, commands, sb=None):
+    """Verdicts as written (lexical), or with `sb`, from `classify --fs` inside the
+    sandbox's root: with the links and trees of its file system."""
     lines = "".join(
         json.dumps({"tool": "bash", "args": {"command": c}}) + "\n" for _, c in commands
     )
-    out = subprocess.run(
-        [toolgate, "classify", "--workspace", WORK, "--home", HOME],
-        input=lines, capture_output=True, text=True, check=True,
-    ).stdout.splitlines()
+    if sb is not None:
+        out = sb.classify_fs(lines)
+    else:
+        out = subprocess.run(
+            [toolgate, "classify", "--workspace", WORK, "--home", HOME],
+            input=lines, capture_output=True, text=True, check=True,
+        ).stdout.splitlines()
     assert len(out) == len(commands), "one verdict per command"
     return [json.loads(v) for v in out]
+
+
+# Commands whose harm may go through a link planted in `lnk/` (a symlink family, or a
+# composition that names `lnk` or globs across the workspace): without facts toolgate
+# judges paths as written and cannot see it (documented); with facts it must.
+def lexical_blind(family, command):
+    return family.startswith("symlink") or "lnk" in command or "*/" in command
 
 
 def self_check(sb):
@@ -101,7 +120,7 @@ def main():
     os.makedirs(a.workdir)
     sb = Sandbox(os.path.abspath(a.workdir))
     try:
-        missing = sb.prepare()
+        missing = sb.prepare(a.toolgate)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"difftest: REFUSING TO RUN: cannot build the sandbox: {e}")
         return 2
@@ -127,6 +146,7 @@ def main():
 
     commands = generate.generate(a.count, a.seed)
     verdicts = classify(a.toolgate, commands)
+    with_facts = classify(a.toolgate, commands, sb)
     start = time.monotonic()
 
     def one(i):
@@ -152,21 +172,25 @@ def main():
             results[i] = r
     ran = [i for i, r in enumerate(results) if r is not None]
     tiers = collections.Counter(verdicts[i]["tier"] for i in ran)
+    fs_tiers = collections.Counter(with_facts[i]["tier"] for i in ran)
     fail_open = []
+    fs_fail_open = []
     rm_cases, rm_denied, rm_not_denied = 0, 0, []
     rm_from_files = 0
     for i in ran:
         findings, rm_root, _ = results[i]
         v = verdicts[i]
-        if v["tier"] == "auto" and findings:
+        if v["tier"] == "auto" and findings and not lexical_blind(*commands[i]):
             fail_open.append(i)
+        if with_facts[i]["tier"] == "auto" and findings:
+            fs_fail_open.append(i)
         if rm_root and ("rm" not in commands[i][1] or from_bait(i)):
             # The rm came from a file's content (the bait num.txt, run.sh, .bashrc):
             # no static reading can see it; it must not be auto (a fail-open above).
             rm_from_files += 1
         elif rm_root:
             rm_cases += 1
-            if v["tier"] == "deny":
+            if v["tier"] == "deny" and with_facts[i]["tier"] == "deny":
                 rm_denied += 1
             else:
                 rm_not_denied.append(i)
@@ -177,24 +201,30 @@ def main():
                 f.write(json.dumps({
                     "family": commands[i][0], "command": commands[i][1],
                     "tier": verdicts[i]["tier"], "rule": verdicts[i]["rule"],
+                    "tier_fs": with_facts[i]["tier"], "rule_fs": with_facts[i]["rule"],
                     "bash": findings, "rm_root": rm_root, "status": status,
                 }) + "\n")
     print(f"difftest: {len(ran)} of {len(commands)} commands run in "
           f"{time.monotonic() - start:.0f} s (seed {a.seed}); verdicts "
           + ", ".join(f"{t} {n}" for t, n in sorted(tiers.items())))
     print(f"difftest: auto checked: {tiers.get('auto', 0)}; fail-open: {len(fail_open)}")
+    print(f"difftest: with file-system facts (classify --fs in the sandbox): verdicts "
+          + ", ".join(f"{t} {n}" for t, n in sorted(fs_tiers.items()))
+          + f"; auto checked: {fs_tiers.get('auto', 0)}; fail-open: {len(fs_fail_open)}")
     print(f"difftest: bash ran rm -rf / or ~ written in the command in {rm_cases}; deny: "
           f"{rm_denied}; not deny: {len(rm_not_denied)} (and in {rm_from_files} more from a "
           f"file's content, which must only not be auto)")
     by_family = collections.defaultdict(list)
     for i in fail_open + rm_not_denied:
         by_family[commands[i][0]].append(i)
+    for i in fs_fail_open:
+        by_family[commands[i][0] + " (with facts)"].append(i)
     for family, idx in sorted(by_family.items(), key=lambda kv: -len(kv[1])):
         i = idx[0]
         findings = results[i][0]
         print(f"  {len(idx):4}  {family}: {commands[i][1]!r} is {verdicts[i]['tier']} "
               f"({verdicts[i]['rule']}); bash: {'; '.join(findings)[:100]}")
-    if a.strict and (fail_open or rm_not_denied):
+    if a.strict and (fail_open or fs_fail_open or rm_not_denied):
         return 1
     return 0
 

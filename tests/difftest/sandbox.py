@@ -58,7 +58,7 @@ SECRETS = {
     f"{HOME}/.aws/credentials": "canary-aws\n",
     f"{HOME}/.netrc": "machine canary\n",
 }
-SECRET_PATHS = set(SECRETS)
+SECRET_PATHS = set(SECRETS) | {f"{WORK}/proj/gen/app.key"}
 FILES = {
     f"{WORK}/README.md": "# demo\nLooseVersion\n",
     f"{WORK}/notes.txt": "b\na\nc\n",
@@ -69,6 +69,26 @@ FILES = {
     f"{WORK}/--output=PWN": "",
     f"{WORK}/-oPWN": "",
     f"{HOME}/.bashrc": "rm -rf ~\n",
+    f"{HOME}/.ssh/sub/x": "",
+    # A tree without secrets, and one whose secret only ignore rules hide from rg.
+    f"{WORK}/docs/guide.md": "TODO guide\n",
+    f"{WORK}/docs/api/index.md": "TODO api\n",
+    f"{WORK}/proj/.gitignore": "gen/\n",
+    f"{WORK}/proj/main.txt": "TODO main\n",
+    f"{WORK}/proj/gen/app.key": "canary-gen-key\n",
+}
+# Symbolic links planted in the workspace (`lnk/`): lexically harmless names that
+# reach a secret, a startup file, git hooks, or loop. Only a classifier given the file
+# system's facts (`toolgate classify --fs`) can see them.
+LINKS = {
+    f"{WORK}/lnk/notes.txt": f"{HOME}/.ssh/id_rsa",
+    f"{WORK}/lnk/out.txt": f"{HOME}/.bashrc",
+    f"{WORK}/lnk/keys": f"{HOME}/.ssh",
+    f"{WORK}/lnk/deep": f"{HOME}/.ssh/sub",
+    f"{WORK}/lnk/hooks": "../.git/hooks",
+    f"{WORK}/lnk/env.txt": "../.env",
+    f"{WORK}/lnk/loop": "loop",
+    f"{WORK}/lnk/readme": "../README.md",
 }
 
 
@@ -90,7 +110,7 @@ def _copy(src, root):
         shutil.copy2(os.path.realpath(src), dst)
 
 
-def build_root(root, stub_src):
+def build_root(root, stub_src, toolgate=None):
     """Builds the template root in `root` (a new directory); returns what is missing."""
     os.makedirs(root)
     for d in ["bin", "usr/bin", "usr/local/bin", "tmp", "dev", "etc", "proc", "sandbox",
@@ -133,6 +153,14 @@ def build_root(root, stub_src):
     # git names its temporary files with random bytes.
     open(os.path.join(root, "dev/urandom"), "w").close()
     os.symlink("/proc/self/fd", os.path.join(root, "dev/fd"))
+    for link, target in LINKS.items():
+        os.makedirs(os.path.dirname(root + link), exist_ok=True)
+        os.symlink(target, root + link)
+    # The classifier itself, to look the sandbox's files up from inside it (--fs).
+    if toolgate:
+        shutil.copy2(os.path.realpath(toolgate), os.path.join(root, "usr/local/bin/toolgate"))
+        for lib in _libs(toolgate):
+            _copy(lib, root)
     with open(os.path.join(root, "sandbox/enter"), "w") as f:
         f.write(
             "#!/usr/bin/bash\n"
@@ -196,13 +224,13 @@ class Sandbox:
         self.root = os.path.join(workdir, "root")
         self.runner = os.path.join(workdir, "runner.sh")
 
-    def prepare(self):
+    def prepare(self, toolgate=None):
         stub_c = os.path.join(self.workdir, "stub.c")
         stub = os.path.join(self.workdir, "stub")
         with open(stub_c, "w") as f:
             f.write("int main(void) { return 0; }\n")
         subprocess.run(["gcc", "-static", "-Os", "-o", stub, stub_c], check=True)
-        missing = build_root(self.root, stub)
+        missing = build_root(self.root, stub, toolgate)
         with open(self.runner, "w") as f:
             f.write(RUNNER)
         self.digest = tree_digest(self.root)
@@ -237,6 +265,15 @@ class Sandbox:
                     os.unlink(p)
             # The mounts lived in the command's namespace: the directory is empty.
             os.rmdir(mnt)
+
+    def classify_fs(self, lines):
+        """Verdicts from `toolgate classify --fs` run inside the template root (as root,
+        reading only): the links and trees it looks up are the sandbox's own."""
+        return subprocess.run(
+            ["chroot", self.root, "/usr/local/bin/toolgate", "classify", "--fs",
+             "--workspace", WORK, "--home", HOME],
+            input=lines, capture_output=True, text=True, check=True,
+        ).stdout.splitlines()
 
     def verify(self):
         """Probes the sandbox; returns a list of failures (empty: safe to run)."""

@@ -123,6 +123,15 @@ impl FsFacts {
         if !found.is_empty() {
             return Some(false);
         }
+        self.links_are_clean(tree, usize::MAX)
+    }
+
+    /// Was `tree` walked, and does no symbolic link under its root, at most `depth`
+    /// components below it, resolve to a secret file (or loop)? `None` when it was not
+    /// walked. (What a glob under the root can reach beyond the names it matches: `*`
+    /// reaches depth 1, `*/*` depth 2.)
+    pub fn links_are_clean(&self, tree: &Tree, depth: usize) -> Option<bool> {
+        self.trees.get(tree)?;
         let Some(root) = self.resolve(&tree.root) else {
             return Some(false);
         };
@@ -131,6 +140,7 @@ impl FsFacts {
             self.links
                 .range(format!("{prefix}/")..)
                 .take_while(|(link, _)| link.starts_with(&format!("{prefix}/")))
+                .filter(|(link, _)| link[prefix.len() + 1..].split('/').count() <= depth)
                 .all(|(link, _)| {
                     self.resolve(link)
                         .is_some_and(|real| !paths::is_secret(&real))

@@ -1557,6 +1557,56 @@ impl<'a> Walker<'a> {
         !clean
     }
 
+    /// With a file system's facts: may the glob `a` match a symbolic link to a secret
+    /// (`cat lnk/*` with `lnk/notes.txt -> ~/.ssh/id_rsa`)? Not when the host walked
+    /// the tree under the directory before its first pattern component and found no
+    /// link there that resolves to one. A tree not walked may; so does `..` before the
+    /// pattern. Notes the tree as a need.
+    fn glob_may_reach_secret_link(&self, a: &Word) -> bool {
+        let t = a.text.as_str();
+        let comps: Vec<&str> = t.split('/').collect();
+        let k = comps
+            .iter()
+            .position(|c| c.contains(['*', '?', '[']))
+            .unwrap_or(comps.len());
+        let prefix = comps[..k].join("/");
+        if comps[..k].contains(&"..") {
+            return true;
+        }
+        let root = match prefix.as_str() {
+            "" if t.starts_with('/') => "/",
+            "" => ".",
+            p => p,
+        };
+        let absolute =
+            root.starts_with('/') || (a.tilde && (root == "~" || root.starts_with("~/")));
+        let dirs: Vec<&str> = if absolute {
+            vec!["/"]
+        } else {
+            match self.cwd.as_deref() {
+                Some(c) => std::iter::once(c)
+                    .chain(self.cwd_alts.iter().map(String::as_str))
+                    .collect(),
+                None => return true,
+            }
+        };
+        dirs.into_iter().any(|d| {
+            let tree = crate::facts::Tree {
+                root: resolve(root, d, self.env.home),
+                hidden: true,
+                ignore: false,
+            };
+            let clean = self
+                .env
+                .facts
+                .map(|f| f.links_are_clean(&tree, comps.len() - k));
+            if let Some(needs) = self.env.needs {
+                needs.borrow_mut().trees.insert(tree);
+            }
+            matches!(clean, Some(None | Some(false)))
+        })
+    }
+
     /// The verdict for writing the file word `w` names (a redirect target, an operand
     /// of `touch`, `mkdir`, `tee`): the edit verdict of every path it may be from every
     /// directory bash may be in, the strictest. A name known only at run time, a glob
@@ -3568,6 +3618,9 @@ fn pattern_may_be_secret_name(pattern: &str) -> bool {
 /// path is judged. As bash matches, a segment beginning with `*` or `?` does not match
 /// a name beginning with `.`.
 fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
+    if (w.env.facts.is_some() || w.env.needs.is_some()) && w.glob_may_reach_secret_link(a) {
+        return true;
+    }
     let text = a.text.as_str();
     let segs: Vec<&str> = text.split('/').collect();
     segs.iter().enumerate().any(|(i, seg)| {

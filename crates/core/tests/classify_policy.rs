@@ -960,3 +960,52 @@ fn needs_list_paths_and_trees() {
     assert!(n.paths.contains("/w/src/../a.md"), "{n:?}");
     assert!(p.fs_needs(&sh("echo hi")).is_empty());
 }
+
+/// With facts a glob may match a symbolic link to a secret: it reads lexically safe
+/// names only when the host walked the tree under it (to the glob's depth) and found
+/// no link that resolves to one.
+#[test]
+fn globs_with_links_under_them() {
+    use toolgate_core::facts::{FsFacts, Tree};
+    let p = Policy::defaults("/w", "/h");
+    let none = SessionRules::default();
+    let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
+    let walked = |root: &str| Tree {
+        root: root.to_string(),
+        hidden: true,
+        ignore: false,
+    };
+    let facts = FsFacts::new()
+        .with_link("/w/lnk/notes.txt", "/h/.ssh/id_rsa")
+        .with_link("/w/deep/a/b/k.txt", "/h/.ssh/id_rsa")
+        .with_tree(walked("/w"), ["/w/a.txt"])
+        .with_tree(walked("/w/lnk"), ["/w/lnk/notes.txt"])
+        .with_tree(walked("/w/src"), ["/w/src/a.py"])
+        .with_tree(walked("/w/deep"), ["/w/deep/a/b/k.txt"]);
+    for (cmd, lexical, with_facts) in [
+        ("cat lnk/*.txt", Tier::Auto, Tier::Ask),
+        ("cat */*.txt", Tier::Auto, Tier::Ask),
+        (
+            "for f in lnk/*.txt; do cat \"$f\"; done",
+            Tier::Auto,
+            Tier::Ask,
+        ),
+        ("cat src/*.py", Tier::Auto, Tier::Auto),
+        ("cat *.txt", Tier::Auto, Tier::Auto),
+        ("cat deep/*/*.txt", Tier::Auto, Tier::Auto),
+        ("cat deep/*/*/*.txt", Tier::Auto, Tier::Ask),
+        ("cat docs/*.md", Tier::Auto, Tier::Ask),
+    ] {
+        let a = p.classify(&sh(cmd));
+        let b = p.classify_with_facts(&sh(cmd), &none, &facts);
+        assert_eq!(
+            (a.tier, b.tier),
+            (lexical, with_facts),
+            "{cmd}: {} / {}",
+            a.reason,
+            b.reason
+        );
+    }
+    let n = p.fs_needs(&sh("cat src/*.py"));
+    assert!(n.trees.contains(&walked("/w/src")), "{n:?}");
+}
