@@ -7,14 +7,11 @@
 //! What cannot be looked up is left out, and the core then asks: a tree with more than
 //! [`MAX_TREE_ENTRIES`] entries, or one whose walk hits an error.
 
-use toolgate_core::facts::{FsFacts, FsNeeds, Tree};
-use toolgate_core::{paths, Policy, SessionRules, ToolCall, Verdict};
+use toolgate_core::facts::{follow_links, FsFacts, FsNeeds, Step, Tree};
+use toolgate_core::{Policy, SessionRules, ToolCall, Verdict};
 
 /// Entries one tree walk may visit; a larger tree is not vouched for (its reads ask).
 pub const MAX_TREE_ENTRIES: usize = 200_000;
-
-/// How many links one path may pass through before the kernel gives up (`ELOOP`).
-const MAX_HOPS: usize = 40;
 
 /// Classifies `call`, with file-system facts when `fs` is set.
 pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
@@ -28,15 +25,8 @@ pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
 /// [`classify`] for a raw JSON object `{"tool":…,"args":…}`; anything malformed is
 /// classified as the core classifies it (`ask`).
 pub fn classify_value(policy: &Policy, value: &serde_json::Value, fs: bool) -> Verdict {
-    let tool = value.get("tool").and_then(serde_json::Value::as_str);
-    match tool {
-        Some(tool) if fs => {
-            let args = value
-                .get("args")
-                .cloned()
-                .unwrap_or(serde_json::Value::Null);
-            classify(policy, &ToolCall::new(tool, args), true)
-        }
+    match ToolCall::from_value(value) {
+        Ok(call) if fs => classify(policy, &call, true),
         _ => policy.classify_value(value),
     }
 }
@@ -53,62 +43,28 @@ pub fn gather(needs: &FsNeeds) -> FsFacts {
     facts
 }
 
-/// Walks `abs` component by component as the kernel does, recording every symbolic
-/// link met (and following it); returns the path it really names, `None` past
-/// [`MAX_HOPS`] links.
+/// Walks `abs` as the kernel does ([`follow_links`]) on this machine, recording every
+/// symbolic link met; returns the path it really names, `None` past 40 links. A link
+/// that cannot be read is recorded as a loop, which the core cannot rely on.
 fn follow(abs: &str, facts: &mut FsFacts) -> Option<String> {
-    let mut todo: Vec<String> = components(abs);
-    let mut real: Vec<String> = Vec::new();
-    let mut hops = 0;
-    while let Some(seg) = todo.pop() {
-        match seg.as_str() {
-            "." => continue,
-            ".." => {
-                real.pop();
-                continue;
-            }
-            _ => real.push(seg),
+    follow_links(abs, |here| {
+        match std::fs::symlink_metadata(here) {
+            Ok(m) if m.file_type().is_symlink() => {}
+            // Not a link, or nothing there (no link further along either).
+            _ => return Step::Plain,
         }
-        let here = format!("/{}", real.join("/"));
-        match std::fs::symlink_metadata(&here) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let Ok(target) = std::fs::read_link(&here) else {
-                    return None;
-                };
-                // A target that is not UTF-8 cannot be judged: the core sees a link
-                // into a directory no rule trusts.
-                let target = target
-                    .to_str()
-                    .map_or_else(|| "/\u{fffd}".to_string(), str::to_string);
-                facts.add_link(&here, &target);
-                hops += 1;
-                if hops > MAX_HOPS {
-                    return None;
-                }
-                real.pop();
-                if target.starts_with('/') {
-                    real.clear();
-                }
-                todo.extend(components(&target));
-            }
-            Ok(_) => {}
-            // Nothing there (or not a directory): no link further along either.
-            Err(_) => {
-                real.extend(todo.drain(..).rev());
-                break;
-            }
-        }
-    }
-    Some(paths::normalize(&format!("/{}", real.join("/"))))
-}
-
-/// The components of `path`, the first one last (a stack).
-fn components(path: &str) -> Vec<String> {
-    path.split('/')
-        .rev()
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
+        let Ok(target) = std::fs::read_link(here) else {
+            facts.add_link(here, here);
+            return Step::Unknown;
+        };
+        // A target that is not UTF-8 cannot be judged: the core sees a link into a
+        // directory no rule trusts.
+        let target = target
+            .to_str()
+            .map_or_else(|| "/\u{fffd}".to_string(), str::to_string);
+        facts.add_link(here, &target);
+        Step::Link(target)
+    })
 }
 
 /// Walks `tree` as the reading program would and records it: its secret files and
@@ -131,7 +87,7 @@ fn walk(tree: &Tree, facts: &mut FsFacts) {
     if tree.ignore {
         builder.add_custom_ignore_filename(".rgignore");
     }
-    let mut secrets: Vec<String> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
     let mut links: Vec<(String, String)> = Vec::new();
     for (n, entry) in builder.build().enumerate() {
         if n >= MAX_TREE_ENTRIES {
@@ -152,14 +108,13 @@ fn walk(tree: &Tree, facts: &mut FsFacts) {
             };
             links.push((path.to_string(), target.to_string()));
         }
-        if paths::is_secret(path) {
-            secrets.push(path.to_string());
-        }
+        files.push(path.to_string());
     }
     for (link, target) in &links {
         facts.add_link(link, target);
     }
-    facts.add_tree(tree.clone(), secrets);
+    // The core judges which of them are secret.
+    facts.add_tree(tree.clone(), files);
 }
 
 #[cfg(test)]

@@ -20,6 +20,19 @@ impl ToolCall {
         }
     }
 
+    /// A call from a raw JSON value `{"tool": NAME, "args": …}` (missing args are
+    /// `null`); what is wrong with it otherwise.
+    pub fn from_value(value: &Value) -> Result<ToolCall, &'static str> {
+        let Some(obj) = value.as_object() else {
+            return Err("a tool call must be a JSON object");
+        };
+        let Some(tool) = obj.get("tool").and_then(Value::as_str) else {
+            return Err("`tool` must be a string");
+        };
+        let args = obj.get("args").cloned().unwrap_or(Value::Null);
+        Ok(ToolCall::new(tool, args))
+    }
+
     /// The family of this tool, by name (case-insensitive).
     pub fn family(&self) -> Family {
         Family::of(&self.tool)

@@ -155,46 +155,73 @@ impl FsFacts {
         if self.links.is_empty() {
             return Some(paths::normalize(abs));
         }
-        // Components still to walk, the next one last.
-        let mut todo: Vec<String> = abs
-            .split('/')
-            .rev()
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        let mut real: Vec<String> = Vec::new();
-        let mut hops = 0;
-        while let Some(seg) = todo.pop() {
-            match seg.as_str() {
-                "." => {}
-                ".." => {
-                    real.pop();
+        follow_links(abs, |here| Step::from(self.links.get(here).cloned()))
+    }
+}
+
+/// What a path walked so far is, for [`follow_links`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Not a symbolic link (or nothing there).
+    Plain,
+    /// A symbolic link to this target (absolute, or relative to the link's directory).
+    Link(String),
+    /// Cannot be known (a link that cannot be read): the walk names nothing.
+    Unknown,
+}
+
+impl From<Option<String>> for Step {
+    fn from(target: Option<String>) -> Step {
+        target.map_or(Step::Plain, Step::Link)
+    }
+}
+
+/// Walks absolute path `abs` component by component as the kernel does: `look(here)`
+/// says what the path so far is, and each link is followed (`..` after it leaves its
+/// target). The path it really names; `None` past 40 links (`ELOOP`) or at a
+/// [`Step::Unknown`]. The one walk for the facts a host found ([`FsFacts::resolve`])
+/// and for a host finding them on its file system (`look` doing `lstat`/`readlink`).
+pub fn follow_links(abs: &str, mut look: impl FnMut(&str) -> Step) -> Option<String> {
+    // Components still to walk, the next one last.
+    let mut todo: Vec<String> = components(abs);
+    let mut real: Vec<String> = Vec::new();
+    let mut hops = 0;
+    while let Some(seg) = todo.pop() {
+        match seg.as_str() {
+            "." => continue,
+            ".." => {
+                real.pop();
+                continue;
+            }
+            _ => real.push(seg),
+        }
+        let here = format!("/{}", real.join("/"));
+        match look(&here) {
+            Step::Plain => {}
+            Step::Unknown => return None,
+            Step::Link(target) => {
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return None;
                 }
-                _ => {
-                    real.push(seg);
-                    let here = format!("/{}", real.join("/"));
-                    if let Some(target) = self.links.get(&here) {
-                        hops += 1;
-                        if hops > MAX_HOPS {
-                            return None;
-                        }
-                        real.pop();
-                        if target.starts_with('/') {
-                            real.clear();
-                        }
-                        todo.extend(
-                            target
-                                .split('/')
-                                .rev()
-                                .filter(|s| !s.is_empty())
-                                .map(str::to_string),
-                        );
-                    }
+                real.pop();
+                if target.starts_with('/') {
+                    real.clear();
                 }
+                todo.extend(components(&target));
             }
         }
-        Some(format!("/{}", real.join("/")))
     }
+    Some(format!("/{}", real.join("/")))
+}
+
+/// The components of `path`, the first one last (a stack).
+fn components(path: &str) -> Vec<String> {
+    path.split('/')
+        .rev()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]

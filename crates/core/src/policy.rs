@@ -410,14 +410,10 @@ impl Policy {
 
     /// Classifies a raw JSON value `{"tool":…, "args":…}`; anything malformed is `ask`.
     pub fn classify_value(&self, value: &Value) -> Verdict {
-        let Some(obj) = value.as_object() else {
-            return malformed("a tool call must be a JSON object");
-        };
-        let Some(tool) = obj.get("tool").and_then(Value::as_str) else {
-            return malformed("`tool` must be a string");
-        };
-        let args = obj.get("args").cloned().unwrap_or(Value::Null);
-        self.classify(&ToolCall::new(tool, args))
+        match ToolCall::from_value(value) {
+            Ok(call) => self.classify(&call),
+            Err(why) => malformed(why),
+        }
     }
 
     /// Classifies a tool call with session rules checked beside the user's rules.

@@ -1450,7 +1450,7 @@ impl<'a> Walker<'a> {
         if self.env.facts.is_some() || self.env.needs.is_some() {
             return self.path_secret_real(t, tilde);
         }
-        if t.starts_with('/') || (tilde && (t == "~" || t.starts_with("~/"))) {
+        if is_absolute(t, tilde) {
             return Some(paths::is_secret(&resolve(t, "/", self.env.home)));
         }
         let cwd = self.cwd.as_deref()?;
@@ -1472,14 +1472,7 @@ impl<'a> Walker<'a> {
     /// written and as the file it really names through symbolic links (a loop asks),
     /// and noted as a need.
     fn path_secret_real(&self, t: &str, tilde: bool) -> Option<bool> {
-        let absolute = t.starts_with('/') || (tilde && (t == "~" || t.starts_with("~/")));
-        let dirs: Vec<&str> = if absolute {
-            vec!["/"]
-        } else {
-            std::iter::once(self.cwd.as_deref()?)
-                .chain(self.cwd_alts.iter().map(String::as_str))
-                .collect()
-        };
+        let dirs = self.base_dirs(t, tilde)?;
         Some(dirs.into_iter().any(|d| {
             let joined = paths::join(t, d, self.env.home);
             paths::is_secret(&paths::normalize(&joined)) || self.real_secret(&joined)
@@ -1497,6 +1490,21 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The directories path text `t` is taken from: `/` when it is absolute (`~` with
+    /// `tilde` counts), else every directory bash may be in; `None` when that is known
+    /// only at run time.
+    fn base_dirs(&self, t: &str, tilde: bool) -> Option<Vec<&str>> {
+        if is_absolute(t, tilde) {
+            return Some(vec!["/"]);
+        }
+        let cwd = self.cwd.as_deref()?;
+        Some(
+            std::iter::once(cwd)
+                .chain(self.cwd_alts.iter().map(String::as_str))
+                .collect(),
+        )
+    }
+
     fn note_path(&self, abs: &str) {
         if let Some(needs) = self.env.needs {
             needs.borrow_mut().paths.insert(abs.to_string());
@@ -1509,35 +1517,22 @@ impl<'a> Walker<'a> {
     /// as needs. Run-time names, globs and `..` always may.
     fn tree_may_hold_secret(&self, roots: &[&Word], hidden: bool, ignore: bool) -> bool {
         let mut trees: Vec<crate::facts::Tree> = Vec::new();
-        let cwds = || {
-            self.cwd
-                .as_deref()
-                .map(|c| std::iter::once(c).chain(self.cwd_alts.iter().map(String::as_str)))
-        };
-        if roots.is_empty() {
-            let Some(dirs) = cwds() else { return true };
-            trees.extend(dirs.map(|d| crate::facts::Tree {
-                root: d.to_string(),
-                hidden,
-                ignore,
-            }));
+        if roots.iter().any(|r| {
+            r.dynamic || r.glob || r.braces.is_some() || r.text.split('/').any(|c| c == "..")
+        }) {
+            return true;
         }
-        for r in roots {
-            let t = r.text.as_str();
-            if r.dynamic || r.glob || r.braces.is_some() || t.split('/').any(|c| c == "..") {
+        // No root: the working directory.
+        let mut named: Vec<(&str, bool)> =
+            roots.iter().map(|r| (r.text.as_str(), r.tilde)).collect();
+        if named.is_empty() {
+            named.push((".", false));
+        }
+        for (t, tilde) in named {
+            let Some(dirs) = self.base_dirs(t, tilde) else {
                 return true;
-            }
-            let absolute = t.starts_with('/') || (r.tilde && (t == "~" || t.starts_with("~/")));
-            if absolute {
-                trees.push(crate::facts::Tree {
-                    root: resolve(t, "/", self.env.home),
-                    hidden,
-                    ignore,
-                });
-                continue;
-            }
-            let Some(dirs) = cwds() else { return true };
-            trees.extend(dirs.map(|d| crate::facts::Tree {
+            };
+            trees.extend(dirs.into_iter().map(|d| crate::facts::Tree {
                 root: resolve(t, d, self.env.home),
                 hidden,
                 ignore,
@@ -1578,17 +1573,8 @@ impl<'a> Walker<'a> {
             "" => ".",
             p => p,
         };
-        let absolute =
-            root.starts_with('/') || (a.tilde && (root == "~" || root.starts_with("~/")));
-        let dirs: Vec<&str> = if absolute {
-            vec!["/"]
-        } else {
-            match self.cwd.as_deref() {
-                Some(c) => std::iter::once(c)
-                    .chain(self.cwd_alts.iter().map(String::as_str))
-                    .collect(),
-                None => return true,
-            }
+        let Some(dirs) = self.base_dirs(root, a.tilde) else {
+            return true;
         };
         dirs.into_iter().any(|d| {
             let tree = crate::facts::Tree {
@@ -1638,24 +1624,12 @@ impl<'a> Walker<'a> {
                 format!("edits through `..`, which a symlinked directory takes anywhere: {t}"),
             );
         }
-        let absolute = t.starts_with('/') || (w.tilde && (t == "~" || t.starts_with("~/")));
-        let dirs: Vec<&str> = if absolute {
-            vec!["/"]
-        } else {
-            match self.cwd.as_deref() {
-                Some(c) => std::iter::once(c)
-                    .chain(self.cwd_alts.iter().map(String::as_str))
-                    .collect(),
-                None => {
-                    return (
-                        self.default_tier(),
-                        "builtin.shell.dynamic",
-                        format!(
-                            "writes {t} relative to a working directory known only at run time"
-                        ),
-                    )
-                }
-            }
+        let Some(dirs) = self.base_dirs(t, w.tilde) else {
+            return (
+                self.default_tier(),
+                "builtin.shell.dynamic",
+                format!("writes {t} relative to a working directory known only at run time"),
+            );
         };
         let mut out: Option<(Tier, &'static str, String)> = None;
         for d in dirs {
@@ -1724,7 +1698,7 @@ impl<'a> Walker<'a> {
     /// Resolves a static path word against the current directory.
     fn resolve_word(&self, w: &Word) -> Option<String> {
         let t = w.text.as_str();
-        if t.starts_with('/') || (w.tilde && (t == "~" || t.starts_with("~/"))) {
+        if is_absolute(t, w.tilde) {
             return Some(resolve(t, "/", self.env.home));
         }
         self.cwd.as_deref().map(|c| resolve(t, c, self.env.home))
@@ -3665,6 +3639,12 @@ fn known_word(text: &str, glob: bool, span: Span) -> Word {
         span,
         ..Word::default()
     }
+}
+
+/// Is path text `t` absolute: from `/`, or from the home directory (`~`, `~/x`) when it
+/// was written with an unquoted `~` (`tilde`)?
+fn is_absolute(t: &str, tilde: bool) -> bool {
+    t.starts_with('/') || (tilde && (t == "~" || t.starts_with("~/")))
 }
 
 /// Could a path under directory `d` be secret because of `d` itself? Only if it names

@@ -774,6 +774,25 @@ fn edits_setting() {
     }
 }
 
+/// `c` is `lexical` without file-system facts and `with_facts` with `facts`.
+fn lexical_then_facts(
+    p: &Policy,
+    facts: &toolgate_core::facts::FsFacts,
+    c: &toolgate_core::ToolCall,
+    lexical: Tier,
+    with_facts: Tier,
+) {
+    let a = p.classify(c);
+    let b = p.classify_with_facts(c, &SessionRules::default(), facts);
+    assert_eq!(
+        (a.tier, b.tier),
+        (lexical, with_facts),
+        "{c:?}: {} / {}",
+        a.reason,
+        b.reason
+    );
+}
+
 /// With file-system facts a write through a symbolic link is judged as its target too
 /// (an edit tool's or a shell's); without them paths are lexical.
 #[test]
@@ -786,7 +805,6 @@ fn writes_through_symbolic_links() {
         .with_link("/w/up", "..")
         .with_link("/w/loop", "/w/loop")
         .with_link("/w/docs", "src/docs");
-    let none = SessionRules::default();
     let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
     for (c, lexical, with_facts) in [
         (sh("echo x > out.txt"), Tier::Auto, Tier::Ask),
@@ -814,15 +832,7 @@ fn writes_through_symbolic_links() {
             Tier::Auto,
         ),
     ] {
-        let a = p.classify(&c);
-        let b = p.classify_with_facts(&c, &none, &facts);
-        assert_eq!(
-            (a.tier, b.tier),
-            (lexical, with_facts),
-            "{c:?}: {} / {}",
-            a.reason,
-            b.reason
-        );
+        lexical_then_facts(&p, &facts, &c, lexical, with_facts);
     }
 }
 
@@ -838,7 +848,6 @@ fn reads_through_symbolic_links() {
         .with_link("/w/cfg", "../etc/app")
         .with_link("/w/readme", "README.md")
         .with_link("/w/loop", "/w/loop");
-    let none = SessionRules::default();
     let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
     for (c, lexical, with_facts) in [
         (sh("cat notes.txt"), Tier::Auto, Tier::Ask),
@@ -867,15 +876,7 @@ fn reads_through_symbolic_links() {
             Tier::Auto,
         ),
     ] {
-        let a = p.classify(&c);
-        let b = p.classify_with_facts(&c, &none, &facts);
-        assert_eq!(
-            (a.tier, b.tier),
-            (lexical, with_facts),
-            "{c:?}: {} / {}",
-            a.reason,
-            b.reason
-        );
+        lexical_then_facts(&p, &facts, &c, lexical, with_facts);
     }
 }
 
@@ -919,15 +920,7 @@ fn recursive_reads_with_walked_trees() {
         ("rg TODO | tee .ignore", Tier::Ask, Tier::Ask),
         ("grep -r TODO .env", Tier::Ask, Tier::Ask),
     ] {
-        let a = p.classify(&sh(cmd));
-        let b = p.classify_with_facts(&sh(cmd), &none, &facts);
-        assert_eq!(
-            (a.tier, b.tier),
-            (lexical, with_facts),
-            "{cmd}: {} / {}",
-            a.reason,
-            b.reason
-        );
+        lexical_then_facts(&p, &facts, &sh(cmd), lexical, with_facts);
     }
     // A link under the root to a secret: grep -r does not follow it, but it asks.
     let linked = FsFacts::new()
@@ -968,7 +961,6 @@ fn needs_list_paths_and_trees() {
 fn globs_with_links_under_them() {
     use toolgate_core::facts::{FsFacts, Tree};
     let p = Policy::defaults("/w", "/h");
-    let none = SessionRules::default();
     let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
     let walked = |root: &str| Tree {
         root: root.to_string(),
@@ -996,15 +988,7 @@ fn globs_with_links_under_them() {
         ("cat deep/*/*/*.txt", Tier::Auto, Tier::Ask),
         ("cat docs/*.md", Tier::Auto, Tier::Ask),
     ] {
-        let a = p.classify(&sh(cmd));
-        let b = p.classify_with_facts(&sh(cmd), &none, &facts);
-        assert_eq!(
-            (a.tier, b.tier),
-            (lexical, with_facts),
-            "{cmd}: {} / {}",
-            a.reason,
-            b.reason
-        );
+        lexical_then_facts(&p, &facts, &sh(cmd), lexical, with_facts);
     }
     let n = p.fs_needs(&sh("cat src/*.py"));
     assert!(n.trees.contains(&walked("/w/src")), "{n:?}");

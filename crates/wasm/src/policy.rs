@@ -30,16 +30,7 @@ impl Policy {
 /// `{tool, args}` as a call; anything else back as the value `classify` judges (`ask`).
 fn call_of(call: JsValue) -> Result<tg::ToolCall, serde_json::Value> {
     let value: serde_json::Value = from_js(call, "call").unwrap_or(serde_json::Value::Null);
-    match value.get("tool").and_then(serde_json::Value::as_str) {
-        Some(tool) => Ok(tg::ToolCall::new(
-            tool,
-            value
-                .get("args")
-                .cloned()
-                .unwrap_or(serde_json::Value::Null),
-        )),
-        None => Err(value),
-    }
+    tg::ToolCall::from_value(&value).map_err(|_| value)
 }
 
 #[wasm_bindgen]
