@@ -41,17 +41,16 @@ pub fn load_calls(text: &str) -> Calls {
                 continue;
             }
         };
-        match value.get("tool").and_then(Value::as_str) {
-            Some(tool) => {
-                let args = value.get("args").cloned().unwrap_or(Value::Null);
-                out.calls.push(ToolCall::new(tool, args));
+        match ToolCall::from_value(&value) {
+            Ok(call) => {
+                out.calls.push(call);
                 out.runs.push(match value.get("run") {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Null) | None => String::from("(no run)"),
                     Some(other) => other.to_string(),
                 });
             }
-            None => out
+            Err(_) => out
                 .skipped
                 .push(format!("line {}: no string \"tool\"", i + 1)),
         }
@@ -124,7 +123,8 @@ pub fn bench(policy: &Policy, file: &Path, seconds: f64) -> Result<String, CliEr
     Ok(s)
 }
 
-fn tier_index(t: Tier) -> usize {
+/// The index of `t` in an `[auto, ask, deny]` count.
+pub fn tier_index(t: Tier) -> usize {
     match t {
         Tier::Auto => 0,
         Tier::Ask => 1,

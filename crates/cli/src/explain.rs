@@ -248,7 +248,7 @@ fn show_char(c: char) -> String {
 }
 
 /// Text on one line: newlines as `⏎`, control characters escaped, cut at `max` chars.
-fn one_line(text: &str, max: usize) -> String {
+pub fn one_line(text: &str, max: usize) -> String {
     let mut s = String::new();
     for (n, c) in text.chars().enumerate() {
         if n >= max {

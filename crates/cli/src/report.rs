@@ -3,8 +3,11 @@
 //! one agent run and may be absent), the tier shares, asks per run, the rules and
 //! programs that asked most, and the commands asked most often.
 
-use crate::bench::{load_calls, Calls};
+use crate::bench::{load_calls, tier_index, Calls};
+// An agent's command is untrusted text: shown as `explain` shows it, control
+// characters escaped.
 use crate::error::CliError;
+use crate::explain::one_line;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -29,14 +32,6 @@ pub struct Report {
     pub programs: HashMap<String, usize>,
     /// Shell commands (or tool names) that were not `auto`.
     pub commands: HashMap<String, usize>,
-}
-
-fn tier_index(t: Tier) -> usize {
-    match t {
-        Tier::Auto => 0,
-        Tier::Ask => 1,
-        Tier::Deny => 2,
-    }
 }
 
 impl Report {
@@ -194,19 +189,6 @@ fn section(s: &mut String, title: &str, counts: &HashMap<String, usize>, top: us
     }
 }
 
-/// `text` on one line, at most `max` characters (newlines shown as `⏎`).
-fn one_line(text: &str, max: usize) -> String {
-    let mut out: String = text
-        .chars()
-        .map(|c| if c == '\n' { '⏎' } else { c })
-        .take(max)
-        .collect();
-    if text.chars().count() > max {
-        out.push('…');
-    }
-    out
-}
-
 /// The program a part runs: its first word that is not an assignment, by basename.
 fn program_of(text: &str) -> String {
     text.split_whitespace()
@@ -274,6 +256,14 @@ not json
         let out = r.render(Path::new("log.jsonl"), 5);
         assert!(out.contains("tiers: auto 2 (33.3 %), ask 3 (50.0 %), deny 1 (16.7 %)"));
         assert!(out.contains("asks per run (ask or deny): median 1, 90th percentile 3, max 3"));
+    }
+
+    #[test]
+    fn commands_are_shown_with_control_characters_escaped() {
+        let text = "{\"tool\":\"bash\",\"args\":{\"command\":\"rm \\u001b[2Jx\\ny\"}}\n";
+        let out = Report::of(&policy(), text, false).render(Path::new("log.jsonl"), 5);
+        assert!(out.contains("rm \\u{1b}[2Jx⏎y"), "{out}");
+        assert!(!out.contains('\u{1b}'), "{out}");
     }
 
     #[test]
