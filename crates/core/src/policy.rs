@@ -583,40 +583,17 @@ impl Policy {
                 ),
             };
         }
-        if paths::is_secret(&abs) {
-            return Verdict::new(
-                Tier::Ask,
-                "builtin.read-secret",
-                cat(&["reads a secret file: ", &abs]),
-            );
-        }
-        if !paths::is_within(&abs, &self.workspace) {
-            return Verdict::new(
-                Tier::Ask,
-                "builtin.read-outside",
-                cat(&["reads outside the workspace: ", &abs]),
-            );
+        if let Some(v) = self.read_asks(&abs, None) {
+            return v;
         }
         // Through a symbolic link the file read is its target: judged the same way.
         if !facts.is_empty() {
             match facts.resolve(&paths::join(path, &self.workspace, &self.home)) {
-                Some(real) if paths::is_secret(&real) => {
-                    return Verdict::new(
-                        Tier::Ask,
-                        "builtin.read-secret",
-                        format!("reads a secret file: {real} (through a symbolic link: {abs})"),
-                    )
+                Some(real) => {
+                    if let Some(v) = self.read_asks(&real, Some(&abs)) {
+                        return v;
+                    }
                 }
-                Some(real) if !paths::is_within(&real, &self.workspace) => {
-                    return Verdict::new(
-                        Tier::Ask,
-                        "builtin.read-outside",
-                        format!(
-                            "reads outside the workspace: {real} (through a symbolic link: {abs})"
-                        ),
-                    )
-                }
-                Some(_) => {}
                 None => {
                     return Verdict::new(
                         Tier::Ask,
@@ -631,6 +608,24 @@ impl Policy {
             "builtin.read-workspace",
             cat(&["reads inside the workspace: ", &abs]),
         )
+    }
+
+    /// The `ask` verdict for reading `abs` (a secret file, or outside the workspace);
+    /// `None` for a workspace file. `link`: the path written, when `abs` is what a
+    /// symbolic link along it really names.
+    fn read_asks(&self, abs: &str, link: Option<&str>) -> Option<Verdict> {
+        let (rule, what) = if paths::is_secret(abs) {
+            ("builtin.read-secret", "reads a secret file: ")
+        } else if !paths::is_within(abs, &self.workspace) {
+            ("builtin.read-outside", "reads outside the workspace: ")
+        } else {
+            return None;
+        };
+        let reason = match link {
+            None => cat(&[what, abs]),
+            Some(l) => format!("{what}{abs} (through a symbolic link: {l})"),
+        };
+        Some(Verdict::new(Tier::Ask, rule, reason))
     }
 
     /// Every plausible reading of the URL (see [`url_readings`]) is classified on its
