@@ -25,9 +25,12 @@ pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
 /// [`classify`] for a raw JSON object `{"tool":…,"args":…}`; anything malformed is
 /// classified as the core classifies it (`ask`).
 pub fn classify_value(policy: &Policy, value: &serde_json::Value, fs: bool) -> Verdict {
+    if !fs {
+        return policy.classify_value(value);
+    }
     match ToolCall::from_value(value) {
-        Ok(call) if fs => classify(policy, &call, true),
-        _ => policy.classify_value(value),
+        Ok(call) => classify(policy, &call, true),
+        Err(_) => policy.classify_value(value),
     }
 }
 

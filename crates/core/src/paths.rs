@@ -60,21 +60,29 @@ fn tilde_user(path: &str) -> Option<String> {
     })
 }
 
+/// Is absolute `path` already normal: `/`, or `/`-separated components none of which
+/// is empty, `.` or `..`? One pass over the bytes (every path judged goes through it).
+fn is_normal(path: &str) -> bool {
+    let b = path.as_bytes();
+    if b.first() != Some(&b'/') {
+        return false;
+    }
+    if b.len() == 1 {
+        return true;
+    }
+    // Each component: the bytes after a `/` up to the next one.
+    b[1..]
+        .split(|&c| c == b'/')
+        .all(|comp| !matches!(comp, b"" | b"." | b".."))
+}
+
 /// Folds `.`, `..` and repeated separators of an absolute path.
 pub fn normalize(path: &str) -> String {
     normalize_owned(path.to_string())
 }
 
 fn normalize_owned(path: String) -> String {
-    let clean = path.starts_with('/')
-        && (path == "/"
-            || (!path.ends_with('/')
-                && !path.contains("//")
-                && !path.contains("/./")
-                && !path.contains("/../")
-                && !path.ends_with("/.")
-                && !path.ends_with("/..")));
-    if clean {
+    if is_normal(&path) {
         return path;
     }
     let mut parts: Vec<&str> = Vec::new();
@@ -223,6 +231,28 @@ pub fn is_secret(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normal_paths_are_kept_as_they_are() {
+        for p in ["/", "/a", "/a/b.c", "/a/.b", "/a/..b", "/a/b..", "/..a/..."] {
+            assert!(is_normal(p), "{p}");
+            assert_eq!(normalize(p), p);
+        }
+        for (p, n) in [
+            ("/a/", "/a"),
+            ("//a", "/a"),
+            ("/a/./b", "/a/b"),
+            ("/a/../b", "/b"),
+            ("/a/.", "/a"),
+            ("/a/..", "/"),
+            ("/.", "/"),
+            ("a/b", "/a/b"),
+            ("", "/"),
+        ] {
+            assert!(!is_normal(p), "{p}");
+            assert_eq!(normalize(p), n, "{p}");
+        }
+    }
 
     #[test]
     fn resolves() {

@@ -565,6 +565,9 @@ impl Policy {
         }
         if family != Family::Read {
             let (tier, rule, reason) = crate::edit::verdict(&abs, &self.workspace, self.edits);
+            if facts.is_empty() {
+                return Verdict::new(tier, rule, reason);
+            }
             // Through a symbolic link the file edited is the target too.
             return match facts.resolve(&paths::join(path, &self.workspace, &self.home)) {
                 Some(real) if real != abs => {
