@@ -1,7 +1,6 @@
 //! The one error type of toolgate-core.
 
-use crate::registry::Ended;
-use crate::run::RunStatus;
+use crate::status::{Ended, RunStatus};
 
 /// Everything that can go wrong in toolgate-core, with the context a user needs to act.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -20,6 +20,7 @@ pub mod run;
 pub mod runs;
 pub mod sed;
 pub mod shell;
+pub mod status;
 pub mod store;
 pub mod toml_shape;
 pub mod url;

@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{anchor, json_kind, ToolCall};
 use crate::error::Error;
-use crate::run::RunStatus;
+use crate::status::RunStatus;
 use crate::verdict::{Tier, Verdict};
 
 /// The marker format this build writes and reads.

@@ -11,6 +11,7 @@
 use crate::call::{canonical_json_to, write_json_str, Anchor, ToolCall};
 use crate::error::Error;
 use crate::policy::{Policy, SessionRules};
+pub use crate::status::Ended;
 use crate::verdict::{Part, Tier, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -146,35 +147,6 @@ impl QuestionOutcome {
             QuestionOutcome::Expired => Ended::Expired,
             QuestionOutcome::Cancelled => Ended::Cancelled,
         }
-    }
-}
-
-/// How an ended request ended, as named in `already resolved: …` errors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Ended {
-    Approved,
-    Denied,
-    Expired,
-    Cancelled,
-    Answered,
-}
-
-impl Ended {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Ended::Approved => "approved",
-            Ended::Denied => "denied",
-            Ended::Expired => "expired",
-            Ended::Cancelled => "cancelled",
-            Ended::Answered => "answered",
-        }
-    }
-}
-
-impl fmt::Display for Ended {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

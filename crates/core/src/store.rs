@@ -83,7 +83,7 @@ impl<S: MarkerStore + ?Sized> MarkerStore for Arc<S> {
 }
 
 /// An in-memory store, optionally with a quota (bytes of keys + values) so that the
-/// full-store path can be exercised. Share it between [`crate::runs::Runs`] with `Arc`.
+/// full-store path can be exercised. Share it between `Runs` with `Arc`.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     entries: Mutex<BTreeMap<String, Stored>>,
