@@ -4,6 +4,7 @@
 //! No wasm, no I/O, no wall clock: time and randomness are passed in.
 
 pub mod budget;
+pub mod builtin;
 pub mod call;
 pub mod continuation;
 pub mod edit;
@@ -15,7 +16,6 @@ pub mod paths;
 pub mod policy;
 pub mod programs;
 pub mod registry;
-pub mod rules;
 pub mod run;
 pub mod runs;
 pub mod sed;

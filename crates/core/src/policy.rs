@@ -4,12 +4,12 @@
 //! ask; user allow (and session "always allow" rules); built-in defaults. For shell
 //! commands every simple command is classified on its own and the strictest part wins.
 
+use crate::builtin::{self, cat, Env, RawPart};
 use crate::call::{Family, ToolCall};
 use crate::error::Error;
 use crate::facts::{FsFacts, FsNeeds};
 use crate::glob;
 use crate::paths::{self, resolve};
-use crate::rules::{self, cat, Env, RawPart};
 use crate::url::{url_readings, UrlClass};
 use crate::verdict::{Part, Tier, Verdict};
 use serde::Deserialize;
@@ -439,7 +439,7 @@ impl Policy {
                         trees: false,
                         want_norm: false,
                     };
-                    rules::analyze(cmd, &env);
+                    builtin::analyze(cmd, &env);
                 }
             }
             Family::Read | Family::Edit => {
@@ -708,7 +708,7 @@ impl Policy {
             trees: facts.has_trees(),
             want_norm,
         };
-        let raw = rules::analyze(cmd, &env);
+        let raw = builtin::analyze(cmd, &env);
         // An exact allow rule equal to the whole command covers all its parts: a person
         // approved exactly this command line.
         let whole = if want_norm {
@@ -746,7 +746,7 @@ impl Policy {
     ) -> (Part, bool) {
         let text = cmd.get(rp.span[0]..rp.span[1]).unwrap_or("").to_string();
         let f = rp.finding;
-        let builtin = |f: crate::rules::Finding, text: String| Part {
+        let builtin = |f: crate::builtin::Finding, text: String| Part {
             tier: f.tier,
             text,
             rule: Cow::Borrowed(f.rule),
@@ -951,7 +951,7 @@ fn tier_word(t: Tier) -> &'static str {
 
 /// The longest path or URL classified (as for shell commands): past it the call is
 /// `ask` (`builtin.too-long`) without being read, so its cost is bounded.
-pub const MAX_ARG_BYTES: usize = rules::MAX_COMMAND_BYTES;
+pub const MAX_ARG_BYTES: usize = builtin::MAX_COMMAND_BYTES;
 
 fn too_long(what: &str, len: usize) -> Verdict {
     Verdict::new(

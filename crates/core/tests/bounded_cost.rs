@@ -14,7 +14,7 @@ mod adversarial;
 use cap::Cap;
 use std::alloc::System;
 use toolgate_core::budget::Budget;
-use toolgate_core::rules::{analyze_with, Env};
+use toolgate_core::builtin::{analyze_with, Env};
 use toolgate_core::shell::MAX_DEPTH;
 use toolgate_core::{Policy, Tier, ToolCall};
 

@@ -7,7 +7,7 @@
 mod adversarial;
 
 use toolgate_core::budget::{Budget, MIN_STEPS, STEPS_PER_BYTE};
-use toolgate_core::rules::{analyze_with, Env};
+use toolgate_core::builtin::{analyze_with, Env};
 use toolgate_core::shell::{parse_in, ParseErrorKind};
 use toolgate_core::Tier;
 

@@ -3,8 +3,8 @@
 //! (`crates/core/tests/fuzz_regressions.rs`), both including this file by path.
 
 use toolgate_core::budget::Budget;
+use toolgate_core::builtin::{analyze_with, Env};
 use toolgate_core::marker::AnyHistory;
-use toolgate_core::rules::{analyze_with, Env};
 use toolgate_core::{Error, Marker, Policy, Run, Tier, ToolCall};
 
 fn policy() -> Policy {

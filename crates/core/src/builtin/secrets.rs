@@ -1,0 +1,198 @@
+//! Secret file names and secret environment variables.
+
+use super::names::basename;
+use super::Walker;
+use crate::paths::{self};
+use crate::shell::{SimpleCommand, Word};
+
+/// The languages of secret names ([`paths::is_secret`]), one witness each: a glob
+/// segment that can match some name of a language is tried as its witness. `Prefix`
+/// and `Suffix` languages are closed under adding text, so any member is as secret as
+/// the witness.
+pub(super) enum SecretName {
+    Exact(&'static str),
+    Prefix(&'static str),
+    Suffix(&'static str),
+}
+
+pub(super) const SECRET_NAMES: &[SecretName] = &[
+    SecretName::Prefix(".env"),
+    SecretName::Prefix("id_rsa"),
+    SecretName::Prefix("id_ed25519"),
+    SecretName::Prefix("id_ecdsa"),
+    SecretName::Prefix("id_dsa"),
+    SecretName::Suffix(".pem"),
+    SecretName::Suffix(".key"),
+    SecretName::Exact(".netrc"),
+    SecretName::Exact("_netrc"),
+    SecretName::Exact("credentials"),
+    SecretName::Exact(".git-credentials"),
+    SecretName::Exact(".pgpass"),
+    SecretName::Exact(".npmrc"),
+    SecretName::Exact(".pypirc"),
+    SecretName::Exact(".ssh"),
+    SecretName::Exact(".aws"),
+    SecretName::Exact(".gnupg"),
+];
+
+/// A glob segment as a lower-case pattern of `*` and `?` (a bracket expression counts
+/// as one `?`; just after `[` or `[!` / `[^`, a `]` is a member, not the end: bash
+/// matches `.[]e]nv` against `.env`).
+pub(super) fn secret_pattern(seg: &str) -> String {
+    let mut pattern = String::new();
+    let mut in_bracket = false;
+    let mut first = false;
+    for c in seg.chars() {
+        match c {
+            '[' if !in_bracket => {
+                in_bracket = true;
+                first = true;
+                pattern.push('?');
+            }
+            '!' | '^' if in_bracket && first => {}
+            ']' if in_bracket && !first => in_bracket = false,
+            _ if in_bracket => first = false,
+            _ => pattern.extend(c.to_lowercase()),
+        }
+    }
+    pattern
+}
+
+/// Extensions of source and text files: a glob ending in one (`*.rs`, `test_*.py`)
+/// names no `id_rsa…` or `.env…` file that holds a secret, though `id_rsa.rs` starts
+/// like one.
+pub(super) const CODE_EXTS: &[&str] = &[
+    "rs", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "c", "h", "cc",
+    "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "md", "rst", "txt", "html", "css", "scss",
+    "sh", "ipynb", "lock", "log", "csv",
+];
+
+/// Can `pattern` (from [`secret_pattern`]) match a name of the language `name`?
+pub(super) fn pattern_may_match(pattern: &str, name: &SecretName) -> bool {
+    match name {
+        SecretName::Exact(n) => crate::glob::match_str(pattern, n),
+        SecretName::Prefix(n) => {
+            let code = pattern
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| CODE_EXTS.contains(&ext));
+            !code && crate::glob::may_start_with(pattern, n)
+        }
+        SecretName::Suffix(n) => crate::glob::may_end_with(pattern, n),
+    }
+}
+
+/// Could some name matched by `pattern` (from [`secret_pattern`]) be secret?
+pub(super) fn pattern_may_be_secret_name(pattern: &str) -> bool {
+    SECRET_NAMES
+        .iter()
+        .any(|name| pattern_may_match(pattern, name))
+}
+
+/// Could glob word `a` (`*`, `./*`, `~/.aws/cred*`, `.e?v`, `[.]env`, `~/.*/*`) name a
+/// secret file? Each segment with a glob character is tried against every language of
+/// [`SECRET_NAMES`] (case-insensitively, as `is_secret` compares; a bracket counts as
+/// one character); where it can match one, the witness stands in that segment and the
+/// path is judged. As bash matches, a segment beginning with `*` or `?` does not match
+/// a name beginning with `.`.
+pub(super) fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
+    if (w.env.facts.is_some() || w.env.needs.is_some()) && w.glob_may_reach_secret_link(a) {
+        return true;
+    }
+    let text = a.text.as_str();
+    let segs: Vec<&str> = text.split('/').collect();
+    segs.iter().enumerate().any(|(i, seg)| {
+        if !seg.contains(['*', '?', '[']) {
+            return false;
+        }
+        let pattern = secret_pattern(seg);
+        let hides_dots = seg.starts_with(['*', '?']);
+        SECRET_NAMES.iter().any(|name| {
+            let witness = match name {
+                SecretName::Exact(n) | SecretName::Prefix(n) => (*n).to_string(),
+                SecretName::Suffix(n) => format!("x{n}"),
+            };
+            let can = pattern_may_match(&pattern, name);
+            if !can || (hides_dots && witness.starts_with('.')) {
+                return false;
+            }
+            let mut parts: Vec<&str> = segs.clone();
+            parts[i] = &witness;
+            let candidate = parts.join("/");
+            w.path_secret(&candidate, a.tilde) != Some(false)
+        })
+    })
+}
+
+/// Environment variables that change what programs run or read (a loop variable of
+/// that name is exported and reaches them): `PATH`, `LD_*`, `GIT_*`, `BASH_ENV`, …
+pub(super) fn sensitive_env(name: &str) -> bool {
+    matches!(
+        name,
+        "PATH"
+            | "HOME"
+            | "IFS"
+            | "ENV"
+            | "BASH_ENV"
+            | "CDPATH"
+            | "SHELLOPTS"
+            | "BASHOPTS"
+            | "PS4"
+            | "PROMPT_COMMAND"
+            | "EDITOR"
+            | "VISUAL"
+            | "PAGER"
+            | "GIT_PAGER"
+            | "TMPDIR"
+            | "XDG_CONFIG_HOME"
+    ) || [
+        "LD_",
+        "DYLD_",
+        "GIT_",
+        "PYTHON",
+        "NODE_",
+        "PERL",
+        "RUBY",
+        "JAVA_",
+        "npm_config_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// May `find …` (a stage printing paths) list a secret file? Yes unless it stays at
+/// depth 1 (`-maxdepth 0|1`), starts at directories that are not secret, and a
+/// top-level `-name`/`-iname` test has a pattern no secret name matches (find's
+/// `-name` matches a leading `.` with `*`, unlike bash).
+pub(super) fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
+    let words: Vec<&str> = sc.words.iter().map(|x| x.text.as_str()).collect();
+    match basename(words.first().copied().unwrap_or("")) {
+        "find" => {}
+        // `pwd` prints a directory; `xargs grep -l` the names it was given (the caller
+        // adds what its input may name).
+        "pwd" | "xargs" => return false,
+        _ => return true,
+    }
+    let shallow = words
+        .windows(2)
+        .any(|p| p[0] == "-maxdepth" && matches!(p[1], "0" | "1"));
+    if !shallow
+        || words
+            .iter()
+            .any(|t| matches!(*t, "-o" | "-or" | "!" | "-not" | "(" | ","))
+    {
+        return true;
+    }
+    let starts_secret = sc.words[1..]
+        .iter()
+        .take_while(|x| !x.text.starts_with('-'))
+        .any(|x| w.resolve_word(x).is_none_or(|p| paths::is_secret(&p)));
+    if starts_secret {
+        return true;
+    }
+    let names: Vec<String> = words
+        .windows(2)
+        .filter(|p| matches!(p[0], "-name" | "-iname"))
+        .map(|p| secret_pattern(p[1]))
+        .collect();
+    !names.iter().any(|pat| !pattern_may_be_secret_name(pat))
+}

@@ -1,0 +1,490 @@
+//! One simple command: assignments, constants, redirections, then its words.
+
+use super::inspect::{
+    expand_words, glob_may_be_option, home_relative, is_lib_dir, known_word, may_be_option,
+    names_file, prints_numbers, script_runs,
+};
+use super::names::{
+    basename, is_interpreter, DECODERS, DISK_DEVICES, DOWNLOADERS, SAFE_ENV, SYSTEM_WRITE_DIRS,
+};
+use super::secrets::{glob_may_name_secret, sensitive_env};
+use super::words::{NO_WORD, WORDS_ON_STACK};
+use super::{cat, Finding, RawPart, Traits, Walker};
+use crate::paths::{self};
+use crate::programs::{self};
+use crate::shell::{self, RedirOp, SimpleCommand, Word};
+use crate::verdict::Tier;
+
+impl<'a> Walker<'a> {
+    pub(super) fn simple(&mut self, sc: &SimpleCommand) -> Traits {
+        if let Some(known) = self.substitute_consts(sc) {
+            return self.simple(&known);
+        }
+        self.track_consts(sc);
+        for w in sc.assigns.iter().chain(sc.words.iter()) {
+            self.word_subs(w);
+            if w.assign {
+                let (name, value) = w.text.split_once('=').unwrap_or((&w.text, ""));
+                let literal = !w.dynamic
+                    && !value.is_empty()
+                    && value
+                        .trim_start_matches('-')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit());
+                // `t=$(date +%s)`: the output of a command that prints only numbers.
+                let printed_number = w.subs.len() == 1
+                    && value.starts_with("$(")
+                    && value.ends_with(')')
+                    && prints_numbers(&w.subs[0]);
+                let literal = literal || printed_number;
+                self.numeric.retain(|k| k != name);
+                if literal && !name.ends_with('+') {
+                    self.numeric.push(name.to_string());
+                }
+            }
+            if w.assign && w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')) {
+                // `x='a[$(cmd)]'`, `x='$(cmd)'`: code kept as data, which indirection
+                // (`${!x}`), prompt expansion (`${x@P}`) or arithmetic would run.
+                let text = w.text.clone();
+                self.code_in_data(&text, w.span);
+            }
+        }
+        for r in &sc.redirects {
+            self.word_subs(&r.target);
+            if let Some(doc) = &r.heredoc {
+                for s in &doc.subs {
+                    self.sub_script(s);
+                }
+            }
+        }
+        // The command's finding first: on equal tiers it explains best.
+        let (mut finding, mut traits, norm) = if sc.words.is_empty() {
+            (
+                Finding::new(
+                    Tier::Auto,
+                    "builtin.shell.empty",
+                    if sc.assigns.is_empty() {
+                        "no command"
+                    } else {
+                        "variable assignment"
+                    },
+                    sc.span,
+                ),
+                Traits::default(),
+                Some(String::new()),
+            )
+        } else if sc.words.iter().any(|w| w.braces.is_some()) {
+            let expanded = expand_words(&sc.words);
+            let words: Vec<&Word> = expanded.iter().collect();
+            self.words(&words, sc)
+        } else if sc.words.len() <= WORDS_ON_STACK {
+            // Most commands are short: their word list needs no allocation.
+            let mut buf: [&Word; WORDS_ON_STACK] = [&NO_WORD; WORDS_ON_STACK];
+            for (slot, w) in buf.iter_mut().zip(&sc.words) {
+                *slot = w;
+            }
+            self.words(&buf[..sc.words.len()], sc)
+        } else {
+            let words: Vec<&Word> = sc.words.iter().collect();
+            self.words(&words, sc)
+        };
+        // A read-only program given a value known only at run time that could begin
+        // with `-` (`sort $x f`, `sort ${x:--o PWN} f`): it may be an option that writes
+        // or runs. Only the programs that print their arguments read them as data.
+        if finding.tier == Tier::Auto && finding.rule == "builtin.shell.readonly" {
+            let prog = sc.words.first().map_or("", |w| basename(&w.text));
+            let entry = programs::lookup(prog);
+            if !entry.is_some_and(programs::Program::args_are_data) {
+                // Words after `--` are operands. A `--` right after an option may be
+                // that option's value (`rg -e -- *`), so only one after the program or
+                // an operand counts.
+                let needs = sc.words[1..].iter().any(|w| w.glob || w.dynamic);
+                let end = match entry.filter(|_| needs) {
+                    // The table knows which options take a value.
+                    Some(p) => {
+                        let args: Vec<&Word> = sc.words[1..].iter().collect();
+                        p.scan(&args).end.map_or(sc.words.len(), |e| e + 1)
+                    }
+                    None => (1..sc.words.len())
+                        .find(|&i| {
+                            sc.words[i].value() == Some("--")
+                                && !sc.words[i - 1].text.starts_with('-')
+                        })
+                        .unwrap_or(sc.words.len()),
+                };
+                // A loop variable is each of its values: `for f in *; do sort $f; done`
+                // sorts a file named `-o`.
+                let harmless = entry.is_some_and(programs::Program::options_harmless);
+                let loop_ok = |w: &Word| {
+                    self.loop_values(w)
+                        .is_some_and(|vals| harmless || !vals.iter().any(glob_may_be_option))
+                };
+                if let Some(w) = sc.words[1..end]
+                    .iter()
+                    .find(|w| may_be_option(w) && !loop_ok(w))
+                {
+                    finding = Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!(
+                            "a value known only at run time could be an option of {prog}: {}",
+                            self.text(w.span)
+                        ),
+                        w.span,
+                    );
+                } else if let Some(w) = sc.words[1..end]
+                    .iter()
+                    .find(|w| glob_may_be_option(w) && !harmless)
+                {
+                    finding = Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!(
+                            "a glob could expand to a file name that is an option of {prog}: {}",
+                            self.text(w.span)
+                        ),
+                        w.span,
+                    );
+                }
+            }
+        }
+        // Content from a substitution in its arguments is what it writes:
+        // `cat <(curl …) | sh`, `echo "$(curl …)" | sh`.
+        for w in &sc.words {
+            for sub in &w.subs {
+                traits.downloader |= script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]);
+                traits.decoder |= script_runs(sub, &|_| false, DECODERS);
+            }
+        }
+        // `curl … > >(sh)`: its output goes to an interpreter through a process
+        // substitution, as `curl … | sh` would.
+        if traits.downloader || traits.decoder {
+            let to_shell = sc.redirects.iter().any(|r| {
+                r.op.writes()
+                    && r.target.subs.iter().any(|sub| {
+                        script_runs(sub, &|n| is_interpreter(n), &["eval", "source", "."])
+                    })
+            });
+            if to_shell {
+                let (rule, what) = if traits.downloader {
+                    ("builtin.shell.pipe-to-shell", "remote content")
+                } else {
+                    ("builtin.shell.encoded-exec", "decoded content")
+                };
+                finding = Finding::new(
+                    Tier::Deny,
+                    rule,
+                    format!("{what} written into an interpreter: {}", self.text(sc.span)),
+                    sc.span,
+                );
+            }
+        }
+        if let Some(f) = self.redirect_finding(sc) {
+            if f.tier > finding.tier {
+                finding = f;
+            }
+        }
+        // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
+        // (bash opens a network connection).
+        if let Some(f) = self.input_finding(&sc.redirects, finding.tier) {
+            finding = f;
+        }
+        // `export x=$(curl …)`, `local x=…`: assignments given as arguments.
+        let declared = sc.words.first().is_some_and(|w| {
+            matches!(
+                w.text.as_str(),
+                "export" | "declare" | "local" | "typeset" | "readonly"
+            )
+        });
+        let arg_assigns = sc
+            .words
+            .iter()
+            .skip(1)
+            .filter(|w| declared && !w.subs.is_empty() && w.text.contains('='));
+        for a in sc.assigns.iter().chain(arg_assigns) {
+            let name = a.text.split(['=', '+']).next().unwrap_or("");
+            let rule = if a
+                .subs
+                .iter()
+                .any(|sub| script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]))
+            {
+                Some("builtin.shell.pipe-to-shell")
+            } else if a
+                .subs
+                .iter()
+                .any(|sub| script_runs(sub, &|_| false, DECODERS))
+            {
+                Some("builtin.shell.encoded-exec")
+            } else {
+                None
+            };
+            if let Some(rule) = rule {
+                if self.tainted.len() < 64 && !name.is_empty() {
+                    self.tainted.push((name.to_string(), rule));
+                }
+            }
+            if !a.assign {
+                continue; // an `export` argument: the command's own finding covers it
+            }
+            // `x=5; echo $x`, `t=$(date +%s)`: a shell variable reaches no program unless
+            // it is exported already, as the inherited environment (`PATH`, …) is.
+            // Before a command (`FOO=1 ls`) it is in that command's environment: only
+            // lower-case names (which programs do not read by convention) are exempt.
+            let standalone = sc.words.is_empty();
+            let exempt = if standalone {
+                // An exported `TZ` takes the new value: `TZ=~/.ssh/id_rsa; ls -l`.
+                !sensitive_env(name) && !names_file(a)
+            } else {
+                name.bytes().any(|b| b.is_ascii_lowercase()) && !sensitive_env(name)
+            };
+            if exempt {
+                continue;
+            }
+            if let Some(f) = self.assign_finding(a) {
+                if f.tier > finding.tier {
+                    finding = f;
+                }
+            }
+        }
+        self.parts.push(RawPart {
+            span: sc.span,
+            finding,
+            norm: if self.env.want_norm { norm } else { None },
+        });
+        traits
+    }
+
+    /// The value of the variable of [`Walker::consts`] that word `w` is exactly
+    /// (`$x`, `${x}`, `"$x"`, `"${x}"`), and whether it is quoted.
+    pub(super) fn const_ref(&self, w: &Word) -> Option<(&str, bool)> {
+        let quoted = w.param?;
+        let name = w.param_name()?;
+        self.consts
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| (v.as_str(), quoted))
+    }
+
+    /// `sc` with each word that is exactly `$x`, `${x}`, `"$x"` or `"${x}"` for a
+    /// variable of [`Walker::consts`] replaced by its value, as bash expands it (an
+    /// unquoted value is split at blanks and may be a glob); `None` when there is none.
+    pub(super) fn substitute_consts(&mut self, sc: &SimpleCommand) -> Option<SimpleCommand> {
+        if self.consts.is_empty() {
+            return None;
+        }
+        // Copying the command and its values is work, paid for before it is done: a
+        // long value referenced many times would otherwise cost its length each time.
+        let cost: usize = sc
+            .words
+            .iter()
+            .filter_map(|w| self.const_ref(w))
+            .map(|(v, _)| v.len() + 1)
+            .sum();
+        if cost == 0 {
+            return None;
+        }
+        let cost = cost + sc.span[1].saturating_sub(sc.span[0]);
+        if cost > self.subst_allowance || !self.steps.spend(cost) {
+            return None;
+        }
+        self.subst_allowance -= cost;
+        let mut out = SimpleCommand {
+            assigns: sc.assigns.clone(),
+            words: Vec::new(),
+            redirects: sc.redirects.clone(),
+            span: sc.span,
+        };
+        for w in &sc.words {
+            match self.const_ref(w) {
+                Some((value, true)) => out.words.push(known_word(value, false, w.span)),
+                Some((value, false)) => {
+                    for piece in value.split([' ', '\t', '\n']).filter(|p| !p.is_empty()) {
+                        let glob = piece.contains(['*', '?', '[']);
+                        out.words.push(known_word(piece, glob, w.span));
+                    }
+                }
+                None => out.words.push(w.clone()),
+            }
+        }
+        Some(out)
+    }
+
+    /// Keeps [`Walker::consts`] true after `sc`: a standalone `x=VALUE` with a static
+    /// value sets `x`; any other assignment to it forgets it; a builtin that can assign
+    /// any variable (`read`, `declare`, `export`, `unset`, `eval`, `source`, …) or a
+    /// `${x:=v}` forgets them all.
+    pub(super) fn track_consts(&mut self, sc: &SimpleCommand) {
+        if self.consts.is_empty() && sc.assigns.is_empty() {
+            return; // nothing known to forget, nothing to learn
+        }
+        let prog = sc.words.first().map(|w| w.text.as_str());
+        let assigns_any = matches!(
+            prog,
+            Some(
+                "read"
+                    | "mapfile"
+                    | "readarray"
+                    | "declare"
+                    | "typeset"
+                    | "local"
+                    | "export"
+                    | "readonly"
+                    | "printf"
+                    | "getopts"
+                    | "unset"
+                    | "let"
+                    | "eval"
+                    | "source"
+                    | "."
+                    | "set"
+                    | "shift"
+                    | "builtin"
+                    | "command"
+                    | "exec"
+            )
+        ) || sc.words.iter().chain(sc.assigns.iter()).any(|w| {
+            w.dynamic && (w.text.contains(":=") || w.text.contains("=")) && w.text.contains("${")
+        });
+        if assigns_any
+            || prog.is_some_and(|p| {
+                !p.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b))
+            })
+        {
+            self.consts.clear();
+        }
+        for w in &sc.assigns {
+            let Some((name, value)) = w.text.split_once('=') else {
+                continue;
+            };
+            let name = name.trim_end_matches('+');
+            self.consts.retain(|(k, _)| k != name);
+            let settable = sc.words.is_empty()
+                && !w.text[..w.text.find('=').unwrap_or(0)].ends_with('+')
+                && !w.dynamic
+                && w.subs.is_empty()
+                && self.consts.len() < 32;
+            if settable {
+                self.consts.push((name.to_string(), value.to_string()));
+            }
+        }
+    }
+
+    pub(super) fn assign_finding(&self, a: &Word) -> Option<Finding> {
+        let name = a.text.split(['=', '+']).next().unwrap_or("");
+        if (SAFE_ENV.contains(&name) || name.starts_with("LC_")) && !names_file(a) {
+            return None;
+        }
+        Some(Finding::new(
+            self.default_tier(),
+            "builtin.shell.env",
+            format!("sets {name}, which can change what the command runs or reads"),
+            a.span,
+        ))
+    }
+
+    /// The strictest finding above `floor` for what `<` redirections open: a secret
+    /// file, or a network connection (`/dev/tcp/…`).
+    pub(super) fn input_finding(
+        &self,
+        redirects: &[shell::Redirect],
+        floor: Tier,
+    ) -> Option<Finding> {
+        let mut out: Option<Finding> = None;
+        for r in redirects.iter().filter(|r| r.op == RedirOp::In) {
+            let t = r.target.text.as_str();
+            let f = if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+                Some(Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.network",
+                    format!("opens a network connection: {t}"),
+                    r.span,
+                ))
+            } else {
+                let secret = match r.target.value() {
+                    Some(v) => self.path_secret(v, r.target.tilde),
+                    None if r.target.glob && !r.target.dynamic => {
+                        Some(glob_may_name_secret(&r.target, self))
+                    }
+                    None => home_relative(&r.target).map(|p| paths::is_secret(&p)),
+                };
+                match secret {
+                    Some(false) => None,
+                    Some(true) => Some(Finding::new(
+                        Tier::Ask,
+                        "builtin.shell.secret-file",
+                        format!("reads a secret file: {t}"),
+                        r.span,
+                    )),
+                    // `cat < $x`, `cat < "$(ls)"`: a file named at run time.
+                    None => Some(Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.dynamic",
+                        format!("reads a file known only at run time: {t}"),
+                        r.span,
+                    )),
+                }
+            };
+            let best = out.as_ref().map_or(floor, |o| o.tier);
+            if let Some(f) = f.filter(|f| f.tier > best) {
+                out = Some(f);
+            }
+        }
+        out
+    }
+
+    pub(super) fn redirect_finding(&self, sc: &SimpleCommand) -> Option<Finding> {
+        let mut out: Option<Finding> = None;
+        for r in &sc.redirects {
+            if !r.op.writes() {
+                continue;
+            }
+            let f = if r.target.value().is_none() {
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.dynamic",
+                    format!(
+                        "writes to a path only known at run time: {}",
+                        self.text(r.span)
+                    ),
+                    r.span,
+                )
+            } else {
+                let t = r.target.text.as_str();
+                let abs = self.resolve_word(&r.target);
+                match abs.as_deref() {
+                    Some("/dev/null") | Some("/dev/stdout") | Some("/dev/stderr") => continue,
+                    Some(p) if DISK_DEVICES.iter().any(|d| p.starts_with(d)) => Finding::new(
+                        Tier::Deny,
+                        "builtin.shell.disk",
+                        format!("writes straight to a disk device: {}", self.text(r.span)),
+                        r.span,
+                    ),
+                    Some(p) if paths::under_any(p, SYSTEM_WRITE_DIRS) || is_lib_dir(p) => {
+                        Finding::new(
+                            Tier::Deny,
+                            "builtin.shell.system-write",
+                            format!("writes into a system directory: {}", self.text(r.span)),
+                            r.span,
+                        )
+                    }
+                    // Inside the workspace, a write is an edit of that file.
+                    Some(p) if paths::is_within(p, self.env.workspace) => {
+                        let (tier, rule, why) = self.edit_target(&r.target);
+                        Finding::new(tier, rule, why, r.span)
+                    }
+                    _ => Finding::new(
+                        self.default_tier(),
+                        "builtin.shell.redirect",
+                        cat(&["writes to a file: ", t]),
+                        r.span,
+                    ),
+                }
+            };
+            if out.as_ref().is_none_or(|o| f.tier > o.tier) {
+                out = Some(f);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,206 @@
+//! Text helpers: expansions in a word, arithmetic names, escape decoding.
+
+/// Does an unquoted here-document body expand anything (`$x`, `${…}`, `$(…)`,
+/// `$((…))`, a backtick) that bash substitutes before a shell reads the body?
+pub(super) fn expands(body: &str) -> bool {
+    let b = body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'`' => return true,
+            b'$' if b
+                .get(i + 1)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || b"_{([@*#?$!-".contains(&c)) =>
+            {
+                return true
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// The body with every expansion replaced by a newline: the reading of an expanded
+/// here-document in which each value ends a command (`ls ${x:-;} rm -rf /` runs `rm`).
+pub(super) fn expansions_as_separators(body: &str) -> String {
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        let end = match b[i] {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'`' => b[i + 1..]
+                .iter()
+                .position(|&c| c == b'`')
+                .map_or(b.len(), |k| i + 2 + k),
+            b'$' => match b.get(i + 1) {
+                Some(&open @ (b'{' | b'(' | b'[')) => {
+                    let close = match open {
+                        b'{' => b'}',
+                        b'(' => b')',
+                        _ => b']',
+                    };
+                    let mut depth = 0usize;
+                    let mut j = i + 1;
+                    while j < b.len() {
+                        if b[j] == open {
+                            depth += 1;
+                        } else if b[j] == close {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        j += 1;
+                    }
+                    (j + 1).min(b.len())
+                }
+                Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
+                    let n = b[i + 1..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                        .count();
+                    i + 1 + n
+                }
+                Some(c) if c.is_ascii_digit() || b"@*#?$!-".contains(c) => i + 2,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(body.get(last..i).unwrap_or(""));
+        out.push('\n');
+        i = end.max(i + 1);
+        last = i;
+    }
+    out.push_str(body.get(last..).unwrap_or(""));
+    out
+}
+
+/// The variable names read inside the `$((…))` and `$[…]` of a word: bare names and
+/// `$name` / `${name…}` (a letter after a digit or `#` is part of a number, `0xff`,
+/// `16#ff`).
+pub(super) fn arith_names(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (open_len, close) = if b[i..].starts_with(b"$((") {
+            (3, b')')
+        } else if b[i..].starts_with(b"$[") {
+            (2, b']')
+        } else {
+            i += 1;
+            continue;
+        };
+        let open = if close == b')' { b'(' } else { b'[' };
+        let mut depth = 1usize;
+        let mut j = i + open_len;
+        while j < b.len() && depth > 0 {
+            let c = b[j];
+            if (c == b'$' && b.get(j + 1) == Some(&b'(') && b.get(j + 2) != Some(&b'('))
+                || c == b'`'
+            {
+                // A command substitution: its output is judged by `arith_output`.
+                let (o, cl) = if c == b'`' { (0u8, b'`') } else { (b'(', b')') };
+                let mut d = 0usize;
+                let mut k = j + 1;
+                while k < b.len() {
+                    if o != 0 && b[k] == o {
+                        d += 1;
+                    } else if b[k] == cl {
+                        if d <= 1 {
+                            break;
+                        }
+                        d -= 1;
+                    }
+                    k += 1;
+                }
+                j = k + 1;
+                continue;
+            }
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth -= 1;
+            } else if (c.is_ascii_alphabetic() || c == b'_')
+                && !(j > 0
+                    && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'#' || b[j - 1] == b'_'))
+            {
+                let n = b[j..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                names.push(&text[j..j + n]);
+                j += n;
+                continue;
+            } else if c == b'$'
+                && b.get(j + 1)
+                    .is_some_and(|d| d.is_ascii_digit() || b"@*#?$!-".contains(d))
+            {
+                names.push(&text[j..j + 2]);
+            }
+            j += 1;
+        }
+        i = j.max(i + 1);
+    }
+    names
+}
+
+/// `printf`/`echo -e` escapes: `\n`, `\t`, `\\`, `\NNN` octal, `\xHH`.
+pub(super) fn decode_escapes(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = b[i + 1];
+        i += 2;
+        match c {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'\\' => out.push(b'\\'),
+            b'x' => {
+                let mut v = 0u8;
+                let mut n = 0;
+                while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
+                    v = v
+                        .wrapping_mul(16)
+                        .wrapping_add(char::from(b[i]).to_digit(16).map_or(0, |d| d as u8));
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v);
+            }
+            b'0'..=b'7' => {
+                let mut v = u32::from(c - b'0');
+                let mut n = 0;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + u32::from(b[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                out.push((v & 0xff) as u8);
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other);
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
