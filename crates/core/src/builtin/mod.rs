@@ -4,6 +4,7 @@
 mod find;
 mod getopt;
 mod git;
+mod hard_deny;
 mod inspect;
 mod names;
 mod reach;

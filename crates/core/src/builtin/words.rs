@@ -1,20 +1,14 @@
 //! A simple command's words: the program and its arguments against the built-in rules.
 
 use super::getopt::{skip_opts, Opts};
-use super::inspect::{
-    interpreter_reads_stdin, is_lib_dir, script_runs, subscript_code, words_span,
-};
-use super::names::{
-    basename, is_interpreter, DISK_DEVICES, DOWNLOADERS, POWER, PRIV_ESC, SHELLS, SYSTEM_WRITE_DIRS,
-};
+use super::inspect::{interpreter_reads_stdin, script_runs, subscript_code, words_span};
+use super::names::{basename, is_interpreter, DOWNLOADERS, SHELLS};
 use super::reach::ReadOnly;
 use super::readonly::readonly;
 use super::{cat, Finding, RawPart, Traits, Walker};
-use crate::paths::{self, resolve};
 use crate::programs::{self};
 use crate::shell::{self, RedirOp, SimpleCommand, Span, Word};
 use crate::verdict::Tier;
-use std::borrow::Cow;
 
 /// Commands of at most this many words are walked from a list on the stack.
 pub(super) const WORDS_ON_STACK: usize = 8;
@@ -82,341 +76,19 @@ impl<'a> Walker<'a> {
         };
         let name = basename(value);
         let args = &words[1..];
-        let want_norm = self.env.want_norm;
-        let norm = || -> Option<String> {
-            if !want_norm {
-                return None;
-            }
-            let mut s = String::from(name);
-            for a in args {
-                s.push(' ');
-                s.push_str(&a.text);
-            }
-            Some(s)
+        let c = &Cmd {
+            words,
+            sc,
+            name,
+            first,
+            all: words_span(words, sc.span),
         };
-        let all = words_span(words, sc.span);
-        let deny = |rule: &'static str, why: String, span: Span| {
-            (
-                Finding::new(Tier::Deny, rule, why, span),
-                Traits::default(),
-                norm(),
-            )
-        };
-        let ask_default = |why: String| {
-            (
-                Finding::new(self.default_tier(), "builtin.default", why, first.span),
-                Traits::default(),
-                norm(),
-            )
-        };
-
-        if PRIV_ESC.contains(&name) {
-            return deny(
-                "builtin.shell.priv-esc",
-                cat(&["privilege escalation: ", name]),
-                first.span,
-            );
+        if let Some(judged) = self.power_or_priv_esc(c) {
+            return judged;
         }
-        if POWER.contains(&name) {
-            return deny("builtin.shell.power", format!("power control: {name}"), all);
+        if let Some(judged) = self.wrapper(c).or_else(|| self.script_runner(c)) {
+            return judged;
         }
-        match name {
-            "init" | "telinit" if args.iter().any(|a| matches!(a.text.as_str(), "0" | "6")) => {
-                return deny(
-                    "builtin.shell.power",
-                    format!("power control: {name} 0/6"),
-                    all,
-                );
-            }
-            "systemctl" | "loginctl"
-                if args.iter().any(|a| {
-                    let t = a.text.trim_end_matches(".target");
-                    matches!(t, "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot")
-                }) =>
-            {
-                return deny(
-                    "builtin.shell.power",
-                    format!("power control: {}", self.text(all)),
-                    all,
-                );
-            }
-            _ => {}
-        }
-
-        // --- wrappers -------------------------------------------------------------
-        match name {
-            "env" => return self.env_wrapper(words, sc),
-            "command" => {
-                // bash's `command` reads options only before the name (`--` ends
-                // them): `command rm -rf / -v` runs `rm`.
-                let lead = args
-                    .iter()
-                    .take_while(|a| a.text.starts_with('-') && a.text.len() > 1 && !a.dynamic)
-                    .count();
-                let looks_up = args[..lead]
-                    .iter()
-                    .take_while(|a| a.text != "--")
-                    .any(|a| a.text[1..].contains(['v', 'V']));
-                if looks_up {
-                    return (
-                        Finding::new(
-                            Tier::Auto,
-                            "builtin.shell.readonly",
-                            "looks a command name up: command -v",
-                            all,
-                        ),
-                        none,
-                        norm(),
-                    );
-                }
-                return self.wrapped(&words[1 + lead..], sc, name);
-            }
-            "trap" => {
-                // `trap ACTION SIGNAL…`: bash runs ACTION later, as a script: classify
-                // it now (a deny in it stands); deferring it is the default tier.
-                let lead = args
-                    .iter()
-                    .take_while(|a| a.text.starts_with('-') && a.text.len() > 1)
-                    .count();
-                if let Some(action) = args.get(lead).filter(|_| args.len() > lead + 1) {
-                    if action.value().is_some() && action.text != "-" {
-                        let (text, base, span) =
-                            (action.text.clone(), action.content_start, action.span);
-                        self.nested_text(&text, base, span);
-                    }
-                }
-                return (
-                    Finding::new(
-                        self.default_tier(),
-                        "builtin.default",
-                        "trap sets a command to run later (on a signal or at exit)",
-                        all,
-                    ),
-                    none,
-                    norm(),
-                );
-            }
-            "builtin" | "coproc" => return self.wrapped(&words[1..], sc, name),
-            "nohup" => {
-                let k = skip_opts(args, "", &[]);
-                return self.wrapped(&words[1 + k..], sc, name);
-            }
-            "exec" => {
-                let k = skip_opts(args, "a", &[]);
-                return self.wrapped(&words[1 + k..], sc, name);
-            }
-            "nice" => {
-                let k = skip_opts(args, "n", &["adjustment"]);
-                return self.wrapped(&words[1 + k..], sc, name);
-            }
-            "time" => {
-                let o = Opts::parse(args, "fo", &["format", "output"]);
-                let k = skip_opts(args, "fo", &["format", "output"]);
-                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
-                if (o.has_short('o').is_some() || o.has_long("output").is_some())
-                    && f.tier < self.default_tier()
-                {
-                    // The file it writes makes it at least the default; what it runs may
-                    // be worse, and then that decides.
-                    return (
-                        Finding::new(
-                            self.default_tier(),
-                            "builtin.default",
-                            "time -o writes a file",
-                            first.span,
-                        ),
-                        t,
-                        n,
-                    );
-                }
-                return (f, t, n);
-            }
-            "timeout" => {
-                let k = skip_opts(args, "sk", &["signal", "kill-after"]);
-                // then DURATION, then the command
-                return self.wrapped(words.get(2 + k..).unwrap_or(&[]), sc, name);
-            }
-            "stdbuf" => {
-                let k = skip_opts(args, "ioe", &["input", "output", "error"]);
-                return self.wrapped(&words[1 + k..], sc, name);
-            }
-            "ionice" => {
-                let o = Opts::parse(args, "cnp", &["class", "classdata", "pid", "pgid", "uid"]);
-                if o.has_short('p').is_some()
-                    || o.has_short('P').is_some()
-                    || o.has_short('u').is_some()
-                {
-                    return ask_default("ionice changes another process".to_string());
-                }
-                let k = skip_opts(args, "cnpPu", &["class", "classdata", "pid", "pgid", "uid"]);
-                return self.wrapped(&words[1 + k..], sc, name);
-            }
-            "setsid" | "chronic" | "unbuffer" | "caffeinate" => {
-                // Not transparent (not on the list), but what they run is still checked.
-                let k = skip_opts(args, "", &[]);
-                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
-                if f.tier >= self.default_tier() {
-                    return (f, t, n);
-                }
-                return (
-                    Finding::new(
-                        self.default_tier(),
-                        "builtin.default",
-                        cat(&["not on the read-only allowlist: ", name]),
-                        first.span,
-                    ),
-                    t,
-                    n,
-                );
-            }
-            "xargs" => {
-                let k = skip_opts(
-                    args,
-                    "adEILnPs",
-                    &[
-                        // `--eof`, `--replace`, `--max-lines` take their optional
-                        // value only as `--opt=value`: the next word is the command.
-                        "arg-file",
-                        "delimiter",
-                        "max-args",
-                        "max-procs",
-                        "max-chars",
-                        "process-slot-var",
-                    ],
-                );
-                let rest = &words[1 + k..];
-                // `xargs -a FILE`, `-0aFILE`, `--arg=FILE`: the items come from FILE,
-                // which xargs opens (and echoes when no command follows).
-                let arg_file = programs::XARGS
-                    .scan(&args[..k])
-                    .options
-                    .into_iter()
-                    .find(|f| f.option.is("-a") || f.option.is("--arg-file"))
-                    .and_then(|f| f.value);
-                if let Some((file, fw)) = &arg_file {
-                    let why = if fw.dynamic {
-                        Some((
-                            "builtin.shell.dynamic",
-                            format!("xargs -a reads a file named only at run time: {file}"),
-                        ))
-                    } else {
-                        match self.path_secret(file, file.starts_with('~')) {
-                            Some(false) => None,
-                            Some(true) => Some(("builtin.shell.secret-file", format!("reads a secret file: {file}"))),
-                            None => Some(("builtin.shell.dynamic", format!("xargs -a reads {file} relative to a working directory known only at run time"))),
-                        }
-                    };
-                    if let Some((rule, why)) = why {
-                        return (Finding::new(Tier::Ask, rule, why, fw.span), none, norm());
-                    }
-                }
-                if rest.is_empty() {
-                    return (
-                        Finding::new(
-                            Tier::Auto,
-                            "builtin.shell.readonly",
-                            "xargs with no command echoes its input",
-                            all,
-                        ),
-                        none,
-                        norm(),
-                    );
-                }
-                let stdin_paths = self.stdin_paths;
-                let (f, mut t, n) = self.wrapped(rest, sc, name);
-                // `… | xargs sh -c '{}'`: the input becomes code.
-                let prog = rest.first().map_or("", |w| basename(&w.text));
-                // What xargs reads becomes arguments: options (`-o PWN`) unless they come
-                // from `find DIR …`, and code where `-I {}` puts them in a script.
-                let replace = args[..k].iter().any(|a| {
-                    a.text.starts_with("-I")
-                        || a.text.starts_with("-i")
-                        || a.text.starts_with("--replace")
-                });
-                let code = replace && (is_interpreter(prog) || prog == "eval");
-                let entry = programs::lookup(prog);
-                let options = !entry.is_some_and(programs::Program::args_are_data) && !stdin_paths;
-                if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
-                    t.stdin_exec = true;
-                }
-                // `find . | xargs cat`: it opens every file find lists, `.env` included.
-                if f.tier == Tier::Auto
-                    && stdin_paths
-                    && self.stdin_paths_secret
-                    && entry.is_some_and(programs::Program::opens_operands)
-                {
-                    return (
-                        Finding::new(
-                            self.default_tier(),
-                            "builtin.shell.recursive-read",
-                            format!("{prog} opens every file find lists, a secret file among them; only a host with a file system can check what it reaches"),
-                            all,
-                        ),
-                        t,
-                        n,
-                    );
-                }
-                if f.tier == Tier::Auto && (code || options) {
-                    return (
-                        Finding::new(
-                            self.default_tier(),
-                            "builtin.shell.dynamic",
-                            format!("xargs turns the data it reads into arguments of {prog}: they may be options or code"),
-                            all,
-                        ),
-                        t,
-                        n,
-                    );
-                }
-                if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
-                    t.stdin_exec = true;
-                }
-                return (f, t, n);
-            }
-            "busybox" | "toybox" if args.first().is_some_and(|a| !a.text.starts_with('-')) => {
-                // `busybox rm -rf /`: the applet is the command.
-                return self.words(&words[1..], sc);
-            }
-            "watch" => {
-                let o = Opts::parse(args, "nd", &["interval"]);
-                let k = skip_opts(args, "n", &["interval"]);
-                let rest = &words[1 + k..];
-                if rest.is_empty() {
-                    return ask_default("watch with no command".to_string());
-                }
-                if o.has_short('x').is_some() || o.has_long("exec").is_some() {
-                    return self.wrapped(rest, sc, name);
-                }
-                return self.joined_script(rest, all, "watch");
-            }
-            "eval" => {
-                if args.is_empty() {
-                    return (
-                        Finding::new(
-                            Tier::Auto,
-                            "builtin.shell.empty",
-                            "eval with nothing to run",
-                            all,
-                        ),
-                        none,
-                        norm(),
-                    );
-                }
-                if let Some(f) = self.sink_check(args, sc, "eval") {
-                    return (f, none, None);
-                }
-                let (f, mut t, n) = self.joined_script(args, all, "eval");
-                // `… | eval "$(cat)"`: runs what it reads from its input.
-                t.stdin_exec |= args.iter().any(|a| {
-                    a.subs
-                        .iter()
-                        .any(|sub| script_runs(sub, &|_| false, &["cat", "head", "tail", "tee"]))
-                });
-                return (f, t, n);
-            }
-            _ => {}
-        }
-
         if SHELLS.contains(&name) {
             return self.shell_invocation(name, words, sc);
         }
@@ -436,259 +108,322 @@ impl<'a> Walker<'a> {
                     stdin_exec: reads_stdin,
                     ..Traits::default()
                 },
-                norm(),
+                self.norm(c),
             );
         }
+        if let Some(judged) = self.destructive(c) {
+            return judged;
+        }
+        let traits = stream_traits(c);
+        self.test_operands(c);
+        self.readonly_finding(c, traits)
+    }
 
-        // --- hard deny on specific programs ------------------------------------------
+    /// A wrapper runs the command in its arguments: that command is judged.
+    pub(super) fn wrapper(&mut self, c: &Cmd) -> Option<Judged> {
+        let (words, sc, name, first, all) = (c.words, c.sc, c.name, c.first, c.all);
+        let args = &c.words[1..];
+        let none = Traits::default();
+        // --- wrappers -------------------------------------------------------------
         match name {
-            "rm" => {
-                let o = Opts::parse(args, "", &[]);
-                if let Some(w) = o.has_long("no-preserve-root") {
-                    return deny(
-                        "builtin.shell.rm-root",
-                        "recursive delete with --no-preserve-root".to_string(),
-                        w.span,
-                    );
-                }
-                let recursive = o.has_short('r').is_some()
-                    || o.has_short('R').is_some()
-                    || o.has_long("recursive").is_some();
-                if recursive {
-                    if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
-                        return deny(
-                            "builtin.shell.rm-root",
-                            format!("recursive delete of {}: {}", w.text, self.text(all)),
-                            w.span,
-                        );
-                    }
-                }
-                return ask_default(cat(&["deletes files: ", self.text(all)]));
-            }
-            "chmod" | "chown" | "chgrp" => {
-                let o = Opts::parse(args, "", &["reference"]);
-                let recursive = o.has_short('R').is_some() || o.has_long("recursive").is_some();
-                if recursive {
-                    if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
-                        return deny(
-                            "builtin.shell.chmod-root",
-                            format!("recursive {name} of {}", w.text),
-                            w.span,
-                        );
-                    }
-                }
-                return ask_default(format!("changes file permissions or owners: {name}"));
-            }
-            "find" => return self.find(words, sc),
-            "dd" => {
-                for a in args {
-                    if let Some(path) = a.text.strip_prefix("of=") {
-                        let p = Word {
-                            text: path.to_string(),
-                            param: None,
-                            ..(*a).clone()
-                        };
-                        let abs = self.resolve_word(&p);
-                        if let Some(abs) = abs.as_deref() {
-                            if abs.starts_with("/dev/")
-                                && !matches!(abs, "/dev/null" | "/dev/stdout" | "/dev/stderr")
-                            {
-                                return deny(
-                                    "builtin.shell.disk",
-                                    format!("dd writes to a device: {}", a.text),
-                                    a.span,
-                                );
-                            }
-                            if paths::under_any(abs, SYSTEM_WRITE_DIRS) {
-                                return deny(
-                                    "builtin.shell.system-write",
-                                    format!("dd writes into a system directory: {}", a.text),
-                                    a.span,
-                                );
-                            }
-                        }
-                    }
-                }
-                return ask_default("dd copies raw data".to_string());
-            }
-            "shred" => {
-                if let Some(a) = args
+            "env" => return Some(self.env_wrapper(words, sc)),
+            "command" => {
+                // bash's `command` reads options only before the name (`--` ends
+                // them): `command rm -rf / -v` runs `rm`.
+                let lead = args
                     .iter()
-                    .find(|a| a.text.starts_with("/dev/") && a.text != "/dev/null")
-                {
-                    return deny(
-                        "builtin.shell.disk",
-                        format!("shred of a device: {}", a.text),
-                        a.span,
-                    );
-                }
-                return ask_default("shred destroys files".to_string());
-            }
-            "wipefs" | "blkdiscard" | "mkswap" | "mke2fs" => {
-                return deny("builtin.shell.disk", format!("disk tool: {name}"), all);
-            }
-            n if n.starts_with("mkfs") => {
-                return deny(
-                    "builtin.shell.disk",
-                    format!("makes a file system: {name}"),
-                    all,
-                );
-            }
-            "fdisk" | "sfdisk" | "cfdisk" | "gdisk" | "sgdisk" | "parted" => {
-                // Listing only: `-l`/`--list`, or parted's `print`, with nothing else but
-                // devices and flags (`parted -l /dev/sda rm 1` removes a partition).
-                let only_listing_words = args.iter().all(|a| {
-                    a.text.starts_with('-') || a.text.starts_with("/dev/") || a.text == "print"
-                });
-                let listing = (args
+                    .take_while(|a| a.text.starts_with('-') && a.text.len() > 1 && !a.dynamic)
+                    .count();
+                let looks_up = args[..lead]
                     .iter()
-                    .any(|a| matches!(a.text.as_str(), "-l" | "--list"))
-                    && (name != "parted" || only_listing_words))
-                    || (name == "parted"
-                        && args.iter().any(|a| a.text == "print")
-                        && args.iter().all(|a| {
-                            a.text == "print"
-                                || a.text.starts_with("/dev/")
-                                || a.text.starts_with('-')
-                        }));
-                if !listing {
-                    return deny(
-                        "builtin.shell.disk",
-                        format!("partitions a disk: {}", self.text(all)),
-                        all,
-                    );
-                }
-                return ask_default(format!("disk tool: {name}"));
-            }
-            "tee" => {
-                let o = Opts::parse(args, "", &[]);
-                for w in &o.operands {
-                    if let Some(abs) = self.resolve_word(w) {
-                        if DISK_DEVICES.iter().any(|d| abs.starts_with(d)) {
-                            return deny(
-                                "builtin.shell.disk",
-                                format!("tee writes to a disk device: {}", w.text),
-                                w.span,
-                            );
-                        }
-                        if paths::under_any(&abs, SYSTEM_WRITE_DIRS) || is_lib_dir(&abs) {
-                            return deny(
-                                "builtin.shell.system-write",
-                                format!("tee writes into a system directory: {}", w.text),
-                                w.span,
-                            );
-                        }
-                    }
-                }
-                let (f, mut t, n) = match readonly("tee", args, self, words[0].span) {
-                    ReadOnly::Edit(tier, rule, why, span) => (
-                        Finding::new(tier, rule, why, span),
-                        Traits::default(),
-                        norm(),
-                    ),
-                    ReadOnly::Flag(rule, why, span) => (
-                        Finding::new(self.default_tier(), rule, why, span),
-                        Traits::default(),
-                        norm(),
-                    ),
-                    _ => (
+                    .take_while(|a| a.text != "--")
+                    .any(|a| a.text[1..].contains(['v', 'V']));
+                if looks_up {
+                    return Some((
                         Finding::new(
                             Tier::Auto,
                             "builtin.shell.readonly",
-                            "tee with no file writes only its output",
-                            words[0].span,
+                            "looks a command name up: command -v",
+                            all,
                         ),
-                        Traits::default(),
-                        norm(),
-                    ),
-                };
-                // `… | tee >(sh)`: what it reads goes into an interpreter.
-                t.stdin_exec = args.iter().any(|a| {
-                    a.subs.iter().any(|sub| {
-                        script_runs(sub, &|n| is_interpreter(n), &["eval", "source", "."])
-                    })
-                });
-                return (f, t, n);
-            }
-            "cd" | "pushd" => {
-                let next = match args
-                    .iter()
-                    .find(|a| !a.text.starts_with('-') || a.text == "-")
-                {
-                    None => Some(self.env.home.to_string()),
-                    Some(a) if a.value().is_some() && a.text != "-" => self.resolve_word(a),
-                    // `cd $HOME`, `cd "${HOME}/x"`: the home directory is known.
-                    Some(a) => ["${HOME:?}", "${HOME}", "$HOME"]
-                        .iter()
-                        .find_map(|p| a.text.strip_prefix(p))
-                        .filter(|rest| {
-                            a.subs.is_empty()
-                                && !rest.contains(['$', '`'])
-                                && (rest.is_empty() || rest.starts_with('/'))
-                        })
-                        .map(|rest| resolve(&format!("~{rest}"), "/", self.env.home)),
-                };
-                // It may fail (a missing directory) and leave bash where it was.
-                match (self.cwd.take(), next) {
-                    (Some(old), Some(new)) => {
-                        if *old != *new && !self.cwd_alts.iter().any(|a| *a == *old) {
-                            self.cwd_alts.push(old.into_owned());
-                        }
-                        if self.cwd_alts.len() <= 8 {
-                            self.cwd = Some(Cow::Owned(new));
-                        }
-                    }
-                    _ => self.cwd_alts.clear(),
+                        none,
+                        self.norm(c),
+                    ));
                 }
+                return Some(self.wrapped(&words[1 + lead..], sc, name));
             }
-            // `popd` returns to a directory the stack holds: unknown here.
-            "popd" => {
-                self.cwd = None;
-                self.cwd_alts.clear();
+            "builtin" | "coproc" => return Some(self.wrapped(&words[1..], sc, name)),
+            "nohup" => {
+                let k = skip_opts(args, "", &[]);
+                return Some(self.wrapped(&words[1 + k..], sc, name));
             }
+            "exec" => {
+                let k = skip_opts(args, "a", &[]);
+                return Some(self.wrapped(&words[1 + k..], sc, name));
+            }
+            "nice" => {
+                let k = skip_opts(args, "n", &["adjustment"]);
+                return Some(self.wrapped(&words[1 + k..], sc, name));
+            }
+            "time" => {
+                let o = Opts::parse(args, "fo", &["format", "output"]);
+                let k = skip_opts(args, "fo", &["format", "output"]);
+                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
+                if (o.has_short('o').is_some() || o.has_long("output").is_some())
+                    && f.tier < self.default_tier()
+                {
+                    // The file it writes makes it at least the default; what it runs may
+                    // be worse, and then that decides.
+                    return Some((
+                        Finding::new(
+                            self.default_tier(),
+                            "builtin.default",
+                            "time -o writes a file",
+                            first.span,
+                        ),
+                        t,
+                        n,
+                    ));
+                }
+                return Some((f, t, n));
+            }
+            "timeout" => {
+                let k = skip_opts(args, "sk", &["signal", "kill-after"]);
+                // then DURATION, then the command
+                return Some(self.wrapped(words.get(2 + k..).unwrap_or(&[]), sc, name));
+            }
+            "stdbuf" => {
+                let k = skip_opts(args, "ioe", &["input", "output", "error"]);
+                return Some(self.wrapped(&words[1 + k..], sc, name));
+            }
+            "ionice" => {
+                let o = Opts::parse(args, "cnp", &["class", "classdata", "pid", "pgid", "uid"]);
+                if o.has_short('p').is_some()
+                    || o.has_short('P').is_some()
+                    || o.has_short('u').is_some()
+                {
+                    return Some(self.ask_default(c, "ionice changes another process".to_string()));
+                }
+                let k = skip_opts(args, "cnpPu", &["class", "classdata", "pid", "pgid", "uid"]);
+                return Some(self.wrapped(&words[1 + k..], sc, name));
+            }
+            "setsid" | "chronic" | "unbuffer" | "caffeinate" => {
+                // Not transparent (not on the list), but what they run is still checked.
+                let k = skip_opts(args, "", &[]);
+                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
+                if f.tier >= self.default_tier() {
+                    return Some((f, t, n));
+                }
+                return Some((
+                    Finding::new(
+                        self.default_tier(),
+                        "builtin.default",
+                        cat(&["not on the read-only allowlist: ", name]),
+                        first.span,
+                    ),
+                    t,
+                    n,
+                ));
+            }
+            "xargs" => return Some(self.xargs(c)),
             _ => {}
         }
+        None
+    }
 
-        let mut traits = Traits::default();
-        if DOWNLOADERS.contains(&name) {
-            traits.downloader = true;
-        }
+    /// Commands that run their arguments as a script, now or later: `trap`, `watch`,
+    /// `eval`, and `busybox`/`toybox` applets.
+    pub(super) fn script_runner(&mut self, c: &Cmd) -> Option<Judged> {
+        let (words, sc, name, _first, all) = (c.words, c.sc, c.name, c.first, c.all);
+        let args = &c.words[1..];
+        let none = Traits::default();
         match name {
-            "base64" | "base32" | "basenc" => {
-                traits.decoder = args.iter().any(|a| {
-                    a.text == "--decode"
-                        || (a.text.starts_with('-')
-                            && !a.text.starts_with("--")
-                            && (a.text.contains('d') || a.text.contains('D')))
-                })
+            "trap" => {
+                // `trap ACTION SIGNAL…`: bash runs ACTION later, as a script: classify
+                // it now (a deny in it stands); deferring it is the default tier.
+                let lead = args
+                    .iter()
+                    .take_while(|a| a.text.starts_with('-') && a.text.len() > 1)
+                    .count();
+                if let Some(action) = args.get(lead).filter(|_| args.len() > lead + 1) {
+                    if action.value().is_some() && action.text != "-" {
+                        let (text, base, span) =
+                            (action.text.clone(), action.content_start, action.span);
+                        self.nested_text(&text, base, span);
+                    }
+                }
+                return Some((
+                    Finding::new(
+                        self.default_tier(),
+                        "builtin.default",
+                        "trap sets a command to run later (on a signal or at exit)",
+                        all,
+                    ),
+                    none,
+                    self.norm(c),
+                ));
             }
-            "xxd" => {
-                traits.decoder = args.iter().any(|a| {
-                    a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('r')
-                        || a.text == "--revert"
-                })
+            "busybox" | "toybox" if args.first().is_some_and(|a| !a.text.starts_with('-')) => {
+                // `busybox rm -rf /`: the applet is the command.
+                return Some(self.words(&words[1..], sc));
             }
-            "openssl" => {
-                traits.decoder = args.iter().any(|a| {
-                    a.text == "-d"
-                        || a.text == "-decrypt"
-                        || a.text == "-base64" && args.iter().any(|b| b.text == "-d")
-                })
+            "watch" => {
+                let o = Opts::parse(args, "nd", &["interval"]);
+                let k = skip_opts(args, "n", &["interval"]);
+                let rest = &words[1 + k..];
+                if rest.is_empty() {
+                    return Some(self.ask_default(c, "watch with no command".to_string()));
+                }
+                if o.has_short('x').is_some() || o.has_long("exec").is_some() {
+                    return Some(self.wrapped(rest, sc, name));
+                }
+                return Some(self.joined_script(rest, all, "watch"));
             }
-            "uudecode" | "gpg" => traits.decoder = true,
-            "echo" | "printf" => traits.echo = args.iter().all(|a| a.value().is_some()),
-            // `… | tee >(sh)`: what it reads goes into an interpreter.
-            // `cat <<EOF | sh`, `cat <<< 'cmd' | sh`: writes its here-document.
-            "cat" => {
-                traits.echo = args.iter().all(|a| a.text == "-")
-                    && sc
-                        .redirects
+            "eval" => {
+                if args.is_empty() {
+                    return Some((
+                        Finding::new(
+                            Tier::Auto,
+                            "builtin.shell.empty",
+                            "eval with nothing to run",
+                            all,
+                        ),
+                        none,
+                        self.norm(c),
+                    ));
+                }
+                if let Some(f) = self.sink_check(args, sc, "eval") {
+                    return Some((f, none, None));
+                }
+                let (f, mut t, n) = self.joined_script(args, all, "eval");
+                // `… | eval "$(cat)"`: runs what it reads from its input.
+                t.stdin_exec |= args.iter().any(|a| {
+                    a.subs
                         .iter()
-                        .any(|r| matches!(r.op, RedirOp::HereDoc | RedirOp::HereString))
+                        .any(|sub| script_runs(sub, &|_| false, &["cat", "head", "tail", "tee"]))
+                });
+                return Some((f, t, n));
             }
             _ => {}
         }
+        None
+    }
 
+    /// `xargs`: the command it runs, the file it reads, and what the data it reads becomes.
+    pub(super) fn xargs(&mut self, c: &Cmd) -> Judged {
+        let (words, sc, name, all) = (c.words, c.sc, c.name, c.all);
+        let args = &c.words[1..];
+        let none = Traits::default();
+        let k = skip_opts(
+            args,
+            "adEILnPs",
+            &[
+                // `--eof`, `--replace`, `--max-lines` take their optional
+                // value only as `--opt=value`: the next word is the command.
+                "arg-file",
+                "delimiter",
+                "max-args",
+                "max-procs",
+                "max-chars",
+                "process-slot-var",
+            ],
+        );
+        let rest = &words[1 + k..];
+        // `xargs -a FILE`, `-0aFILE`, `--arg=FILE`: the items come from FILE,
+        // which xargs opens (and echoes when no command follows).
+        let arg_file = programs::XARGS
+            .scan(&args[..k])
+            .options
+            .into_iter()
+            .find(|f| f.option.is("-a") || f.option.is("--arg-file"))
+            .and_then(|f| f.value);
+        if let Some((file, fw)) = &arg_file {
+            let why = if fw.dynamic {
+                Some((
+                    "builtin.shell.dynamic",
+                    format!("xargs -a reads a file named only at run time: {file}"),
+                ))
+            } else {
+                match self.path_secret(file, file.starts_with('~')) {
+                    Some(false) => None,
+                    Some(true) => Some(("builtin.shell.secret-file", format!("reads a secret file: {file}"))),
+                    None => Some(("builtin.shell.dynamic", format!("xargs -a reads {file} relative to a working directory known only at run time"))),
+                }
+            };
+            if let Some((rule, why)) = why {
+                return (
+                    Finding::new(Tier::Ask, rule, why, fw.span),
+                    none,
+                    self.norm(c),
+                );
+            }
+        }
+        if rest.is_empty() {
+            return (
+                Finding::new(
+                    Tier::Auto,
+                    "builtin.shell.readonly",
+                    "xargs with no command echoes its input",
+                    all,
+                ),
+                none,
+                self.norm(c),
+            );
+        }
+        let stdin_paths = self.stdin_paths;
+        let (f, mut t, n) = self.wrapped(rest, sc, name);
+        // `… | xargs sh -c '{}'`: the input becomes code.
+        let prog = rest.first().map_or("", |w| basename(&w.text));
+        // What xargs reads becomes arguments: options (`-o PWN`) unless they come
+        // from `find DIR …`, and code where `-I {}` puts them in a script.
+        let replace = args[..k].iter().any(|a| {
+            a.text.starts_with("-I") || a.text.starts_with("-i") || a.text.starts_with("--replace")
+        });
+        let code = replace && (is_interpreter(prog) || prog == "eval");
+        let entry = programs::lookup(prog);
+        let options = !entry.is_some_and(programs::Program::args_are_data) && !stdin_paths;
+        if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
+            t.stdin_exec = true;
+        }
+        // `find . | xargs cat`: it opens every file find lists, `.env` included.
+        if f.tier == Tier::Auto
+            && stdin_paths
+            && self.stdin_paths_secret
+            && entry.is_some_and(programs::Program::opens_operands)
+        {
+            return (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.recursive-read",
+                    format!("{prog} opens every file find lists, a secret file among them; only a host with a file system can check what it reaches"),
+                    all,
+                ),
+                t,
+                n,
+            );
+        }
+        if f.tier == Tier::Auto && (code || options) {
+            return (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.shell.dynamic",
+                    format!("xargs turns the data it reads into arguments of {prog}: they may be options or code"),
+                    all,
+                ),
+                t,
+                n,
+            );
+        }
+        if is_interpreter(prog) || prog == "eval" || prog == "source" || prog == "." {
+            t.stdin_exec = true;
+        }
+        (f, t, n)
+    }
+
+    /// `test`, `[`, `[[`, `let`: operands bash evaluates as arithmetic or subscripts.
+    pub(super) fn test_operands(&mut self, c: &Cmd) {
+        let name = c.name;
+        let args = &c.words[1..];
         // `test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`: bash evaluates an array
         // subscript in a variable name or arithmetic operand, running what is in it.
         if matches!(name, "test" | "[" | "[[" | "let") {
@@ -756,7 +491,12 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+    }
 
+    /// What the read-only allowlist says of the program.
+    pub(super) fn readonly_finding(&mut self, c: &Cmd, traits: Traits) -> Judged {
+        let (name, first) = (c.name, c.first);
+        let args = &c.words[1..];
         match readonly(name, args, self, first.span) {
             ReadOnly::Yes => (
                 Finding::new(
@@ -766,15 +506,15 @@ impl<'a> Walker<'a> {
                     first.span,
                 ),
                 traits,
-                norm(),
+                self.norm(c),
             ),
             ReadOnly::Flag(rule, why, span) => (
                 Finding::new(self.default_tier(), rule, why, span),
                 traits,
-                norm(),
+                self.norm(c),
             ),
             ReadOnly::Edit(tier, rule, why, span) => {
-                (Finding::new(tier, rule, why, span), traits, norm())
+                (Finding::new(tier, rule, why, span), traits, self.norm(c))
             }
             ReadOnly::Secret(w) => (
                 Finding::new(
@@ -784,7 +524,7 @@ impl<'a> Walker<'a> {
                     w.span,
                 ),
                 traits,
-                norm(),
+                self.norm(c),
             ),
             ReadOnly::No => (
                 Finding::new(
@@ -794,8 +534,98 @@ impl<'a> Walker<'a> {
                     first.span,
                 ),
                 traits,
-                norm(),
+                self.norm(c),
             ),
         }
     }
+
+    /// The normalised command (program basename and arguments) for user rules, when
+    /// the policy wants it.
+    pub(super) fn norm(&self, c: &Cmd) -> Option<String> {
+        if !self.env.want_norm {
+            return None;
+        }
+        let mut s = String::from(c.name);
+        for a in &c.words[1..] {
+            s.push(' ');
+            s.push_str(&a.text);
+        }
+        Some(s)
+    }
+
+    pub(super) fn deny(&self, c: &Cmd, rule: &'static str, why: String, span: Span) -> Judged {
+        (
+            Finding::new(Tier::Deny, rule, why, span),
+            Traits::default(),
+            self.norm(c),
+        )
+    }
+
+    pub(super) fn ask_default(&self, c: &Cmd, why: String) -> Judged {
+        (
+            Finding::new(self.default_tier(), "builtin.default", why, c.first.span),
+            Traits::default(),
+            self.norm(c),
+        )
+    }
+}
+
+/// A simple command's program and words, as the rules of this file read them.
+pub(super) struct Cmd<'c, 'w> {
+    pub(super) words: &'c [&'w Word],
+    pub(super) sc: &'c SimpleCommand,
+    /// The program's basename.
+    pub(super) name: &'w str,
+    pub(super) first: &'w Word,
+    /// The span of all the words.
+    pub(super) all: Span,
+}
+
+/// A finding, the traits that matter across a pipeline, and the normalised command.
+pub(super) type Judged = (Finding, Traits, Option<String>);
+
+/// What a program does to a pipeline: downloads, decodes, echoes static text.
+fn stream_traits(c: &Cmd) -> Traits {
+    let (sc, name) = (c.sc, c.name);
+    let args = &c.words[1..];
+    let mut traits = Traits::default();
+    if DOWNLOADERS.contains(&name) {
+        traits.downloader = true;
+    }
+    match name {
+        "base64" | "base32" | "basenc" => {
+            traits.decoder = args.iter().any(|a| {
+                a.text == "--decode"
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && (a.text.contains('d') || a.text.contains('D')))
+            })
+        }
+        "xxd" => {
+            traits.decoder = args.iter().any(|a| {
+                a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('r')
+                    || a.text == "--revert"
+            })
+        }
+        "openssl" => {
+            traits.decoder = args.iter().any(|a| {
+                a.text == "-d"
+                    || a.text == "-decrypt"
+                    || a.text == "-base64" && args.iter().any(|b| b.text == "-d")
+            })
+        }
+        "uudecode" | "gpg" => traits.decoder = true,
+        "echo" | "printf" => traits.echo = args.iter().all(|a| a.value().is_some()),
+        // `… | tee >(sh)`: what it reads goes into an interpreter.
+        // `cat <<EOF | sh`, `cat <<< 'cmd' | sh`: writes its here-document.
+        "cat" => {
+            traits.echo = args.iter().all(|a| a.text == "-")
+                && sc
+                    .redirects
+                    .iter()
+                    .any(|r| matches!(r.op, RedirOp::HereDoc | RedirOp::HereString))
+        }
+        _ => {}
+    }
+    traits
 }
