@@ -21,6 +21,33 @@ impl<'a> Walker<'a> {
             return self.simple(&known);
         }
         self.track_consts(sc);
+        self.walk_values(sc);
+        // The command's finding first: on equal tiers it explains best.
+        let (mut finding, mut traits, norm) = self.command_finding(sc);
+        self.option_like_values(sc, &mut finding);
+        self.substitution_traits(sc, &mut traits, &mut finding);
+        if let Some(f) = self.redirect_finding(sc) {
+            if f.tier > finding.tier {
+                finding = f;
+            }
+        }
+        // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
+        // (bash opens a network connection).
+        if let Some(f) = self.input_finding(&sc.redirects, finding.tier) {
+            finding = f;
+        }
+        self.assignments(sc, &mut finding);
+        self.parts.push(RawPart {
+            span: sc.span,
+            finding,
+            norm: if self.env.want_norm { norm } else { None },
+        });
+        traits
+    }
+
+    /// The substitutions in a command's assignments, words and redirections, and the
+    /// variables it makes numeric or fills with code kept as data.
+    fn walk_values(&mut self, sc: &SimpleCommand) {
         for w in sc.assigns.iter().chain(sc.words.iter()) {
             self.word_subs(w);
             if w.assign {
@@ -57,8 +84,12 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        // The command's finding first: on equal tiers it explains best.
-        let (mut finding, mut traits, norm) = if sc.words.is_empty() {
+    }
+
+    /// The finding of the command's words (brace expansion done, short lists on the
+    /// stack).
+    fn command_finding(&mut self, sc: &SimpleCommand) -> (Finding, Traits, Option<String>) {
+        if sc.words.is_empty() {
             (
                 Finding::new(
                     Tier::Auto,
@@ -87,7 +118,11 @@ impl<'a> Walker<'a> {
         } else {
             let words: Vec<&Word> = sc.words.iter().collect();
             self.words(&words, sc)
-        };
+        }
+    }
+
+    /// A read-only program given a value known only at run time that could be an option.
+    fn option_like_values(&self, sc: &SimpleCommand, finding: &mut Finding) {
         // A read-only program given a value known only at run time that could begin
         // with `-` (`sort $x f`, `sort ${x:--o PWN} f`): it may be an option that writes
         // or runs. Only the programs that print their arguments read them as data.
@@ -123,7 +158,7 @@ impl<'a> Walker<'a> {
                     .iter()
                     .find(|w| may_be_option(w) && !loop_ok(w))
                 {
-                    finding = Finding::new(
+                    *finding = Finding::new(
                         self.default_tier(),
                         "builtin.shell.dynamic",
                         format!(
@@ -136,7 +171,7 @@ impl<'a> Walker<'a> {
                     .iter()
                     .find(|w| glob_may_be_option(w) && !harmless)
                 {
-                    finding = Finding::new(
+                    *finding = Finding::new(
                         self.default_tier(),
                         "builtin.shell.dynamic",
                         format!(
@@ -148,6 +183,11 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+    }
+
+    /// Downloads and decoded text from the substitutions of its words, and written into
+    /// an interpreter through a process substitution.
+    fn substitution_traits(&self, sc: &SimpleCommand, traits: &mut Traits, finding: &mut Finding) {
         // Content from a substitution in its arguments is what it writes:
         // `cat <(curl …) | sh`, `echo "$(curl …)" | sh`.
         for w in &sc.words {
@@ -171,7 +211,7 @@ impl<'a> Walker<'a> {
                 } else {
                     ("builtin.shell.encoded-exec", "decoded content")
                 };
-                finding = Finding::new(
+                *finding = Finding::new(
                     Tier::Deny,
                     rule,
                     format!("{what} written into an interpreter: {}", self.text(sc.span)),
@@ -179,16 +219,11 @@ impl<'a> Walker<'a> {
                 );
             }
         }
-        if let Some(f) = self.redirect_finding(sc) {
-            if f.tier > finding.tier {
-                finding = f;
-            }
-        }
-        // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
-        // (bash opens a network connection).
-        if let Some(f) = self.input_finding(&sc.redirects, finding.tier) {
-            finding = f;
-        }
+    }
+
+    /// Assignments (before the command, or as `export`/`local` arguments): the
+    /// variables they taint, and the environment they give the command.
+    fn assignments(&mut self, sc: &SimpleCommand, finding: &mut Finding) {
         // `export x=$(curl …)`, `local x=…`: assignments given as arguments.
         let declared = sc.words.first().is_some_and(|w| {
             matches!(
@@ -242,16 +277,10 @@ impl<'a> Walker<'a> {
             }
             if let Some(f) = self.assign_finding(a) {
                 if f.tier > finding.tier {
-                    finding = f;
+                    *finding = f;
                 }
             }
         }
-        self.parts.push(RawPart {
-            span: sc.span,
-            finding,
-            norm: if self.env.want_norm { norm } else { None },
-        });
-        traits
     }
 
     /// The value of the variable of [`Walker::consts`] that word `w` is exactly

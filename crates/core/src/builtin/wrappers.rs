@@ -49,10 +49,56 @@ impl<'a> Walker<'a> {
         words: &[&Word],
         sc: &SimpleCommand,
     ) -> (Finding, Traits, Option<String>) {
+        let mut findings = Vec::new();
+        let EnvOptions {
+            end: i,
+            split,
+            split_inline,
+            chdir,
+        } = self.env_options(words, &mut findings);
+        let rest: Vec<&Word> = words.get(i..).unwrap_or(&[]).to_vec();
+        let result = if let Some(sw) = split {
+            let text = split_inline.unwrap_or_else(|| sw.text.clone());
+            self.env_split(sw, &text, &rest, sc, &mut findings)
+        } else if rest.is_empty() {
+            (
+                Finding::new(
+                    self.default_tier(),
+                    "builtin.default",
+                    "env prints the environment, which may hold secrets",
+                    sc.span,
+                ),
+                Traits::default(),
+                Some("env".to_string()),
+            )
+        } else if let Some(dir) = chdir {
+            // The command runs in DIR: resolve its paths from there.
+            let saved = self.cwd.clone();
+            self.cwd = match (dir, self.cwd.as_deref()) {
+                (Some(d), Some(c)) => Some(Cow::Owned(resolve(&d, c, self.env.home))),
+                _ => None,
+            };
+            let r = self.words(&rest, sc);
+            self.cwd = saved;
+            r
+        } else {
+            self.words(&rest, sc)
+        };
+        let (mut f, t, n) = result;
+        for g in findings {
+            if g.tier > f.tier {
+                f = g;
+            }
+        }
+        (f, t, n)
+    }
+
+    /// Scans `env`'s options up to the command: assignments (their findings go to
+    /// `findings`), `-C DIR`, `-S STRING` in every spelling getopt accepts.
+    fn env_options<'w>(&self, words: &[&'w Word], findings: &mut Vec<Finding>) -> EnvOptions<'w> {
         let mut i = 1;
         let mut split: Option<&Word> = None;
         let mut split_inline: Option<String> = None;
-        let mut findings = Vec::new();
         // `-C DIR` / `--chdir=DIR`: the command runs there (`Some(None)`: unknown dir).
         let mut chdir: Option<Option<String>> = None;
         while i < words.len() {
@@ -181,74 +227,72 @@ impl<'a> Walker<'a> {
             }
             break;
         }
-        let rest: Vec<&Word> = words.get(i..).unwrap_or(&[]).to_vec();
-        let result = if let Some(sw) = split {
-            let text = split_inline.unwrap_or_else(|| sw.text.clone());
-            if sw.value().is_none() {
-                (
-                    Finding::new(
-                        Tier::Ask,
-                        "builtin.shell.dynamic",
-                        "env -S with a string known only at run time",
-                        sw.span,
-                    ),
-                    Traits::default(),
-                    None,
-                )
-            } else if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
-                (
-                    Finding::new(
-                        Tier::Ask,
-                        "builtin.shell.too-complex",
-                        "too complex to classify: too much nested script",
-                        sw.span,
-                    ),
-                    Traits::default(),
-                    None,
-                )
-            } else {
-                self.budget -= text.len();
-                match shell::parse_in(&text, 0, Some(sw.span), self.depth + 1, &mut self.steps) {
-                    Ok(script) => {
-                        let cmds = shell::simple_commands(&script);
-                        if cmds.len() == 1 && script.pipelines.len() == 1 {
-                            // `env -S 'NAME=value cmd'`: env sets those variables.
-                            for a in &cmds[0].assigns {
-                                if let Some(f) = self.assign_finding(a) {
-                                    findings.push(f);
-                                }
+        EnvOptions {
+            end: i,
+            split,
+            split_inline,
+            chdir,
+        }
+    }
+
+    /// `env -S STRING`: the string is split into a command (`NAME=value cmd …` sets
+    /// variables), with the words after it appended; several commands are a script.
+    fn env_split(
+        &mut self,
+        sw: &Word,
+        text: &str,
+        rest: &[&Word],
+        sc: &SimpleCommand,
+        findings: &mut Vec<Finding>,
+    ) -> (Finding, Traits, Option<String>) {
+        if sw.value().is_none() {
+            (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.dynamic",
+                    "env -S with a string known only at run time",
+                    sw.span,
+                ),
+                Traits::default(),
+                None,
+            )
+        } else if text.len() > self.budget || self.depth >= shell::MAX_DEPTH {
+            (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.too-complex",
+                    "too complex to classify: too much nested script",
+                    sw.span,
+                ),
+                Traits::default(),
+                None,
+            )
+        } else {
+            self.budget -= text.len();
+            match shell::parse_in(text, 0, Some(sw.span), self.depth + 1, &mut self.steps) {
+                Ok(script) => {
+                    let cmds = shell::simple_commands(&script);
+                    if cmds.len() == 1 && script.pipelines.len() == 1 {
+                        // `env -S 'NAME=value cmd'`: env sets those variables.
+                        for a in &cmds[0].assigns {
+                            if let Some(f) = self.assign_finding(a) {
+                                findings.push(f);
                             }
-                            let mut ws: Vec<&Word> = cmds[0].words.iter().collect();
-                            ws.extend(rest.iter().copied());
-                            let inner = SimpleCommand {
-                                span: sc.span,
-                                ..SimpleCommand::default()
-                            };
-                            self.words(&ws, &inner)
-                        } else {
-                            self.sub_script(&script);
-                            (
-                                Finding::new(
-                                    self.default_tier(),
-                                    "builtin.default",
-                                    "env -S with several commands",
-                                    sw.span,
-                                ),
-                                Traits::default(),
-                                None,
-                            )
                         }
-                    }
-                    Err(e) => {
-                        let rule = match e.kind {
-                            ParseErrorKind::TooComplex => "builtin.shell.too-complex",
-                            ParseErrorKind::Syntax => "builtin.shell.unparseable",
+                        let mut ws: Vec<&Word> = cmds[0].words.iter().collect();
+                        ws.extend(rest.iter().copied());
+                        let inner = SimpleCommand {
+                            span: sc.span,
+                            ..SimpleCommand::default()
                         };
+                        self.words(&ws, &inner)
+                    } else {
+                        self.sub_script(&script);
                         (
                             Finding::new(
-                                Tier::Ask,
-                                rule,
-                                format!("cannot parse env -S string: {}", e.message),
+                                self.default_tier(),
+                                "builtin.default",
+                                "env -S with several commands",
                                 sw.span,
                             ),
                             Traits::default(),
@@ -256,38 +300,24 @@ impl<'a> Walker<'a> {
                         )
                     }
                 }
-            }
-        } else if rest.is_empty() {
-            (
-                Finding::new(
-                    self.default_tier(),
-                    "builtin.default",
-                    "env prints the environment, which may hold secrets",
-                    sc.span,
-                ),
-                Traits::default(),
-                Some("env".to_string()),
-            )
-        } else if let Some(dir) = chdir {
-            // The command runs in DIR: resolve its paths from there.
-            let saved = self.cwd.clone();
-            self.cwd = match (dir, self.cwd.as_deref()) {
-                (Some(d), Some(c)) => Some(Cow::Owned(resolve(&d, c, self.env.home))),
-                _ => None,
-            };
-            let r = self.words(&rest, sc);
-            self.cwd = saved;
-            r
-        } else {
-            self.words(&rest, sc)
-        };
-        let (mut f, t, n) = result;
-        for g in findings {
-            if g.tier > f.tier {
-                f = g;
+                Err(e) => {
+                    let rule = match e.kind {
+                        ParseErrorKind::TooComplex => "builtin.shell.too-complex",
+                        ParseErrorKind::Syntax => "builtin.shell.unparseable",
+                    };
+                    (
+                        Finding::new(
+                            Tier::Ask,
+                            rule,
+                            format!("cannot parse env -S string: {}", e.message),
+                            sw.span,
+                        ),
+                        Traits::default(),
+                        None,
+                    )
+                }
             }
         }
-        (f, t, n)
     }
 
     /// `bash -c '…'`, `sh <<EOF`, `sh <<< '…'`, `bash script.sh`.
@@ -302,55 +332,12 @@ impl<'a> Walker<'a> {
         if let Some(f) = self.sink_check(args, sc, name) {
             return (f, Traits::default(), None);
         }
-        // Find -c and its string; skip other options (and values of -o/-O/+o/+O).
-        let mut i = 0;
-        let mut cmd_string: Option<&Word> = None;
-        let mut script_file: Option<&Word> = None;
-        let mut stdin_flag = false;
-        let mut want_c = false;
-        while i < args.len() {
-            let a = args[i];
-            let t = a.text.as_str();
-            i += 1;
-            if a.dynamic {
-                if want_c {
-                    cmd_string = Some(a);
-                } else {
-                    script_file = Some(a);
-                }
-                break;
-            }
-            if t == "--" {
-                if want_c {
-                    cmd_string = args.get(i).copied();
-                } else {
-                    script_file = args.get(i).copied();
-                }
-                break;
-            }
-            if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
-                i += 1;
-                continue;
-            }
-            if t.starts_with("--") {
-                continue;
-            }
-            if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
-                if t[1..].contains('c') {
-                    want_c = true;
-                }
-                if t[1..].contains('s') {
-                    stdin_flag = true;
-                }
-                continue;
-            }
-            if want_c {
-                cmd_string = Some(a);
-            } else {
-                script_file = Some(a);
-            }
-            break;
-        }
+        let ShellOptions {
+            cmd_string,
+            script_file,
+            stdin_flag,
+            want_c,
+        } = shell_options(args);
         let norm = {
             let mut s = String::from(name);
             for a in args {
@@ -360,58 +347,7 @@ impl<'a> Walker<'a> {
             Some(s)
         };
         if want_c {
-            let Some(cs) = cmd_string else {
-                return (
-                    Finding::new(
-                        Tier::Ask,
-                        "builtin.shell.unparseable",
-                        format!("{name} -c without a command string"),
-                        all,
-                    ),
-                    Traits::default(),
-                    norm,
-                );
-            };
-            if cs.value().is_none() {
-                return (
-                    Finding::new(
-                        Tier::Ask,
-                        "builtin.shell.dynamic",
-                        format!("{name} -c with a script only known at run time"),
-                        cs.span,
-                    ),
-                    Traits::default(),
-                    None,
-                );
-            }
-            // `bash -c 'cat "$1"' _ .env`: the words after the script are `$0`, `$1`, …
-            // in it. A new shell inherits no other variable (unless exported: those it
-            // keeps are at worst values judged more strictly).
-            let positional: Vec<(String, String)> = args
-                .iter()
-                .skip_while(|a| !std::ptr::eq(**a, cs))
-                .skip(1)
-                .take(10)
-                .enumerate()
-                .filter_map(|(i, a)| a.value().map(|v| (i.to_string(), v.to_string())))
-                .collect();
-            let outer = std::mem::replace(&mut self.consts, positional);
-            let inner = self.nested_text(&cs.text, cs.content_start, cs.span);
-            self.consts = outer;
-            return (
-                Finding::new(
-                    Tier::Auto,
-                    "builtin.shell.nested",
-                    format!("{name} -c: the nested script's commands are classified on their own"),
-                    all,
-                ),
-                Traits {
-                    // `curl … | bash -c 'cat | sh'`: the nested script runs its input.
-                    stdin_exec: inner.stdin_exec,
-                    ..Traits::default()
-                },
-                norm,
-            );
+            return self.shell_dash_c(name, args, cmd_string, all, norm);
         }
         if let Some(f) = script_file.filter(|_| !stdin_flag) {
             if f.text != "-" && f.text != "/dev/stdin" {
@@ -428,65 +364,10 @@ impl<'a> Walker<'a> {
             }
         }
         // Reads its script from stdin: a here-doc, a here-string, a file, or a pipe.
-        let mut fed = false;
-        for r in &sc.redirects {
-            match r.op {
-                RedirOp::HereDoc => {
-                    if let Some(doc) = &r.heredoc {
-                        let body = doc.body.clone();
-                        self.nested_text(&body, Some(doc.start), r.span);
-                        fed = true;
-                        if !doc.quoted && expands(&body) {
-                            // bash runs the body after expansion: `${x:-;}` can become
-                            // a `;`, a value a whole command. The reading where every
-                            // expansion ends a command is classified too.
-                            let split = expansions_as_separators(&body);
-                            self.nested_text(&split, None, r.span);
-                            return (
-                                Finding::new(
-                                    Tier::Ask,
-                                    "builtin.shell.dynamic",
-                                    format!("{name} runs a here-document expanded at run time"),
-                                    r.span,
-                                ),
-                                Traits::default(),
-                                None,
-                            );
-                        }
-                    }
-                }
-                RedirOp::HereString => {
-                    if r.target.value().is_some() {
-                        self.nested_text(&r.target.text, r.target.content_start, r.target.span);
-                        fed = true;
-                    } else {
-                        return (
-                            Finding::new(
-                                Tier::Ask,
-                                "builtin.shell.dynamic",
-                                format!("{name} runs a script only known at run time"),
-                                r.span,
-                            ),
-                            Traits::default(),
-                            None,
-                        );
-                    }
-                }
-                RedirOp::In => {
-                    return (
-                        Finding::new(
-                            self.default_tier(),
-                            "builtin.default",
-                            format!("runs a shell script: {}", r.target.text),
-                            all,
-                        ),
-                        Traits::default(),
-                        norm,
-                    );
-                }
-                _ => {}
-            }
-        }
+        let fed = match self.shell_stdin(name, sc, all, &norm) {
+            Ok(fed) => fed,
+            Err(judged) => return judged,
+        };
         if fed {
             return (
                 Finding::new(Tier::Auto, "builtin.shell.nested", format!("{name} reads a script given inline; its commands are classified on their own"), all),
@@ -507,6 +388,141 @@ impl<'a> Walker<'a> {
             },
             norm,
         )
+    }
+
+    /// `bash -c STRING [ARG…]`: the string is a nested script; the words after it are
+    /// its positional parameters.
+    fn shell_dash_c(
+        &mut self,
+        name: &str,
+        args: &[&Word],
+        cmd_string: Option<&Word>,
+        all: Span,
+        norm: Option<String>,
+    ) -> (Finding, Traits, Option<String>) {
+        let Some(cs) = cmd_string else {
+            return (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.unparseable",
+                    format!("{name} -c without a command string"),
+                    all,
+                ),
+                Traits::default(),
+                norm,
+            );
+        };
+        if cs.value().is_none() {
+            return (
+                Finding::new(
+                    Tier::Ask,
+                    "builtin.shell.dynamic",
+                    format!("{name} -c with a script only known at run time"),
+                    cs.span,
+                ),
+                Traits::default(),
+                None,
+            );
+        }
+        // `bash -c 'cat "$1"' _ .env`: the words after the script are `$0`, `$1`, …
+        // in it. A new shell inherits no other variable (unless exported: those it
+        // keeps are at worst values judged more strictly).
+        let positional: Vec<(String, String)> = args
+            .iter()
+            .skip_while(|a| !std::ptr::eq(**a, cs))
+            .skip(1)
+            .take(10)
+            .enumerate()
+            .filter_map(|(i, a)| a.value().map(|v| (i.to_string(), v.to_string())))
+            .collect();
+        let outer = std::mem::replace(&mut self.consts, positional);
+        let inner = self.nested_text(&cs.text, cs.content_start, cs.span);
+        self.consts = outer;
+        (
+            Finding::new(
+                Tier::Auto,
+                "builtin.shell.nested",
+                format!("{name} -c: the nested script's commands are classified on their own"),
+                all,
+            ),
+            Traits {
+                // `curl … | bash -c 'cat | sh'`: the nested script runs its input.
+                stdin_exec: inner.stdin_exec,
+                ..Traits::default()
+            },
+            norm,
+        )
+    }
+
+    /// A shell reading its script from stdin: a here-document or here-string is a
+    /// nested script (`Ok(true)`); a file or an expansion at run time decides (`Err`).
+    fn shell_stdin(
+        &mut self,
+        name: &str,
+        sc: &SimpleCommand,
+        all: Span,
+        norm: &Option<String>,
+    ) -> Result<bool, (Finding, Traits, Option<String>)> {
+        let mut fed = false;
+        for r in &sc.redirects {
+            match r.op {
+                RedirOp::HereDoc => {
+                    if let Some(doc) = &r.heredoc {
+                        let body = doc.body.clone();
+                        self.nested_text(&body, Some(doc.start), r.span);
+                        fed = true;
+                        if !doc.quoted && expands(&body) {
+                            // bash runs the body after expansion: `${x:-;}` can become
+                            // a `;`, a value a whole command. The reading where every
+                            // expansion ends a command is classified too.
+                            let split = expansions_as_separators(&body);
+                            self.nested_text(&split, None, r.span);
+                            return Err((
+                                Finding::new(
+                                    Tier::Ask,
+                                    "builtin.shell.dynamic",
+                                    format!("{name} runs a here-document expanded at run time"),
+                                    r.span,
+                                ),
+                                Traits::default(),
+                                None,
+                            ));
+                        }
+                    }
+                }
+                RedirOp::HereString => {
+                    if r.target.value().is_some() {
+                        self.nested_text(&r.target.text, r.target.content_start, r.target.span);
+                        fed = true;
+                    } else {
+                        return Err((
+                            Finding::new(
+                                Tier::Ask,
+                                "builtin.shell.dynamic",
+                                format!("{name} runs a script only known at run time"),
+                                r.span,
+                            ),
+                            Traits::default(),
+                            None,
+                        ));
+                    }
+                }
+                RedirOp::In => {
+                    return Err((
+                        Finding::new(
+                            self.default_tier(),
+                            "builtin.default",
+                            format!("runs a shell script: {}", r.target.text),
+                            all,
+                        ),
+                        Traits::default(),
+                        norm.clone(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(fed)
     }
 
     /// An interpreter, `eval` or `source` given a substitution that downloads or decodes:
@@ -612,4 +628,83 @@ impl<'a> Walker<'a> {
             Some(format!("{what} {text}")),
         )
     }
+}
+
+/// What `env`'s options say: where the command starts, the `-S` string, `-C DIR`.
+struct EnvOptions<'w> {
+    /// The index of the command's first word.
+    end: usize,
+    /// The word holding the `-S` string.
+    split: Option<&'w Word>,
+    /// The `-S` string when it is inside that word (`-Sstr`, `--split-string=str`).
+    split_inline: Option<String>,
+    /// `-C DIR` / `--chdir=DIR`: the command runs there (`Some(None)`: unknown dir).
+    chdir: Option<Option<String>>,
+}
+
+/// A shell's options up to its script: `-c` and its string, a script file, `-s`; the
+/// values of `-o`/`-O`/`+o`/`+O` and `--rcfile` are skipped.
+fn shell_options<'w>(args: &[&'w Word]) -> ShellOptions<'w> {
+    let mut i = 0;
+    let mut cmd_string: Option<&Word> = None;
+    let mut script_file: Option<&Word> = None;
+    let mut stdin_flag = false;
+    let mut want_c = false;
+    while i < args.len() {
+        let a = args[i];
+        let t = a.text.as_str();
+        i += 1;
+        if a.dynamic {
+            if want_c {
+                cmd_string = Some(a);
+            } else {
+                script_file = Some(a);
+            }
+            break;
+        }
+        if t == "--" {
+            if want_c {
+                cmd_string = args.get(i).copied();
+            } else {
+                script_file = args.get(i).copied();
+            }
+            break;
+        }
+        if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+            i += 1;
+            continue;
+        }
+        if t.starts_with("--") {
+            continue;
+        }
+        if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
+            if t[1..].contains('c') {
+                want_c = true;
+            }
+            if t[1..].contains('s') {
+                stdin_flag = true;
+            }
+            continue;
+        }
+        if want_c {
+            cmd_string = Some(a);
+        } else {
+            script_file = Some(a);
+        }
+        break;
+    }
+    ShellOptions {
+        cmd_string,
+        script_file,
+        stdin_flag,
+        want_c,
+    }
+}
+
+/// What a shell's options say (see [`shell_options`]).
+struct ShellOptions<'w> {
+    cmd_string: Option<&'w Word>,
+    script_file: Option<&'w Word>,
+    stdin_flag: bool,
+    want_c: bool,
 }
