@@ -6,7 +6,7 @@ use super::reach::{operand_reach, ReadOnly};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::paths::{self};
 use crate::programs::{self};
-use crate::shell::{SimpleCommand, Word};
+use crate::shell::{SimpleCommand, Span, Word};
 use crate::verdict::Tier;
 
 impl<'a> Walker<'a> {
@@ -62,39 +62,7 @@ impl<'a> Walker<'a> {
                     }
                     let inner = &args[start..i.min(args.len())];
                     i += 1;
-                    if let Some(p) = inner.first() {
-                        let deleter = |w: &&Word| {
-                            matches!(basename(&w.text), "rm" | "rmdir" | "shred" | "unlink")
-                        };
-                        // `-exec rm …`, or a wrapper around it (`-exec env rm`,
-                        // `-exec nice -n 5 rm`, `-exec timeout 5 rm`).
-                        // `-exec sh -c 'rm "$1"' _ {} \;`: a shell whose script runs one.
-                        let shell_deletes = SHELLS.contains(&basename(&p.text))
-                            && inner.iter().any(|w| {
-                                w.text
-                                    .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
-                                    .any(|t| {
-                                        matches!(basename(t), "rm" | "rmdir" | "shred" | "unlink")
-                                    })
-                            });
-                        if deleter(p)
-                            || shell_deletes
-                            || (WRAPPERS.contains(&basename(&p.text)) && inner.iter().any(deleter))
-                        {
-                            deletes = true;
-                        }
-                        let span = words_span(inner, all);
-                        let isc = SimpleCommand {
-                            span,
-                            ..SimpleCommand::default()
-                        };
-                        let (f, _t, n) = self.words(inner, &isc);
-                        self.parts.push(RawPart {
-                            span,
-                            finding: f,
-                            norm: if self.env.want_norm { n } else { None },
-                        });
-                    }
+                    deletes |= self.find_exec(inner, all);
                 }
                 "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                     unsafe_action.get_or_insert(w);
@@ -162,6 +130,43 @@ impl<'a> Walker<'a> {
             Traits::default(),
             norm,
         )
+    }
+
+    /// The command of `-exec`/`-execdir`/`-ok`/`-okdir` (a part of its own), and whether
+    /// it deletes: `rm`, a wrapper around it, or a shell whose script runs it.
+    fn find_exec(&mut self, inner: &[&Word], all: Span) -> bool {
+        let Some(p) = inner.first() else {
+            return false;
+        };
+        let mut deletes = false;
+        let deleter = |w: &&Word| matches!(basename(&w.text), "rm" | "rmdir" | "shred" | "unlink");
+        // `-exec rm …`, or a wrapper around it (`-exec env rm`,
+        // `-exec nice -n 5 rm`, `-exec timeout 5 rm`).
+        // `-exec sh -c 'rm "$1"' _ {} \;`: a shell whose script runs one.
+        let shell_deletes = SHELLS.contains(&basename(&p.text))
+            && inner.iter().any(|w| {
+                w.text
+                    .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
+                    .any(|t| matches!(basename(t), "rm" | "rmdir" | "shred" | "unlink"))
+            });
+        if deleter(p)
+            || shell_deletes
+            || (WRAPPERS.contains(&basename(&p.text)) && inner.iter().any(deleter))
+        {
+            deletes = true;
+        }
+        let span = words_span(inner, all);
+        let isc = SimpleCommand {
+            span,
+            ..SimpleCommand::default()
+        };
+        let (f, _t, n) = self.words(inner, &isc);
+        self.parts.push(RawPart {
+            span,
+            finding: f,
+            norm: if self.env.want_norm { n } else { None },
+        });
+        deletes
     }
 
     /// `find`'s expression read with [`programs::FIND_PRIMARIES`]: a word find does not

@@ -9,58 +9,10 @@ use crate::verdict::Tier;
 pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
-    let mut i = 0;
-    while i < args.len() {
-        let t = args[i].text.as_str();
-        if args[i].dynamic {
-            return flag(
-                "builtin.shell.git-dynamic",
-                "git with an argument known only at run time",
-                args[i].span,
-            );
-        }
-        let git_dir = t.strip_prefix("--git-dir=").or_else(|| {
-            (t == "--git-dir").then(|| args.get(i + 1).map_or("", |w| w.text.as_str()))
-        });
-        if let Some(dir) = git_dir {
-            // A repository whose `config` the agent could have written (any directory
-            // but a `.git` one, whose edits are `ask`): config can run programs.
-            let is_git = dir
-                .trim_end_matches('/')
-                .rsplit('/')
-                .next()
-                .is_some_and(|last| last.eq_ignore_ascii_case(".git") || last.ends_with(".git"));
-            if !is_git {
-                return flag(
-                    "builtin.shell.git-config",
-                    "git --git-dir outside a .git directory: its config can run programs",
-                    args[i].span,
-                );
-            }
-        }
-        if t == "-C" {
-            i += 2;
-        } else if t == "--no-pager" || t.starts_with("--git-dir=") || t.starts_with("--work-tree=")
-        {
-            i += 1;
-        } else if t == "--git-dir" || t == "--work-tree" {
-            i += 2;
-        } else if t == "-c" || t.starts_with("-c") || t.starts_with("--config-env") {
-            return flag(
-                "builtin.shell.git-config",
-                "git -c sets configuration, which can run programs",
-                args[i].span,
-            );
-        } else if t.starts_with('-') {
-            return flag(
-                "builtin.shell.git-option",
-                "git global option not on the read-only list",
-                args[i].span,
-            );
-        } else {
-            break;
-        }
-    }
+    let i = match git_globals(args) {
+        Ok(i) => i,
+        Err(flagged) => return flagged,
+    };
     let Some(sub) = args.get(i) else {
         return ReadOnly::No;
     };
@@ -76,6 +28,106 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         }
         return git_add(rest, w);
     }
+    if let Some(flagged) = git_options(sub, rest) {
+        return flagged;
+    }
+    match sub.text.as_str() {
+        "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" => ReadOnly::Yes,
+        // Every tracked file is opened, a tracked `.env` included.
+        "grep" => flag(
+            "builtin.shell.recursive-read",
+            "git grep reads every tracked file, a secret file among them; only a host with a file system can check what it reaches",
+            sub.span,
+        ),
+        "branch" => {
+            for a in rest {
+                let t = a.text.as_str();
+                let ok = matches!(
+                    t,
+                    "--list" | "--show-current" | "--all" | "--remotes" | "--verbose"
+                ) || (t.starts_with('-')
+                    && !t.starts_with("--")
+                    && t.len() > 1
+                    && t[1..].chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l')));
+                if !ok {
+                    return flag(
+                        "builtin.shell.git-branch",
+                        "git branch that creates, renames or deletes a branch",
+                        a.span,
+                    );
+                }
+            }
+            ReadOnly::Yes
+        }
+        _ => ReadOnly::No,
+    }
+}
+
+/// git's global options before the subcommand: the index of the subcommand, or why
+/// they are not read-only (`-c`, `--git-dir` outside a `.git` directory, any other).
+fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if args[i].dynamic {
+            return Err(flag(
+                "builtin.shell.git-dynamic",
+                "git with an argument known only at run time",
+                args[i].span,
+            ));
+        }
+        let git_dir = t.strip_prefix("--git-dir=").or_else(|| {
+            (t == "--git-dir").then(|| args.get(i + 1).map_or("", |w| w.text.as_str()))
+        });
+        if let Some(dir) = git_dir {
+            // A repository whose `config` the agent could have written (any directory
+            // but a `.git` one, whose edits are `ask`): config can run programs.
+            let is_git = dir
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| last.eq_ignore_ascii_case(".git") || last.ends_with(".git"));
+            if !is_git {
+                return Err(flag(
+                    "builtin.shell.git-config",
+                    "git --git-dir outside a .git directory: its config can run programs",
+                    args[i].span,
+                ));
+            }
+        }
+        if t == "-C" {
+            i += 2;
+        } else if t == "--no-pager" || t.starts_with("--git-dir=") || t.starts_with("--work-tree=")
+        {
+            i += 1;
+        } else if t == "--git-dir" || t == "--work-tree" {
+            i += 2;
+        } else if t == "-c" || t.starts_with("-c") || t.starts_with("--config-env") {
+            return Err(flag(
+                "builtin.shell.git-config",
+                "git -c sets configuration, which can run programs",
+                args[i].span,
+            ));
+        } else if t.starts_with('-') {
+            return Err(flag(
+                "builtin.shell.git-option",
+                "git global option not on the read-only list",
+                args[i].span,
+            ));
+        } else {
+            break;
+        }
+    }
+    Ok(i)
+}
+
+/// The subcommand's arguments: a secret path, or an option that writes a file or runs a
+/// program (`--output`, `--ext-diff`, `-O`).
+fn git_options<'w>(sub: &Word, rest: &[&'w Word]) -> Option<ReadOnly<'w>> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     // Short options of `git grep` whose value is the rest of the cluster: an `O` after
     // one of them is part of that value (`-eFOO`), not `-O`.
     let grep = sub.text == "grep";
@@ -88,7 +140,7 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         if !a.dynamic && !t.starts_with('-') {
             let path = t.rsplit_once(':').map_or(t, |(_, p)| p);
             if paths::is_secret(path) {
-                return ReadOnly::Secret(a);
+                return Some(ReadOnly::Secret(a));
             }
         }
         if value_next || paths_only {
@@ -141,43 +193,14 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
             false
         };
         if dangerous {
-            return flag(
+            return Some(flag(
                 "builtin.shell.git-ext-diff",
                 "git --output / --ext-diff / -O write files or run programs",
                 a.span,
-            );
+            ));
         }
     }
-    match sub.text.as_str() {
-        "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" => ReadOnly::Yes,
-        // Every tracked file is opened, a tracked `.env` included.
-        "grep" => flag(
-            "builtin.shell.recursive-read",
-            "git grep reads every tracked file, a secret file among them; only a host with a file system can check what it reaches",
-            sub.span,
-        ),
-        "branch" => {
-            for a in rest {
-                let t = a.text.as_str();
-                let ok = matches!(
-                    t,
-                    "--list" | "--show-current" | "--all" | "--remotes" | "--verbose"
-                ) || (t.starts_with('-')
-                    && !t.starts_with("--")
-                    && t.len() > 1
-                    && t[1..].chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l')));
-                if !ok {
-                    return flag(
-                        "builtin.shell.git-branch",
-                        "git branch that creates, renames or deletes a branch",
-                        a.span,
-                    );
-                }
-            }
-            ReadOnly::Yes
-        }
-        _ => ReadOnly::No,
-    }
+    None
 }
 
 /// `git add` of named files (`git add src/lib.rs tests/t.py`): it changes only git's

@@ -17,43 +17,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
             "printf -v assigns a shell variable, which can change what later commands run",
             args[0].span,
         ),
-        "tail" => {
-            let o = Opts::parse(
-                args,
-                "ncs",
-                &[
-                    "lines",
-                    "bytes",
-                    "sleep-interval",
-                    "pid",
-                    "max-unchanged-stats",
-                ],
-            );
-            match o
-                .has_short('f')
-                .or_else(|| o.has_short('F'))
-                .or_else(|| o.has_long("follow"))
-                .or_else(|| o.has_long("retry"))
-                .or_else(|| {
-                    // The obsolete `tail +1f FILE` / `tail +10lf`: follow as well.
-                    args.first().copied().filter(|a| {
-                        a.text.strip_prefix('+').is_some_and(|n| {
-                            let n = n.trim_end_matches('f');
-                            n.len() < a.text.len() - 1
-                                && n.trim_end_matches(['b', 'c', 'l'])
-                                    .chars()
-                                    .all(|c| c.is_ascii_digit())
-                        })
-                    })
-                }) {
-                Some(x) => flag(
-                    "builtin.shell.tail-follow",
-                    "tail -f follows the file forever",
-                    x.span,
-                ),
-                None => ReadOnly::Yes,
-            }
-        }
+        "tail" => tail_flag(args),
         "rg" => {
             let o = Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES);
             match o
@@ -70,36 +34,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
                 None => ReadOnly::Yes,
             }
         }
-        "date" => {
-            let o = Opts::parse(args, "dfrsI", &["date", "file", "reference"]);
-            // `date MMDDhhmm[[CC]YY][.ss]` (an operand not starting with `+`) sets it too.
-            let set_operand = o
-                .operands
-                .iter()
-                .copied()
-                .find(|a| !a.text.starts_with('+'));
-            match o
-                .has_short('s')
-                .or_else(|| o.has_long("set"))
-                .or(set_operand)
-            {
-                Some(x) => flag(
-                    "builtin.shell.date-set",
-                    "date -s sets the system clock",
-                    x.span,
-                ),
-                // `date -f FILE` parses each line of FILE and prints the ones it cannot
-                // read in its errors: any file, a secret included.
-                None => match o.has_short('f').or_else(|| o.has_long("file")) {
-                    Some(x) => flag(
-                        "builtin.shell.date-file",
-                        "date -f prints the lines of the file it reads",
-                        x.span,
-                    ),
-                    None => ReadOnly::Yes,
-                },
-            }
-        }
+        "date" => date_flag(args),
         "hostname" => match args.first() {
             Some(a) => flag(
                 "builtin.shell.hostname-args",
@@ -116,35 +51,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
                 None => ReadOnly::Yes,
             }
         }
-        "sort" => {
-            let o = Opts::parse(
-                args,
-                "ktSTo",
-                &[
-                    "key",
-                    "field-separator",
-                    "buffer-size",
-                    "temporary-directory",
-                    "output",
-                    "compress-program",
-                    "files0-from",
-                    "parallel",
-                    "batch-size",
-                ],
-            );
-            match o
-                .has_short('o')
-                .or_else(|| o.has_long("output"))
-                .or_else(|| o.has_long("compress-program"))
-            {
-                Some(x) => flag(
-                    "builtin.shell.sort-o",
-                    "sort -o / --compress-program write files or run programs",
-                    x.span,
-                ),
-                None => ReadOnly::Yes,
-            }
-        }
+        "sort" => sort_flag(args),
         "uniq" => {
             let o = Opts::parse(args, "fsw", &["skip-fields", "skip-chars", "check-chars"]);
             if o.operands.len() > 1 {
@@ -187,6 +94,114 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         }
     }
     result
+}
+
+/// `tail -f`/`-F`/`--follow`/`--retry` and the obsolete `+1f`: it never ends.
+fn tail_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let o = Opts::parse(
+        args,
+        "ncs",
+        &[
+            "lines",
+            "bytes",
+            "sleep-interval",
+            "pid",
+            "max-unchanged-stats",
+        ],
+    );
+    match o
+        .has_short('f')
+        .or_else(|| o.has_short('F'))
+        .or_else(|| o.has_long("follow"))
+        .or_else(|| o.has_long("retry"))
+        .or_else(|| {
+            // The obsolete `tail +1f FILE` / `tail +10lf`: follow as well.
+            args.first().copied().filter(|a| {
+                a.text.strip_prefix('+').is_some_and(|n| {
+                    let n = n.trim_end_matches('f');
+                    n.len() < a.text.len() - 1
+                        && n.trim_end_matches(['b', 'c', 'l'])
+                            .chars()
+                            .all(|c| c.is_ascii_digit())
+                })
+            })
+        }) {
+        Some(x) => flag(
+            "builtin.shell.tail-follow",
+            "tail -f follows the file forever",
+            x.span,
+        ),
+        None => ReadOnly::Yes,
+    }
+}
+
+/// `date -s` or a `MMDDhhmm` operand sets the clock; `date -f FILE` prints its lines.
+fn date_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let o = Opts::parse(args, "dfrsI", &["date", "file", "reference"]);
+    // `date MMDDhhmm[[CC]YY][.ss]` (an operand not starting with `+`) sets it too.
+    let set_operand = o
+        .operands
+        .iter()
+        .copied()
+        .find(|a| !a.text.starts_with('+'));
+    match o
+        .has_short('s')
+        .or_else(|| o.has_long("set"))
+        .or(set_operand)
+    {
+        Some(x) => flag(
+            "builtin.shell.date-set",
+            "date -s sets the system clock",
+            x.span,
+        ),
+        // `date -f FILE` parses each line of FILE and prints the ones it cannot
+        // read in its errors: any file, a secret included.
+        None => match o.has_short('f').or_else(|| o.has_long("file")) {
+            Some(x) => flag(
+                "builtin.shell.date-file",
+                "date -f prints the lines of the file it reads",
+                x.span,
+            ),
+            None => ReadOnly::Yes,
+        },
+    }
+}
+
+/// `sort -o`/`--output` writes a file, `--compress-program` runs one.
+fn sort_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
+    let flag =
+        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let o = Opts::parse(
+        args,
+        "ktSTo",
+        &[
+            "key",
+            "field-separator",
+            "buffer-size",
+            "temporary-directory",
+            "output",
+            "compress-program",
+            "files0-from",
+            "parallel",
+            "batch-size",
+        ],
+    );
+    match o
+        .has_short('o')
+        .or_else(|| o.has_long("output"))
+        .or_else(|| o.has_long("compress-program"))
+    {
+        Some(x) => flag(
+            "builtin.shell.sort-o",
+            "sort -o / --compress-program write files or run programs",
+            x.span,
+        ),
+        None => ReadOnly::Yes,
+    }
 }
 
 /// `sed`'s scripts ([`crate::sed`]): each `-e`/`--expression` value, else the first
@@ -348,65 +363,8 @@ pub(super) fn table_readonly<'w>(
                 f.word.span,
             );
         }
-        match effect {
-            Some(Effect::ReadsFile | Effect::ReadsFileList | Effect::PatternFile) => {
-                let Some((value, vw)) = &f.value else {
-                    continue;
-                };
-                if vw.dynamic {
-                    return ReadOnly::Flag(
-                        "builtin.shell.dynamic",
-                        format!("{} opens a file named only at run time", f.option),
-                        vw.span,
-                    );
-                }
-                match w.path_secret(value, value.starts_with('~')) {
-                    Some(false) => {}
-                    Some(true) => return ReadOnly::Secret(f.word),
-                    None => {
-                        return ReadOnly::Flag(
-                            "builtin.shell.dynamic",
-                            format!("{} opens {value} relative to a working directory known only at run time", f.option),
-                            vw.span,
-                        )
-                    }
-                }
-            }
-            Some(Effect::Recursive) if walked(f) => {}
-            Some(Effect::Recursive) => {
-                return ReadOnly::Flag(
-                    "builtin.shell.recursive-read",
-                    format!("{} {} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
-                    f.word.span,
-                )
-            }
-            Some(Effect::Writes | Effect::Runs | Effect::Follows) => {
-                let what = match effect {
-                    Some(Effect::Writes) => "writes a file",
-                    Some(Effect::Runs) => "runs another program",
-                    _ => "never ends by itself",
-                };
-                return ReadOnly::Flag(
-                    "builtin.shell.option-effect",
-                    format!("{} {} {what}", p.name, f.option),
-                    f.word.span,
-                );
-            }
-            // `-d recurse` (any abbreviation `grep` accepts: `rec`, `recu`, …).
-            Some(Effect::RecurseValue)
-                if f
-                    .value
-                    .as_ref()
-                    .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(*v))
-                    && !walked(f) =>
-            {
-                return ReadOnly::Flag(
-                    "builtin.shell.recursive-read",
-                    format!("{} {} recurse reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
-                    f.word.span,
-                );
-            }
-            Some(Effect::RecurseValue | Effect::Pattern | Effect::OpensOperands) | None => {}
+        if let Some(flagged) = option_effect(p, f, effect, &walked, w) {
+            return flagged;
         }
     }
     use programs::Operands;
@@ -451,6 +409,77 @@ pub(super) fn table_readonly<'w>(
         | Operands::SourcesThenDestination => &[],
     };
     files_reach(files.iter().copied(), w)
+}
+
+/// What one option of a table entry does: opens a file (a secret, or one named only at
+/// run time), walks a tree, writes, runs or never ends.
+fn option_effect<'w>(
+    p: &programs::Program,
+    f: &programs::Found<'w>,
+    effect: Option<Effect>,
+    walked: &dyn Fn(&programs::Found) -> bool,
+    w: &Walker,
+) -> Option<ReadOnly<'w>> {
+    match effect {
+        Some(Effect::ReadsFile | Effect::ReadsFileList | Effect::PatternFile) => {
+            let Some((value, vw)) = &f.value else {
+                return None;
+            };
+            if vw.dynamic {
+                return Some(ReadOnly::Flag(
+                    "builtin.shell.dynamic",
+                    format!("{} opens a file named only at run time", f.option),
+                    vw.span,
+                ));
+            }
+            match w.path_secret(value, value.starts_with('~')) {
+                Some(false) => {}
+                Some(true) => return Some(ReadOnly::Secret(f.word)),
+                None => {
+                    return Some(ReadOnly::Flag(
+                        "builtin.shell.dynamic",
+                        format!("{} opens {value} relative to a working directory known only at run time", f.option),
+                        vw.span,
+                    ));
+                }
+            }
+        }
+        Some(Effect::Recursive) if walked(f) => {}
+        Some(Effect::Recursive) => {
+            return Some(ReadOnly::Flag(
+                "builtin.shell.recursive-read",
+                format!("{} {} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
+                f.word.span,
+            ));
+        }
+        Some(Effect::Writes | Effect::Runs | Effect::Follows) => {
+            let what = match effect {
+                Some(Effect::Writes) => "writes a file",
+                Some(Effect::Runs) => "runs another program",
+                _ => "never ends by itself",
+            };
+            return Some(ReadOnly::Flag(
+                "builtin.shell.option-effect",
+                format!("{} {} {what}", p.name, f.option),
+                f.word.span,
+            ));
+        }
+        // `-d recurse` (any abbreviation `grep` accepts: `rec`, `recu`, …).
+        Some(Effect::RecurseValue)
+            if f.value
+                .as_ref()
+                .is_some_and(|(v, _)| v.len() >= 3 && "recurse".starts_with(*v))
+                && !walked(f) =>
+        {
+            return Some(ReadOnly::Flag(
+                "builtin.shell.recursive-read",
+                format!("{} {} recurse reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
+                f.word.span,
+            ));
+        }
+        Some(Effect::RecurseValue | Effect::Pattern | Effect::OpensOperands) | None => {}
+    }
+    None
 }
 
 /// `cp` and `mv` (without the options that copy trees, link or back up, which the
