@@ -52,33 +52,7 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
             }
             continue;
         }
-        i = address(b, i)?;
-        skip_blanks(b, &mut i);
-        if i < b.len() && b[i] == b',' {
-            i += 1;
-            skip_blanks(b, &mut i);
-            if i < b.len() && matches!(b[i], b'+' | b'~') {
-                i += 1;
-                let start = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                if i == start {
-                    return Err(unknown("a number after `+` or `~`", i));
-                }
-            } else {
-                let before = i;
-                i = address(b, i)?;
-                if i == before {
-                    return Err(unknown("an address after `,`", i));
-                }
-            }
-            skip_blanks(b, &mut i);
-        }
-        while i < b.len() && b[i] == b'!' {
-            i += 1;
-            skip_blanks(b, &mut i);
-        }
+        i = addresses(b, i)?;
         let Some(&c) = b.get(i) else {
             return Err(unknown("a command after the address", i));
         };
@@ -129,32 +103,7 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
                 i = delimited(b, i + 1, delim)?;
                 i = delimited(b, i, delim)?;
             }
-            b's' => {
-                let delim = *b.get(i).ok_or_else(|| unknown("`s` without text", i))?;
-                if matches!(delim, b'\n' | b'\\') {
-                    return Err(unknown("an `s` delimiter", i));
-                }
-                i = delimited(b, i + 1, delim)?;
-                i = delimited(b, i, delim)?;
-                // Flags.
-                while let Some(&f) = b.get(i) {
-                    match f {
-                        b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'0'..=b'9' => i += 1,
-                        b'w' | b'e' => {
-                            return Err(NotReadOnly::Effect(format!(
-                                "the s flag `{}` {}",
-                                char::from(f),
-                                if f == b'w' {
-                                    "writes a file"
-                                } else {
-                                    "runs the pattern space as a command"
-                                }
-                            )))
-                        }
-                        _ => break,
-                    }
-                }
-            }
+            b's' => i = substitute(b, i)?,
             b'a' | b'i' | b'c' if text_commands => {
                 // `a text` (to the end of the line) or `a\` newline, then lines that
                 // end in `\` continue the text.
@@ -205,6 +154,69 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
         return Err(unknown("`{` without `}`", b.len()));
     }
     Ok(())
+}
+
+/// An address or a range (`1`, `/re/`, `$`, `1,/re/`, `addr,+N`, `addr,~N`) and any `!`
+/// after it, from `i`: where the command starts.
+fn addresses(b: &[u8], mut i: usize) -> Result<usize, NotReadOnly> {
+    i = address(b, i)?;
+    skip_blanks(b, &mut i);
+    if i < b.len() && b[i] == b',' {
+        i += 1;
+        skip_blanks(b, &mut i);
+        if i < b.len() && matches!(b[i], b'+' | b'~') {
+            i += 1;
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == start {
+                return Err(unknown("a number after `+` or `~`", i));
+            }
+        } else {
+            let before = i;
+            i = address(b, i)?;
+            if i == before {
+                return Err(unknown("an address after `,`", i));
+            }
+        }
+        skip_blanks(b, &mut i);
+    }
+    while i < b.len() && b[i] == b'!' {
+        i += 1;
+        skip_blanks(b, &mut i);
+    }
+    Ok(i)
+}
+
+/// The `s` command after its letter, from `i` (the delimiter): its pattern, its
+/// replacement and its flags, where `w` writes a file and `e` runs a command.
+fn substitute(b: &[u8], mut i: usize) -> Result<usize, NotReadOnly> {
+    let delim = *b.get(i).ok_or_else(|| unknown("`s` without text", i))?;
+    if matches!(delim, b'\n' | b'\\') {
+        return Err(unknown("an `s` delimiter", i));
+    }
+    i = delimited(b, i + 1, delim)?;
+    i = delimited(b, i, delim)?;
+    // Flags.
+    while let Some(&f) = b.get(i) {
+        match f {
+            b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'0'..=b'9' => i += 1,
+            b'w' | b'e' => {
+                return Err(NotReadOnly::Effect(format!(
+                    "the s flag `{}` {}",
+                    char::from(f),
+                    if f == b'w' {
+                        "writes a file"
+                    } else {
+                        "runs the pattern space as a command"
+                    }
+                )))
+            }
+            _ => break,
+        }
+    }
+    Ok(i)
 }
 
 fn unknown(what: &str, at: usize) -> NotReadOnly {
