@@ -39,121 +39,68 @@ pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
         return None;
     }
     let b = src.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let mut map: Vec<usize> = Vec::with_capacity(b.len() + 1);
-    let mut stack = vec![Ctx::Cmd { parens: 0 }];
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut removed = false;
-    let mut i = 0;
-    let copy = |out: &mut Vec<u8>, map: &mut Vec<usize>, from: usize, to: usize| {
-        for (k, &c) in b[from..to].iter().enumerate() {
-            out.push(c);
-            map.push(from + k);
-        }
+    let mut s = Scanner {
+        b,
+        out: Vec::with_capacity(b.len()),
+        map: Vec::with_capacity(b.len() + 1),
+        stack: vec![Ctx::Cmd { parens: 0 }],
+        pending: Vec::new(),
+        removed: false,
     };
+    let mut i = 0;
     while i < b.len() {
-        let ctx = *stack.last().unwrap_or(&Ctx::Cmd { parens: 0 });
-        let c = b[i];
         // A continuation, in every context the scanner stacks.
-        if c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
             i += 2;
-            removed = true;
+            s.removed = true;
             continue;
         }
-        match (ctx, c) {
-            (_, b'\\') => {
-                // An escaped character: both bytes as they are.
-                let end = (i + 2).min(b.len());
-                copy(&mut out, &mut map, i, end);
-                i = end;
-            }
-            (Ctx::Backtick, b'`') => {
-                stack.pop();
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Double, b'"') => {
-                stack.pop();
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Param { braces }, b'}') => {
-                if braces == 0 {
-                    stack.pop();
-                } else if let Some(top) = stack.last_mut() {
-                    *top = Ctx::Param { braces: braces - 1 };
-                }
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Param { braces }, b'{') => {
-                if let Some(top) = stack.last_mut() {
-                    *top = Ctx::Param { braces: braces + 1 };
-                }
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (_, b'$') if b.get(i + 1) == Some(&b'(') => {
-                stack.push(Ctx::Cmd { parens: 0 });
-                copy(&mut out, &mut map, i, i + 2);
-                i += 2;
-            }
-            (_, b'$') if b.get(i + 1) == Some(&b'{') => {
-                stack.push(Ctx::Param { braces: 0 });
-                copy(&mut out, &mut map, i, i + 2);
-                i += 2;
-            }
-            (Ctx::Cmd { .. } | Ctx::Param { .. }, b'$') if b.get(i + 1) == Some(&b'\'') => {
-                // `$'…'`: kept as written up to its closing quote.
-                let end = ansi_c_end(b, i + 2);
-                copy(&mut out, &mut map, i, end);
-                i = end;
-            }
-            (_, b'`') => {
-                stack.push(Ctx::Backtick);
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Cmd { .. } | Ctx::Param { .. } | Ctx::Backtick, b'"') => {
-                stack.push(Ctx::Double);
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Cmd { .. } | Ctx::Backtick, b'\'') => {
-                // Single quotes: kept as written.
-                let end = b[i + 1..]
-                    .iter()
-                    .position(|&q| q == b'\'')
-                    .map_or(b.len(), |k| i + 2 + k);
-                copy(&mut out, &mut map, i, end);
-                i = end;
-            }
-            (Ctx::Cmd { parens }, b'(') => {
-                if let Some(top) = stack.last_mut() {
-                    *top = Ctx::Cmd { parens: parens + 1 };
-                }
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Cmd { parens }, b')') => {
-                if parens == 0 {
-                    if stack.len() > 1 {
-                        stack.pop();
-                    }
-                } else if let Some(top) = stack.last_mut() {
-                    *top = Ctx::Cmd { parens: parens - 1 };
-                }
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-            }
-            (Ctx::Cmd { .. }, b'#') if word_start(&out) => {
+        i = s.step(i);
+    }
+    if !s.removed {
+        return None;
+    }
+    s.map.push(b.len());
+    // Only whole UTF-8 sequences are copied or skipped (a continuation is two ASCII
+    // bytes), so the result is valid UTF-8.
+    String::from_utf8(s.out).ok().map(|out| (out, s.map))
+}
+
+/// The scan of [`remove`]: the text kept so far, its map back to the source, the
+/// stack of quoting contexts and the here-documents whose bodies start after the line.
+struct Scanner<'a> {
+    b: &'a [u8],
+    out: Vec<u8>,
+    map: Vec<usize>,
+    stack: Vec<Ctx>,
+    pending: Vec<Pending>,
+    removed: bool,
+}
+
+impl Scanner<'_> {
+    fn copy(&mut self, from: usize, to: usize) {
+        for (k, &c) in self.b[from..to].iter().enumerate() {
+            self.out.push(c);
+            self.map.push(from + k);
+        }
+    }
+
+    /// Copies what starts at `i` (not a continuation): where the next step starts.
+    fn step(&mut self, i: usize) -> usize {
+        let b = self.b;
+        let ctx = *self.stack.last().unwrap_or(&Ctx::Cmd { parens: 0 });
+        if let Some(next) = self.quoting(ctx, i) {
+            return next;
+        }
+        match (ctx, b[i]) {
+            (Ctx::Cmd { .. }, b'#') if word_start(&self.out) => {
                 // A comment, to the end of its line, as written.
                 let end = b[i..]
                     .iter()
                     .position(|&q| q == b'\n')
                     .map_or(b.len(), |k| i + k);
-                copy(&mut out, &mut map, i, end);
-                i = end;
+                self.copy(i, end);
+                end
             }
             (Ctx::Cmd { .. }, b'<')
                 if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') =>
@@ -165,35 +112,124 @@ pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
                 }
                 let (delim, quoted, end) = delimiter(b, j);
                 if !delim.is_empty() {
-                    pending.push(Pending {
+                    self.pending.push(Pending {
                         delim,
                         quoted,
                         strip_tabs,
                     });
                 }
-                copy(&mut out, &mut map, i, end);
-                i = end;
+                self.copy(i, end);
+                end
             }
-            (Ctx::Cmd { .. }, b'\n') if !pending.is_empty() => {
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
-                for doc in std::mem::take(&mut pending) {
-                    i = body(b, i, &doc, &mut out, &mut map, &mut removed);
+            (Ctx::Cmd { .. }, b'\n') if !self.pending.is_empty() => {
+                self.copy(i, i + 1);
+                let mut i = i + 1;
+                for doc in std::mem::take(&mut self.pending) {
+                    i = body(b, i, &doc, &mut self.out, &mut self.map, &mut self.removed);
                 }
+                i
             }
             _ => {
-                copy(&mut out, &mut map, i, i + 1);
-                i += 1;
+                self.copy(i, i + 1);
+                i + 1
             }
         }
     }
-    if !removed {
-        return None;
+
+    /// Quotes, escapes, substitutions and parentheses: how they change the context
+    /// stack; `None` for any other byte.
+    fn quoting(&mut self, ctx: Ctx, i: usize) -> Option<usize> {
+        let b = self.b;
+        let next = match (ctx, b[i]) {
+            (_, b'\\') => {
+                // An escaped character: both bytes as they are.
+                let end = (i + 2).min(b.len());
+                self.copy(i, end);
+                end
+            }
+            (Ctx::Backtick, b'`') => {
+                self.stack.pop();
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (Ctx::Double, b'"') => {
+                self.stack.pop();
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (Ctx::Param { braces }, b'}') => {
+                if braces == 0 {
+                    self.stack.pop();
+                } else if let Some(top) = self.stack.last_mut() {
+                    *top = Ctx::Param { braces: braces - 1 };
+                }
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (Ctx::Param { braces }, b'{') => {
+                if let Some(top) = self.stack.last_mut() {
+                    *top = Ctx::Param { braces: braces + 1 };
+                }
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (_, b'$') if b.get(i + 1) == Some(&b'(') => {
+                self.stack.push(Ctx::Cmd { parens: 0 });
+                self.copy(i, i + 2);
+                i + 2
+            }
+            (_, b'$') if b.get(i + 1) == Some(&b'{') => {
+                self.stack.push(Ctx::Param { braces: 0 });
+                self.copy(i, i + 2);
+                i + 2
+            }
+            (Ctx::Cmd { .. } | Ctx::Param { .. }, b'$') if b.get(i + 1) == Some(&b'\'') => {
+                // `$'…'`: kept as written up to its closing quote.
+                let end = ansi_c_end(b, i + 2);
+                self.copy(i, end);
+                end
+            }
+            (_, b'`') => {
+                self.stack.push(Ctx::Backtick);
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (Ctx::Cmd { .. } | Ctx::Param { .. } | Ctx::Backtick, b'"') => {
+                self.stack.push(Ctx::Double);
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (Ctx::Cmd { .. } | Ctx::Backtick, b'\'') => {
+                // Single quotes: kept as written.
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&q| q == b'\'')
+                    .map_or(b.len(), |k| i + 2 + k);
+                self.copy(i, end);
+                end
+            }
+            (Ctx::Cmd { parens }, b'(') => {
+                if let Some(top) = self.stack.last_mut() {
+                    *top = Ctx::Cmd { parens: parens + 1 };
+                }
+                self.copy(i, i + 1);
+                i + 1
+            }
+            (Ctx::Cmd { parens }, b')') => {
+                if parens == 0 {
+                    if self.stack.len() > 1 {
+                        self.stack.pop();
+                    }
+                } else if let Some(top) = self.stack.last_mut() {
+                    *top = Ctx::Cmd { parens: parens - 1 };
+                }
+                self.copy(i, i + 1);
+                i + 1
+            }
+            _ => return None,
+        };
+        Some(next)
     }
-    map.push(b.len());
-    // Only whole UTF-8 sequences are copied or skipped (a continuation is two ASCII
-    // bytes), so the result is valid UTF-8.
-    String::from_utf8(out).ok().map(|s| (s, map))
 }
 
 /// The end of `$'…'` whose text starts at `from` (just after the opening quote).
