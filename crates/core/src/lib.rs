@@ -14,7 +14,6 @@ pub mod glob;
 pub mod marker;
 pub mod paths;
 pub mod policy;
-pub mod programs;
 pub mod registry;
 pub mod run;
 pub mod runs;

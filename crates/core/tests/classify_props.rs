@@ -167,9 +167,8 @@ fn separator() -> impl Strategy<Value = &'static str> {
 /// lacks, or a `--long` that no listed option begins with), or a find expression word
 /// find does not know.
 fn unknown_option() -> impl Strategy<Value = String> {
-    use toolgate_core::programs::{find_primary, Operands, PROGRAMS};
-    let strict: Vec<_> = PROGRAMS
-        .iter()
+    use toolgate_core::builtin::programs::{find_primary, programs, Operands};
+    let strict: Vec<_> = programs()
         .filter(|p| p.operands != Operands::Printed)
         .collect();
     let short = (

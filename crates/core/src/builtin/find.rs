@@ -4,8 +4,8 @@ use super::inspect::words_span;
 use super::names::{basename, SHELLS, WRAPPERS};
 use super::reach::{operand_reach, ReadOnly};
 use super::{Finding, RawPart, Traits, Walker};
+use crate::builtin::programs::{self};
 use crate::paths::{self};
-use crate::programs::{self};
 use crate::shell::{SimpleCommand, Span, Word};
 use crate::verdict::Tier;
 

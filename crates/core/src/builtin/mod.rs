@@ -7,6 +7,7 @@ mod git;
 mod hard_deny;
 mod inspect;
 mod names;
+pub mod programs;
 mod reach;
 mod readonly;
 mod secrets;

@@ -4,7 +4,7 @@ use super::getopt::Opts;
 use super::git::git_readonly;
 use super::reach::{files_reach, operand_reach, unknown_option, ReadOnly};
 use super::Walker;
-use crate::programs::{self, Effect};
+use crate::builtin::programs::{self, Effect};
 use crate::shell::{Span, Word};
 use crate::verdict::Tier;
 

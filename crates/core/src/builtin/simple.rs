@@ -10,8 +10,8 @@ use super::names::{
 use super::secrets::{glob_may_name_secret, sensitive_env};
 use super::words::{NO_WORD, WORDS_ON_STACK};
 use super::{cat, Finding, RawPart, Traits, Walker};
+use crate::builtin::programs::{self};
 use crate::paths::{self};
-use crate::programs::{self};
 use crate::shell::{self, RedirOp, SimpleCommand, Word};
 use crate::verdict::Tier;
 

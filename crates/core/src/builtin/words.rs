@@ -6,7 +6,7 @@ use super::names::{basename, is_interpreter, DOWNLOADERS, SHELLS};
 use super::reach::ReadOnly;
 use super::readonly::readonly;
 use super::{cat, Finding, RawPart, Traits, Walker};
-use crate::programs::{self};
+use crate::builtin::programs::{self};
 use crate::shell::{self, RedirOp, SimpleCommand, Span, Word};
 use crate::verdict::Tier;
 
