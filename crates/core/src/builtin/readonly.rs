@@ -11,6 +11,7 @@ use crate::verdict::Tier;
 pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOnly<'w> {
     let flag =
         |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let entry = programs::lookup(name);
     let result = match name {
         "printf" if args.first().is_some_and(|a| a.text.starts_with("-v")) => flag(
             "builtin.shell.printf-v",
@@ -76,7 +77,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
             None => ReadOnly::Yes,
         },
         // The rest of the list: a table entry each, read below.
-        _ if programs::lookup(name).is_some() => ReadOnly::Yes,
+        _ if entry.is_some() => ReadOnly::Yes,
         _ => ReadOnly::No,
     };
     if let ReadOnly::Yes = result {
@@ -89,7 +90,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         }
     }
     if let ReadOnly::Yes = result {
-        if let Some(p) = programs::lookup(name) {
+        if let Some(p) = entry {
             return table_readonly(p, args, w);
         }
     }

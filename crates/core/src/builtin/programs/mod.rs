@@ -9,6 +9,9 @@
 //! treated as unknown here.
 
 use crate::shell::Word;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 /// What an option does beyond changing how the program prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,16 +127,38 @@ pub fn lookup(name: &str) -> Option<&'static Program> {
         "egrep" | "fgrep" => "grep",
         n => n,
     };
-    // Most programs are not in the table: a first-byte test skips the string compares.
-    let first = name.as_bytes().first()?;
-    for table in TABLES {
-        for p in *table {
-            if p.name.as_bytes().first() == Some(first) && p.name == name {
-                return Some(p);
-            }
+    index().get(name).copied()
+}
+
+/// Every entry of the tables by name, built once: one hash of the name per lookup.
+fn index() -> &'static HashMap<&'static str, &'static Program, BuildHasherDefault<NameHasher>> {
+    static INDEX: OnceLock<
+        HashMap<&'static str, &'static Program, BuildHasherDefault<NameHasher>>,
+    > = OnceLock::new();
+    INDEX.get_or_init(|| programs().map(|p| (p.name, p)).collect())
+}
+
+/// FNV-1a over a program name's bytes: names are short and not chosen to collide (a
+/// collision costs a compare, never a wrong entry).
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
+        self.0 = h;
     }
-    None
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// An option as the table names it: `-x` or `--long` (full name).
