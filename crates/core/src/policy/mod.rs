@@ -1,0 +1,352 @@
+//! Policies: the built-in rules plus the user's allow / ask / deny lists, compiled once.
+//!
+//! Order of evaluation (first decisive step wins): built-in hard deny; user deny; user
+//! ask; user allow (and session "always allow" rules); built-in defaults. For shell
+//! commands every simple command is classified on its own and the strictest part wins.
+
+mod combine;
+mod rule;
+mod scopes;
+mod shell;
+mod target;
+
+use crate::builtin::{self, Env};
+use crate::call::{Family, ToolCall};
+use crate::error::Error;
+use crate::facts::{FsFacts, FsNeeds};
+use crate::paths::{self};
+use crate::verdict::{Tier, Verdict};
+use combine::{malformed, str_arg, strictest, tier_word};
+pub use rule::{Rule, SessionRules};
+use serde::Deserialize;
+use serde_json::Value;
+use target::path_args;
+
+/// The TOML shape of a policy file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    workspace: Option<String>,
+    home: Option<String>,
+    default: Option<String>,
+    edits: Option<String>,
+    #[serde(default)]
+    rules: RulesFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    ask: Vec<String>,
+    #[serde(default)]
+    deny: Vec<String>,
+}
+
+/// A compiled policy. Compile once, classify many times.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    workspace: String,
+    home: String,
+    default: Tier,
+    /// The tier of an edit inside the workspace that is not protected (edit tools and
+    /// shell writes alike): `auto`, or `ask` with `edits = "ask"`.
+    edits: Tier,
+    allow_src: Vec<String>,
+    ask_src: Vec<String>,
+    deny_src: Vec<String>,
+    allow: Vec<Rule>,
+    ask: Vec<Rule>,
+    deny: Vec<Rule>,
+}
+
+const DEFAULT_WORKSPACE: &str = "/workspace";
+
+const DEFAULT_HOME: &str = "/root";
+
+fn clean_dir(d: &str) -> String {
+    if d.starts_with('/') {
+        paths::normalize(d)
+    } else {
+        paths::normalize(&format!("/{d}"))
+    }
+}
+
+/// The longest path or URL classified (as for shell commands): past it the call is
+/// `ask` (`builtin.too-long`) without being read, so its cost is bounded.
+pub const MAX_ARG_BYTES: usize = builtin::MAX_COMMAND_BYTES;
+
+impl Policy {
+    /// The built-in policy with the given workspace and home directories.
+    pub fn defaults(workspace: &str, home: &str) -> Policy {
+        Policy {
+            workspace: clean_dir(workspace),
+            home: clean_dir(home),
+            default: Tier::Ask,
+            edits: Tier::Auto,
+            allow_src: Vec::new(),
+            ask_src: Vec::new(),
+            deny_src: Vec::new(),
+            allow: Vec::new(),
+            ask: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+
+    /// Parses a TOML policy file. Errors name the line and the problem.
+    pub fn from_toml(text: &str) -> Result<Policy, Error> {
+        // Size, nesting and dotted keys are bounded first: the TOML parser's own cost
+        // is not linear in hostile files (see `toml_shape`).
+        crate::toml_shape::check(text)
+            .map_err(|(line, message)| Error::Policy { line, message })?;
+        let file: PolicyFile = basic_toml::from_str(text).map_err(|e| {
+            let line = e.line_col().map_or(1, |(l, _)| l + 1);
+            let msg = e.to_string();
+            let msg = match msg.find(" at line ") {
+                Some(i) => msg[..i].to_string(),
+                None => msg,
+            };
+            Error::Policy { line, message: msg }
+        })?;
+        let line_of = |needle: &str, key: &str| -> usize {
+            let quoted = format!("\"{needle}\"");
+            let single = format!("'{needle}'");
+            text.lines()
+                .position(|l| l.contains(&quoted) || l.contains(&single))
+                .or_else(|| text.lines().position(|l| l.trim_start().starts_with(key)))
+                .map_or(1, |i| i + 1)
+        };
+        let default = match file.default.as_deref() {
+            None => Tier::Ask,
+            Some(d) => Tier::parse(d).ok_or_else(|| Error::Policy {
+                line: line_of(d, "default"),
+                message: format!("`default` must be \"auto\", \"ask\" or \"deny\", not {d:?}"),
+            })?,
+        };
+        let edits = match file.edits.as_deref() {
+            None | Some("auto") => Tier::Auto,
+            Some("ask") => Tier::Ask,
+            Some(e) => {
+                return Err(Error::Policy {
+                    line: line_of(e, "edits"),
+                    message: format!("`edits` must be \"auto\" or \"ask\", not {e:?}"),
+                })
+            }
+        };
+        for (key, v) in [("workspace", &file.workspace), ("home", &file.home)] {
+            if let Some(v) = v {
+                if !v.starts_with('/') {
+                    return Err(Error::Policy {
+                        line: line_of(v, key),
+                        message: format!("`{key}` must be an absolute path, not {v:?}"),
+                    });
+                }
+            }
+        }
+        let mut p = Policy::defaults(
+            file.workspace.as_deref().unwrap_or(DEFAULT_WORKSPACE),
+            file.home.as_deref().unwrap_or(DEFAULT_HOME),
+        );
+        p.default = default;
+        p.edits = edits;
+        p.allow_src = file.rules.allow;
+        p.ask_src = file.rules.ask;
+        p.deny_src = file.rules.deny;
+        p.compile().map_err(|(src, e)| match e {
+            Error::Rule { rule, message } => Error::Policy {
+                line: line_of(&src, "["),
+                message: format!("bad rule `{rule}`: {message}"),
+            },
+            other => other,
+        })?;
+        Ok(p)
+    }
+
+    fn compile(&mut self) -> Result<(), (String, Error)> {
+        let comp = |list: &[String], ws: &str, home: &str| -> Result<Vec<Rule>, (String, Error)> {
+            list.iter()
+                .map(|s| Rule::parse(s, ws, home).map_err(|e| (s.clone(), e)))
+                .collect()
+        };
+        self.allow = comp(&self.allow_src, &self.workspace, &self.home)?;
+        self.ask = comp(&self.ask_src, &self.workspace, &self.home)?;
+        self.deny = comp(&self.deny_src, &self.workspace, &self.home)?;
+        Ok(())
+    }
+
+    /// The same policy with another workspace (rules with relative paths re-resolve).
+    pub fn with_workspace(mut self, workspace: &str) -> Policy {
+        self.workspace = clean_dir(workspace);
+        if self.compile().is_err() {
+            // Rules compiled once already; re-resolving paths cannot make them invalid.
+        }
+        self
+    }
+
+    /// The same policy with another home directory.
+    pub fn with_home(mut self, home: &str) -> Policy {
+        self.home = clean_dir(home);
+        if self.compile().is_err() {
+            // As above: compilation succeeded before and paths do not change validity.
+        }
+        self
+    }
+
+    pub fn workspace(&self) -> &str {
+        &self.workspace
+    }
+
+    pub fn home(&self) -> &str {
+        &self.home
+    }
+
+    pub fn default_tier(&self) -> Tier {
+        self.default
+    }
+
+    /// The tier of an unprotected edit inside the workspace (the `edits` setting).
+    pub fn edits_tier(&self) -> Tier {
+        self.edits
+    }
+
+    /// The same policy with every edit inside the workspace at tier `edits` (`Ask`
+    /// makes them all ask, for edit tools and shell writes alike).
+    pub fn with_edits(mut self, edits: Tier) -> Policy {
+        self.edits = edits;
+        self
+    }
+
+    /// Classifies a tool call.
+    pub fn classify(&self, call: &ToolCall) -> Verdict {
+        self.classify_with(call, &SessionRules::default())
+    }
+
+    /// Classifies a raw JSON value `{"tool":…, "args":…}`; anything malformed is `ask`.
+    pub fn classify_value(&self, value: &Value) -> Verdict {
+        match ToolCall::from_value(value) {
+            Ok(call) => self.classify(&call),
+            Err(why) => malformed(why),
+        }
+    }
+
+    /// Classifies a tool call with session rules checked beside the user's rules.
+    pub fn classify_with(&self, call: &ToolCall, session: &SessionRules) -> Verdict {
+        self.classify_with_facts(call, session, &FsFacts::default())
+    }
+
+    /// What the verdict for `call` depends on in the file system: the paths it reads
+    /// or writes and the trees its recursive reads walk. A host that has the files
+    /// looks them up ([`FsFacts`]) and calls [`Policy::classify_with_facts`].
+    pub fn fs_needs(&self, call: &ToolCall) -> FsNeeds {
+        let needs = std::cell::RefCell::new(FsNeeds::default());
+        match call.family() {
+            Family::Shell => {
+                if let Ok(cmd) = str_arg(call, &["command"]) {
+                    let env = Env {
+                        workspace: &self.workspace,
+                        home: &self.home,
+                        default: self.default,
+                        edits: self.edits,
+                        facts: None,
+                        needs: Some(&needs),
+                        trees: false,
+                        want_norm: false,
+                    };
+                    builtin::analyze(cmd, &env);
+                }
+            }
+            Family::Read | Family::Edit => {
+                if let Ok(list) = path_args(call) {
+                    let mut n = needs.borrow_mut();
+                    for path in list.into_iter().filter(|p| !p.is_empty()) {
+                        n.paths
+                            .insert(paths::join(path, &self.workspace, &self.home));
+                    }
+                }
+            }
+            Family::Fetch | Family::Mcp | Family::Other => {}
+        }
+        needs.into_inner()
+    }
+
+    /// [`Policy::classify_with`] with what a host found on its file system
+    /// ([`Policy::fs_needs`]): a path read or written through a symbolic link is also
+    /// judged as the file it names, and a recursive read whose trees hold no secret
+    /// file is read-only.
+    pub fn classify_with_facts(
+        &self,
+        call: &ToolCall,
+        session: &SessionRules,
+        facts: &FsFacts,
+    ) -> Verdict {
+        let family = call.family();
+        match family {
+            Family::Shell => match str_arg(call, &["command"]) {
+                Ok(cmd) => self.classify_shell(cmd, session, facts),
+                Err(v) => v,
+            },
+            Family::Read | Family::Edit => match path_args(call) {
+                Ok(paths) => strictest(
+                    paths
+                        .into_iter()
+                        .map(|path| self.classify_path(call, family, path, session, facts)),
+                ),
+                Err(v) => v,
+            },
+            Family::Fetch => match str_arg(call, &["url"]) {
+                Ok(url) => self.classify_fetch(call, url, session),
+                Err(v) => v,
+            },
+            Family::Mcp | Family::Other => {
+                if let Some(v) = self.user_rules_call(call, family, None, session) {
+                    return v;
+                }
+                Verdict::new(
+                    self.default,
+                    if family == Family::Mcp {
+                        "builtin.mcp"
+                    } else {
+                        "builtin.other"
+                    },
+                    format!(
+                        "no rule decides tool `{}`: the policy default applies",
+                        call.tool
+                    ),
+                )
+            }
+        }
+    }
+
+    fn user_rules_call(
+        &self,
+        call: &ToolCall,
+        family: Family,
+        target: Option<&str>,
+        session: &SessionRules,
+    ) -> Option<Verdict> {
+        let lists: [(&[Rule], Tier, &str); 6] = [
+            (&self.deny, Tier::Deny, "user.deny"),
+            (&session.deny, Tier::Deny, "session.deny"),
+            (&self.ask, Tier::Ask, "user.ask"),
+            (&session.ask, Tier::Ask, "session.ask"),
+            (&self.allow, Tier::Auto, "user.allow"),
+            (&session.allow, Tier::Auto, "session.allow"),
+        ];
+        for (rules, tier, id) in lists {
+            if let Some((i, r)) = rules
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.matches_call(call, family, target))
+            {
+                return Some(Verdict::new(
+                    tier,
+                    format!("{id}[{i}]"),
+                    format!("matches {} rule `{}`", tier_word(tier), r.source),
+                ));
+            }
+        }
+        None
+    }
+}

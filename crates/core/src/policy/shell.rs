@@ -1,0 +1,146 @@
+//! Shell calls: each simple command's built-in finding, then the user's rules, and the strictest part wins.
+
+use super::combine::{combine, tier_word};
+use super::rule::{collapse_ws, Rule, SessionRules};
+use super::Policy;
+use crate::builtin::{self, Env, RawPart};
+use crate::facts::FsFacts;
+use crate::verdict::{Part, Tier, Verdict};
+use std::borrow::Cow;
+
+impl Policy {
+    pub(super) fn has_shell_rules(&self, session: &SessionRules) -> bool {
+        !(self.allow.is_empty()
+            && self.ask.is_empty()
+            && self.deny.is_empty()
+            && session.is_empty())
+    }
+
+    pub(super) fn classify_shell(
+        &self,
+        cmd: &str,
+        session: &SessionRules,
+        facts: &FsFacts,
+    ) -> Verdict {
+        let want_norm = self.has_shell_rules(session);
+        let env = Env {
+            workspace: &self.workspace,
+            home: &self.home,
+            default: self.default,
+            edits: self.edits,
+            facts: (!facts.is_empty()).then_some(facts),
+            needs: None,
+            trees: facts.has_trees(),
+            want_norm,
+        };
+        let raw = builtin::analyze(cmd, &env);
+        // An exact allow rule equal to the whole command covers all its parts: a person
+        // approved exactly this command line.
+        let whole = if want_norm {
+            Some(collapse_ws(cmd))
+        } else {
+            None
+        };
+        let exact_whole = whole.as_deref().and_then(|w| {
+            self.allow
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (format!("user.allow[{i}]"), r))
+                .chain(
+                    session
+                        .allow
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| (format!("session.allow[{i}]"), r)),
+                )
+                .find(|(_, r)| r.is_exact_shell() == Some(w))
+        });
+        let mut parts = Vec::with_capacity(raw.len());
+        for rp in raw {
+            parts.push(self.shell_part(cmd, rp, session, exact_whole.as_ref()));
+        }
+        combine(parts)
+    }
+
+    pub(super) fn shell_part(
+        &self,
+        cmd: &str,
+        rp: RawPart,
+        session: &SessionRules,
+        exact_whole: Option<&(String, &Rule)>,
+    ) -> (Part, bool) {
+        let text = cmd.get(rp.span[0]..rp.span[1]).unwrap_or("").to_string();
+        let f = rp.finding;
+        let builtin = |f: crate::builtin::Finding, text: String| Part {
+            tier: f.tier,
+            text,
+            rule: Cow::Borrowed(f.rule),
+            reason: f.reason,
+            span: Some(f.span),
+        };
+        if f.is_hard() {
+            return (builtin(f, text), true);
+        }
+        if !self.has_shell_rules(session) {
+            return (builtin(f, text), false);
+        }
+        let raw_text = collapse_ws(&text);
+        let candidates: Vec<&str> = match rp.norm.as_deref() {
+            Some(n) if n != raw_text => vec![n, raw_text.as_str()],
+            Some(n) => vec![n],
+            None => vec![raw_text.as_str()],
+        };
+        let always_ask = matches!(
+            f.rule,
+            "builtin.shell.dynamic"
+                | "builtin.shell.unparseable"
+                | "builtin.shell.too-long"
+                | "builtin.shell.too-complex"
+        );
+        let lists: [(&[Rule], Tier, &str); 6] = [
+            (&self.deny, Tier::Deny, "user.deny"),
+            (&session.deny, Tier::Deny, "session.deny"),
+            (&self.ask, Tier::Ask, "user.ask"),
+            (&session.ask, Tier::Ask, "session.ask"),
+            (&self.allow, Tier::Auto, "user.allow"),
+            (&session.allow, Tier::Auto, "session.allow"),
+        ];
+        for (rules, tier, id) in lists {
+            if tier == Tier::Auto && (always_ask || rp.norm.is_none()) {
+                continue;
+            }
+            let hit = rules
+                .iter()
+                .enumerate()
+                .find(|(_, r)| candidates.iter().any(|c| r.matches_shell(c)));
+            if let Some((i, r)) = hit {
+                return (
+                    Part {
+                        tier,
+                        text,
+                        rule: format!("{id}[{i}]").into(),
+                        reason: format!("matches {} rule `{}`", tier_word(tier), r.source).into(),
+                        span: Some(rp.span),
+                    },
+                    false,
+                );
+            }
+        }
+        if let Some((id, r)) = exact_whole {
+            if !always_ask && f.tier != Tier::Deny {
+                return (
+                    Part {
+                        tier: Tier::Auto,
+                        text,
+                        rule: id.clone().into(),
+                        reason: format!("the whole command matches allow rule `{}`", r.source)
+                            .into(),
+                        span: Some(rp.span),
+                    },
+                    false,
+                );
+            }
+        }
+        (builtin(f, text), false)
+    }
+}
