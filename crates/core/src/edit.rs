@@ -2,6 +2,7 @@
 //! writes it (`Write(path)`, `echo x > path`, `sed -i … path`, `mkdir path`).
 
 use crate::paths;
+use crate::rule_id::RuleId;
 use crate::verdict::Tier;
 
 /// The verdict for editing `abs` (absolute, resolved lexically): a system file is
@@ -9,34 +10,34 @@ use crate::verdict::Tier;
 /// ([`paths::protected`]) ask; any other workspace file gets `edits` (the policy's
 /// `edits` setting, `auto` unless it says `"ask"`). Returns the tier, the rule and the
 /// reason.
-pub fn verdict(abs: &str, workspace: &str, edits: Tier) -> (Tier, &'static str, String) {
+pub fn verdict(abs: &str, workspace: &str, edits: Tier) -> (Tier, RuleId, String) {
     if paths::under_any(abs, paths::EDIT_DENY_DIRS) {
         return (
             Tier::Deny,
-            "builtin.edit-system",
+            RuleId::EditSystem,
             format!("edits a system file: {abs}"),
         );
     }
     if paths::is_secret(abs) {
         return (
             Tier::Ask,
-            "builtin.edit-secret",
+            RuleId::EditSecret,
             format!("edits a secret file: {abs}"),
         );
     }
     if !paths::is_within(abs, workspace) {
         return (
             Tier::Ask,
-            "builtin.edit-outside",
+            RuleId::EditOutside,
             format!("edits outside the workspace: {abs}"),
         );
     }
     if let Some(why) = paths::protected(abs) {
         // `.git/` keeps the id it always had; the rest share one.
         let rule = if abs.split('/').any(|s| s.eq_ignore_ascii_case(".git")) {
-            "builtin.edit-git"
+            RuleId::EditGit
         } else {
-            "builtin.edit-protected"
+            RuleId::EditProtected
         };
         return (
             Tier::Ask,
@@ -49,7 +50,7 @@ pub fn verdict(abs: &str, workspace: &str, edits: Tier) -> (Tier, &'static str, 
     } else {
         format!("edits inside the workspace: {abs} (the policy sets edits = \"{edits}\")")
     };
-    (edits, "builtin.edit-workspace", reason)
+    (edits, RuleId::EditWorkspace, reason)
 }
 
 #[cfg(test)]
@@ -130,10 +131,10 @@ mod tests {
         ];
         for (p, tier, rule) in cases {
             let (t, r, why) = verdict(p, WS, Tier::Auto);
-            assert_eq!((t, r), (tier, rule), "{p}: {why}");
+            assert_eq!((t, r.as_str()), (tier, rule), "{p}: {why}");
         }
         let (t, r, why) = verdict("/home/dev/app/src/lib.rs", WS, Tier::Ask);
-        assert_eq!((t, r), (Tier::Ask, "builtin.edit-workspace"));
+        assert_eq!((t, r.as_str()), (Tier::Ask, "builtin.edit-workspace"));
         assert!(why.contains("edits = \"ask\""), "{why}");
     }
 }

@@ -15,6 +15,7 @@ pub mod marker;
 pub mod paths;
 pub mod policy;
 pub mod registry;
+pub mod rule_id;
 pub mod run;
 pub mod runs;
 pub mod sed;

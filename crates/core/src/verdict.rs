@@ -91,6 +91,6 @@ impl Verdict {
     /// True when this verdict comes from the built-in hard-deny list, which nothing
     /// (no allow rule, no human approval) may override.
     pub fn is_hard_deny(&self) -> bool {
-        self.tier == Tier::Deny && self.rule.starts_with("builtin.")
+        crate::rule_id::is_hard_deny(self.tier == Tier::Deny, &self.rule)
     }
 }

@@ -6,6 +6,7 @@ use super::reach::{operand_reach, ReadOnly};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
 use crate::paths::{self};
+use crate::rule_id::RuleId;
 use crate::shell::{SimpleCommand, Span, Word};
 use crate::verdict::Tier;
 
@@ -82,7 +83,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     Tier::Deny,
-                    "builtin.shell.find-delete-root",
+                    RuleId::ShellFindDeleteRoot,
                     format!("find deleting from a system location: {}", self.text(all)),
                     all,
                 ),
@@ -94,7 +95,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     self.default_tier(),
-                    "builtin.shell.find-action",
+                    RuleId::ShellFindAction,
                     format!("find {} runs commands, deletes or writes files", w.text),
                     w.span,
                 ),
@@ -112,7 +113,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.secret-file",
+                    RuleId::ShellSecretFile,
                     format!("lists a secret location: {}", w.text),
                     w.span,
                 ),
@@ -123,7 +124,7 @@ impl<'a> Walker<'a> {
         (
             Finding::new(
                 Tier::Auto,
-                "builtin.shell.readonly",
+                RuleId::ShellReadonly,
                 "read-only command: find",
                 words[0].span,
             ),
@@ -180,7 +181,7 @@ impl<'a> Walker<'a> {
             if w.dynamic {
                 return Some(Finding::new(
                     self.default_tier(),
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!(
                         "a find expression word known only at run time: {}",
                         self.text(w.span)
@@ -192,7 +193,7 @@ impl<'a> Walker<'a> {
             let Some(n) = programs::find_primary(t) else {
                 return Some(Finding::new(
                     self.default_tier(),
-                    "builtin.shell.unknown-option",
+                    RuleId::ShellUnknownOption,
                     format!("{t} is not a find expression it knows: an option not in the table may write, run or open a file"),
                     w.span,
                 ));
@@ -211,7 +212,7 @@ impl<'a> Walker<'a> {
                         ReadOnly::Secret(_) => {
                             return Some(Finding::new(
                                 Tier::Ask,
-                                "builtin.shell.secret-file",
+                                RuleId::ShellSecretFile,
                                 format!("reads a secret file: {}", v.text),
                                 v.span,
                             ))

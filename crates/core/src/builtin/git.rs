@@ -3,12 +3,12 @@
 use super::reach::ReadOnly;
 use super::Walker;
 use crate::paths::{self};
+use crate::rule_id::RuleId;
 use crate::shell::{Span, Word};
 use crate::verdict::Tier;
 
 pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let i = match git_globals(args) {
         Ok(i) => i,
         Err(flagged) => return flagged,
@@ -21,7 +21,7 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         // Global options before `add` (`-C DIR`, `--work-tree`) move where its paths are.
         if let Some(g) = args[..i].iter().find(|a| a.text != "--no-pager") {
             return flag(
-                "builtin.shell.git-add",
+                RuleId::ShellGitAdd,
                 "git add after a global option that moves where its paths are",
                 g.span,
             );
@@ -35,7 +35,7 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" => ReadOnly::Yes,
         // Every tracked file is opened, a tracked `.env` included.
         "grep" => flag(
-            "builtin.shell.recursive-read",
+            RuleId::ShellRecursiveRead,
             "git grep reads every tracked file, a secret file among them; only a host with a file system can check what it reaches",
             sub.span,
         ),
@@ -51,7 +51,7 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                     && t[1..].chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l')));
                 if !ok {
                     return flag(
-                        "builtin.shell.git-branch",
+                        RuleId::ShellGitBranch,
                         "git branch that creates, renames or deletes a branch",
                         a.span,
                     );
@@ -66,14 +66,13 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
 /// git's global options before the subcommand: the index of the subcommand, or why
 /// they are not read-only (`-c`, `--git-dir` outside a `.git` directory, any other).
 fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
         if args[i].dynamic {
             return Err(flag(
-                "builtin.shell.git-dynamic",
+                RuleId::ShellGitDynamic,
                 "git with an argument known only at run time",
                 args[i].span,
             ));
@@ -91,7 +90,7 @@ fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
                 .is_some_and(|last| last.eq_ignore_ascii_case(".git") || last.ends_with(".git"));
             if !is_git {
                 return Err(flag(
-                    "builtin.shell.git-config",
+                    RuleId::ShellGitConfig,
                     "git --git-dir outside a .git directory: its config can run programs",
                     args[i].span,
                 ));
@@ -106,13 +105,13 @@ fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
             i += 2;
         } else if t == "-c" || t.starts_with("-c") || t.starts_with("--config-env") {
             return Err(flag(
-                "builtin.shell.git-config",
+                RuleId::ShellGitConfig,
                 "git -c sets configuration, which can run programs",
                 args[i].span,
             ));
         } else if t.starts_with('-') {
             return Err(flag(
-                "builtin.shell.git-option",
+                RuleId::ShellGitOption,
                 "git global option not on the read-only list",
                 args[i].span,
             ));
@@ -126,8 +125,7 @@ fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
 /// The subcommand's arguments: a secret path, or an option that writes a file or runs a
 /// program (`--output`, `--ext-diff`, `-O`).
 fn git_options<'w>(sub: &Word, rest: &[&'w Word]) -> Option<ReadOnly<'w>> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     // Short options of `git grep` whose value is the rest of the cluster: an `O` after
     // one of them is part of that value (`-eFOO`), not `-O`.
     let grep = sub.text == "grep";
@@ -194,7 +192,7 @@ fn git_options<'w>(sub: &Word, rest: &[&'w Word]) -> Option<ReadOnly<'w>> {
         };
         if dangerous {
             return Some(flag(
-                "builtin.shell.git-ext-diff",
+                RuleId::ShellGitExtDiff,
                 "git --output / --ext-diff / -O write files or run programs",
                 a.span,
             ));
@@ -223,7 +221,7 @@ pub(super) fn git_add<'w>(rest: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                 continue;
             }
             return ReadOnly::Flag(
-                "builtin.shell.git-add",
+                RuleId::ShellGitAdd,
                 format!("git add {t} may stage files not named here (a secret file among them) or run an editor"),
                 a.span,
             );
@@ -232,7 +230,7 @@ pub(super) fn git_add<'w>(rest: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         let last = name.rsplit('/').next().unwrap_or(name);
         if a.dynamic || a.glob || a.braces.is_some() || last.find('.').is_none_or(|i| i == 0) {
             return ReadOnly::Flag(
-                "builtin.shell.git-add",
+                RuleId::ShellGitAdd,
                 format!("git add {t}: a directory, a glob or a run-time name stages every file it reaches, a secret file among them"),
                 a.span,
             );
@@ -242,7 +240,7 @@ pub(super) fn git_add<'w>(rest: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     match w.edits_of(files.iter().copied()) {
         Some((Tier::Auto, _, _, span)) => ReadOnly::Edit(
             Tier::Auto,
-            "builtin.shell.git-add",
+            RuleId::ShellGitAdd,
             "git add stages named workspace files".to_string(),
             span,
         ),

@@ -10,6 +10,7 @@ use super::readonly::readonly;
 use super::words::{Cmd, Judged};
 use super::{cat, Finding, Traits, Walker};
 use crate::paths::{self, resolve};
+use crate::rule_id::RuleId;
 use crate::shell::Word;
 use crate::verdict::Tier;
 use std::borrow::Cow;
@@ -22,24 +23,19 @@ impl<'a> Walker<'a> {
         if PRIV_ESC.contains(&name) {
             return Some(self.deny(
                 c,
-                "builtin.shell.priv-esc",
+                RuleId::ShellPrivEsc,
                 cat(&["privilege escalation: ", name]),
                 first.span,
             ));
         }
         if POWER.contains(&name) {
-            return Some(self.deny(
-                c,
-                "builtin.shell.power",
-                format!("power control: {name}"),
-                all,
-            ));
+            return Some(self.deny(c, RuleId::ShellPower, format!("power control: {name}"), all));
         }
         match name {
             "init" | "telinit" if args.iter().any(|a| matches!(a.text.as_str(), "0" | "6")) => {
                 return Some(self.deny(
                     c,
-                    "builtin.shell.power",
+                    RuleId::ShellPower,
                     format!("power control: {name} 0/6"),
                     all,
                 ));
@@ -52,7 +48,7 @@ impl<'a> Walker<'a> {
             {
                 return Some(self.deny(
                     c,
-                    "builtin.shell.power",
+                    RuleId::ShellPower,
                     format!("power control: {}", self.text(all)),
                     all,
                 ));
@@ -73,7 +69,7 @@ impl<'a> Walker<'a> {
                 if let Some(w) = o.has_long("no-preserve-root") {
                     return Some(self.deny(
                         c,
-                        "builtin.shell.rm-root",
+                        RuleId::ShellRmRoot,
                         "recursive delete with --no-preserve-root".to_string(),
                         w.span,
                     ));
@@ -85,7 +81,7 @@ impl<'a> Walker<'a> {
                     if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
                         return Some(self.deny(
                             c,
-                            "builtin.shell.rm-root",
+                            RuleId::ShellRmRoot,
                             format!("recursive delete of {}: {}", w.text, self.text(all)),
                             w.span,
                         ));
@@ -100,7 +96,7 @@ impl<'a> Walker<'a> {
                     if let Some(w) = o.operands.iter().find(|w| self.is_root_like(w)) {
                         return Some(self.deny(
                             c,
-                            "builtin.shell.chmod-root",
+                            RuleId::ShellChmodRoot,
                             format!("recursive {name} of {}", w.text),
                             w.span,
                         ));
@@ -119,7 +115,7 @@ impl<'a> Walker<'a> {
                 {
                     return Some(self.deny(
                         c,
-                        "builtin.shell.disk",
+                        RuleId::ShellDisk,
                         format!("shred of a device: {}", a.text),
                         a.span,
                     ));
@@ -127,12 +123,12 @@ impl<'a> Walker<'a> {
                 return Some(self.ask_default(c, "shred destroys files".to_string()));
             }
             "wipefs" | "blkdiscard" | "mkswap" | "mke2fs" => {
-                return Some(self.deny(c, "builtin.shell.disk", format!("disk tool: {name}"), all));
+                return Some(self.deny(c, RuleId::ShellDisk, format!("disk tool: {name}"), all));
             }
             n if n.starts_with("mkfs") => {
                 return Some(self.deny(
                     c,
-                    "builtin.shell.disk",
+                    RuleId::ShellDisk,
                     format!("makes a file system: {name}"),
                     all,
                 ));
@@ -169,7 +165,7 @@ impl<'a> Walker<'a> {
                     {
                         return self.deny(
                             c,
-                            "builtin.shell.disk",
+                            RuleId::ShellDisk,
                             format!("dd writes to a device: {}", a.text),
                             a.span,
                         );
@@ -177,7 +173,7 @@ impl<'a> Walker<'a> {
                     if paths::under_any(abs, SYSTEM_WRITE_DIRS) {
                         return self.deny(
                             c,
-                            "builtin.shell.system-write",
+                            RuleId::ShellSystemWrite,
                             format!("dd writes into a system directory: {}", a.text),
                             a.span,
                         );
@@ -209,7 +205,7 @@ impl<'a> Walker<'a> {
         if !listing {
             return self.deny(
                 c,
-                "builtin.shell.disk",
+                RuleId::ShellDisk,
                 format!("partitions a disk: {}", self.text(all)),
                 all,
             );
@@ -227,7 +223,7 @@ impl<'a> Walker<'a> {
                 if DISK_DEVICES.iter().any(|d| abs.starts_with(d)) {
                     return self.deny(
                         c,
-                        "builtin.shell.disk",
+                        RuleId::ShellDisk,
                         format!("tee writes to a disk device: {}", w.text),
                         w.span,
                     );
@@ -235,7 +231,7 @@ impl<'a> Walker<'a> {
                 if paths::under_any(&abs, SYSTEM_WRITE_DIRS) || is_lib_dir(&abs) {
                     return self.deny(
                         c,
-                        "builtin.shell.system-write",
+                        RuleId::ShellSystemWrite,
                         format!("tee writes into a system directory: {}", w.text),
                         w.span,
                     );
@@ -256,7 +252,7 @@ impl<'a> Walker<'a> {
             _ => (
                 Finding::new(
                     Tier::Auto,
-                    "builtin.shell.readonly",
+                    RuleId::ShellReadonly,
                     "tee with no file writes only its output",
                     words[0].span,
                 ),

@@ -18,6 +18,7 @@ mod words;
 mod wrappers;
 
 use crate::budget::Budget;
+use crate::rule_id::RuleId;
 use crate::shell::{self, ParseError, ParseErrorKind, Span, Word};
 use crate::verdict::Tier;
 use std::borrow::Cow;
@@ -31,18 +32,13 @@ pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 pub struct Finding {
     pub tier: Tier,
     /// Stable id, e.g. `builtin.shell.priv-esc`.
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub reason: Cow<'static, str>,
     pub span: Span,
 }
 
 impl Finding {
-    fn new(
-        tier: Tier,
-        rule: &'static str,
-        reason: impl Into<Cow<'static, str>>,
-        span: Span,
-    ) -> Finding {
+    fn new(tier: Tier, rule: RuleId, reason: impl Into<Cow<'static, str>>, span: Span) -> Finding {
         Finding {
             tier,
             rule,
@@ -53,7 +49,7 @@ impl Finding {
 
     /// A built-in hard deny: nothing overrides it.
     pub fn is_hard(&self) -> bool {
-        self.tier == Tier::Deny
+        crate::rule_id::is_hard_deny(self.tier == Tier::Deny, self.rule.as_str())
     }
 }
 
@@ -123,7 +119,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
             span: [0, 0],
             finding: Finding::new(
                 Tier::Ask,
-                "builtin.shell.too-long",
+                RuleId::ShellTooLong,
                 format!(
                     "command too long to classify ({} bytes, limit {MAX_COMMAND_BYTES})",
                     cmd.len()
@@ -175,12 +171,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
     if w.parts.is_empty() {
         w.parts.push(RawPart {
             span: [0, cmd.len()],
-            finding: Finding::new(
-                Tier::Auto,
-                "builtin.shell.empty",
-                "no command",
-                [0, cmd.len()],
-            ),
+            finding: Finding::new(Tier::Auto, RuleId::ShellEmpty, "no command", [0, cmd.len()]),
             norm: Some(String::new()),
         });
     }
@@ -217,7 +208,7 @@ struct Walker<'a> {
     stopped: bool,
     /// Variables assigned a download or decoded text (`x=$(curl …)`), with the rule a
     /// later `bash -c "$x"` / `eval "$x"` breaks.
-    tainted: Vec<(String, &'static str)>,
+    tainted: Vec<(String, RuleId)>,
     /// Variables this command assigned a literal integer (`n=3`): arithmetic may read
     /// them. Any other name in arithmetic is a value evaluated as code.
     numeric: Vec<String>,
@@ -277,7 +268,7 @@ impl<'a> Walker<'a> {
                 span,
                 finding: Finding::new(
                     Tier::Ask,
-                    "builtin.shell.unparseable",
+                    RuleId::ShellUnparseable,
                     format!("{what}: {}", e.message),
                     e.span,
                 ),
@@ -299,7 +290,7 @@ impl<'a> Walker<'a> {
             span,
             finding: Finding::new(
                 Tier::Ask,
-                "builtin.shell.too-complex",
+                RuleId::ShellTooComplex,
                 format!("too complex to classify: {why}"),
                 span,
             ),

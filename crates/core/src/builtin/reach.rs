@@ -6,6 +6,7 @@ use super::inspect::{
 use super::secrets::{find_may_list_secret, glob_may_name_secret};
 use super::Walker;
 use crate::paths::{self, resolve};
+use crate::rule_id::RuleId;
 use crate::shell::{Span, Word};
 use crate::verdict::Tier;
 
@@ -13,9 +14,9 @@ pub(super) enum ReadOnly<'w> {
     Yes,
     /// A program that writes files (`touch`, `mkdir`, `tee`): the edit verdict of the
     /// strictest of them (tier, rule, reason, span).
-    Edit(Tier, &'static str, String, Span),
+    Edit(Tier, RuleId, String, Span),
     /// On the list, but with an option that writes, runs programs or never ends.
-    Flag(&'static str, String, Span),
+    Flag(RuleId, String, Span),
     /// On the list, but reading a secret file.
     Secret(&'w Word),
     No,
@@ -24,7 +25,7 @@ pub(super) enum ReadOnly<'w> {
 /// An option a table entry does not list (`builtin.shell.unknown-option`).
 pub(super) fn unknown_option<'w>(word: &Word, why: &str) -> ReadOnly<'w> {
     ReadOnly::Flag(
-        "builtin.shell.unknown-option",
+        RuleId::ShellUnknownOption,
         format!("{why}: an option not in the table may write, run or open a file"),
         word.span,
     )
@@ -97,7 +98,7 @@ pub(super) fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
             if let Some(sc) = last_simple(&a.subs[0]).filter(|sc| simple_prints_paths(sc)) {
                 return if find_may_list_secret(sc, w) {
                     ReadOnly::Flag(
-                        "builtin.shell.recursive-read",
+                        RuleId::ShellRecursiveRead,
                         "it opens every file find lists, a secret file among them; only a host with a file system can check what it reaches".to_string(),
                         a.span,
                     )
@@ -107,7 +108,7 @@ pub(super) fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
             }
         }
         return ReadOnly::Flag(
-            "builtin.shell.dynamic",
+            RuleId::ShellDynamic,
             format!("reads a file named only at run time: {}", a.text),
             a.span,
         );
@@ -119,7 +120,7 @@ pub(super) fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
             Some(true) => ReadOnly::Secret(a),
             Some(false) => ReadOnly::Yes,
             None => ReadOnly::Flag(
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!(
                     "reads {} relative to a working directory known only at run time",
                     a.text
@@ -302,13 +303,13 @@ impl<'a> Walker<'a> {
     /// of `touch`, `mkdir`, `tee`): the edit verdict of every path it may be from every
     /// directory bash may be in, the strictest. A name known only at run time, a glob
     /// and a path through `..` (a symlinked directory takes `..` anywhere) ask.
-    pub(super) fn edit_target(&self, w: &Word) -> (Tier, &'static str, String) {
+    pub(super) fn edit_target(&self, w: &Word) -> (Tier, RuleId, String) {
         self.wrote.set(true);
         let t = w.text.as_str();
         if w.dynamic {
             return (
                 self.default_tier(),
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!(
                     "writes to a path only known at run time: {}",
                     self.text(w.span)
@@ -318,25 +319,25 @@ impl<'a> Walker<'a> {
         if w.glob || w.braces.is_some() {
             return (
                 self.default_tier(),
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!("writes to the files a pattern matches: {t}"),
             );
         }
         if t.split('/').any(|s| s == "..") {
             return (
                 Tier::Ask,
-                "builtin.edit-outside",
+                RuleId::EditOutside,
                 format!("edits through `..`, which a symlinked directory takes anywhere: {t}"),
             );
         }
         let Some(dirs) = self.base_dirs(t, w.tilde) else {
             return (
                 self.default_tier(),
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!("writes {t} relative to a working directory known only at run time"),
             );
         };
-        let mut out: Option<(Tier, &'static str, String)> = None;
+        let mut out: Option<(Tier, RuleId, String)> = None;
         for d in dirs {
             let abs = resolve(t, d, self.env.home);
             self.note_path(&abs);
@@ -349,7 +350,7 @@ impl<'a> Walker<'a> {
                 Some(None) => {
                     return (
                         Tier::Ask,
-                        "builtin.edit-outside",
+                        RuleId::EditOutside,
                         format!("writes through symbolic links that loop: {t}"),
                     )
                 }
@@ -367,7 +368,7 @@ impl<'a> Walker<'a> {
             ) {
                 (
                     Tier::Auto,
-                    "builtin.shell.readonly",
+                    RuleId::ShellReadonly,
                     format!("writes to {abs}, which keeps nothing"),
                 )
             } else {
@@ -379,7 +380,7 @@ impl<'a> Walker<'a> {
         }
         out.unwrap_or((
             self.default_tier(),
-            "builtin.shell.redirect",
+            RuleId::ShellRedirect,
             format!("writes to a file: {t}"),
         ))
     }
@@ -389,8 +390,8 @@ impl<'a> Walker<'a> {
     pub(super) fn edits_of<'w>(
         &self,
         files: impl Iterator<Item = &'w Word>,
-    ) -> Option<(Tier, &'static str, String, Span)> {
-        let mut out: Option<(Tier, &'static str, String, Span)> = None;
+    ) -> Option<(Tier, RuleId, String, Span)> {
+        let mut out: Option<(Tier, RuleId, String, Span)> = None;
         for f in files {
             let (tier, rule, why) = self.edit_target(f);
             if out.as_ref().is_none_or(|o| tier > o.0) {

@@ -5,16 +5,16 @@ use super::git::git_readonly;
 use super::reach::{files_reach, operand_reach, unknown_option, ReadOnly};
 use super::Walker;
 use crate::builtin::programs::{self, Effect};
+use crate::rule_id::RuleId;
 use crate::shell::{Span, Word};
 use crate::verdict::Tier;
 
 pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span) -> ReadOnly<'w> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let entry = programs::lookup(name);
     let result = match name {
         "printf" if args.first().is_some_and(|a| a.text.starts_with("-v")) => flag(
-            "builtin.shell.printf-v",
+            RuleId::ShellPrintfV,
             "printf -v assigns a shell variable, which can change what later commands run",
             args[0].span,
         ),
@@ -28,7 +28,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
                 .or_else(|| o.has_short('z'))
             {
                 Some(x) => flag(
-                    "builtin.shell.rg-pre",
+                    RuleId::ShellRgPre,
                     "rg --pre / --hostname-bin / -z run other programs",
                     x.span,
                 ),
@@ -38,7 +38,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         "date" => date_flag(args),
         "hostname" => match args.first() {
             Some(a) => flag(
-                "builtin.shell.hostname-args",
+                RuleId::ShellHostnameArgs,
                 "hostname with arguments can rename the host",
                 a.span,
             ),
@@ -48,7 +48,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
             let o = Opts::parse(args, "LPIoHT", &["filelimit", "timefmt", "charset", "sort"]);
             // `-R` (with `-H`) writes a 00Tree.html into every directory it lists.
             match o.has_short('o').or_else(|| o.has_short('R')) {
-                Some(x) => flag("builtin.shell.tree-o", "tree -o / -R writes files", x.span),
+                Some(x) => flag(RuleId::ShellTreeO, "tree -o / -R writes files", x.span),
                 None => ReadOnly::Yes,
             }
         }
@@ -57,7 +57,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
             let o = Opts::parse(args, "fsw", &["skip-fields", "skip-chars", "check-chars"]);
             if o.operands.len() > 1 {
                 flag(
-                    "builtin.shell.uniq-2",
+                    RuleId::ShellUniq2,
                     "uniq with two file arguments writes the second",
                     o.operands[1].span,
                 )
@@ -70,7 +70,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         // GNU binutils read more arguments from the file an `@FILE` operand names.
         "strings" => match args.iter().find(|a| a.text.starts_with('@') || a.dynamic) {
             Some(a) => flag(
-                "builtin.shell.option-effect",
+                RuleId::ShellOptionEffect,
                 "strings reads more arguments from the file an @FILE operand names",
                 a.span,
             ),
@@ -83,7 +83,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
     if let ReadOnly::Yes = result {
         if let Some(span) = recursive_read(name, args, w, prog) {
             return ReadOnly::Flag(
-                "builtin.shell.recursive-read",
+                RuleId::ShellRecursiveRead,
                 format!("{name} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches"),
                 span,
             );
@@ -99,8 +99,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
 
 /// `tail -f`/`-F`/`--follow`/`--retry` and the obsolete `+1f`: it never ends.
 fn tail_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let o = Opts::parse(
         args,
         "ncs",
@@ -130,7 +129,7 @@ fn tail_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
             })
         }) {
         Some(x) => flag(
-            "builtin.shell.tail-follow",
+            RuleId::ShellTailFollow,
             "tail -f follows the file forever",
             x.span,
         ),
@@ -140,8 +139,7 @@ fn tail_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
 
 /// `date -s` or a `MMDDhhmm` operand sets the clock; `date -f FILE` prints its lines.
 fn date_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let o = Opts::parse(args, "dfrsI", &["date", "file", "reference"]);
     // `date MMDDhhmm[[CC]YY][.ss]` (an operand not starting with `+`) sets it too.
     let set_operand = o
@@ -155,7 +153,7 @@ fn date_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         .or(set_operand)
     {
         Some(x) => flag(
-            "builtin.shell.date-set",
+            RuleId::ShellDateSet,
             "date -s sets the system clock",
             x.span,
         ),
@@ -163,7 +161,7 @@ fn date_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         // read in its errors: any file, a secret included.
         None => match o.has_short('f').or_else(|| o.has_long("file")) {
             Some(x) => flag(
-                "builtin.shell.date-file",
+                RuleId::ShellDateFile,
                 "date -f prints the lines of the file it reads",
                 x.span,
             ),
@@ -174,8 +172,7 @@ fn date_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
 
 /// `sort -o`/`--output` writes a file, `--compress-program` runs one.
 fn sort_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
-    let flag =
-        |rule: &'static str, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let o = Opts::parse(
         args,
         "ktSTo",
@@ -197,7 +194,7 @@ fn sort_flag<'w>(args: &[&'w Word]) -> ReadOnly<'w> {
         .or_else(|| o.has_long("compress-program"))
     {
         Some(x) => flag(
-            "builtin.shell.sort-o",
+            RuleId::ShellSortO,
             "sort -o / --compress-program write files or run programs",
             x.span,
         ),
@@ -224,7 +221,7 @@ pub(super) fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         match p.effect(f) {
             Some(Effect::PatternFile) => {
                 return ReadOnly::Flag(
-                    "builtin.shell.sed-script",
+                    RuleId::ShellSedScript,
                     format!(
                         "sed {} runs a script from a file, which is not read here",
                         f.option
@@ -244,7 +241,7 @@ pub(super) fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     for (text, word) in scripts {
         if word.dynamic {
             return ReadOnly::Flag(
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 "a sed script known only at run time".to_string(),
                 word.span,
             );
@@ -257,11 +254,11 @@ pub(super) fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         match checked {
             Ok(()) => {}
             Err(crate::sed::NotReadOnly::Effect(why)) => {
-                return ReadOnly::Flag("builtin.shell.sed-script", format!("sed: {why}"), word.span)
+                return ReadOnly::Flag(RuleId::ShellSedScript, format!("sed: {why}"), word.span)
             }
             Err(crate::sed::NotReadOnly::Unknown(why)) => {
                 return ReadOnly::Flag(
-                    "builtin.shell.sed-script",
+                    RuleId::ShellSedScript,
                     format!("a sed script that is not read-only, or not understood: {why}"),
                     word.span,
                 )
@@ -281,7 +278,7 @@ pub(super) fn sed_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let suffix = inp.value.map(|(v, _)| v).unwrap_or("");
     if suffix.contains(['*', '/']) || inp.value.is_some_and(|(_, vw)| vw.dynamic) {
         return ReadOnly::Flag(
-            "builtin.shell.dynamic",
+            RuleId::ShellDynamic,
             format!(
                 "sed {} writes backups to a place its suffix names: {suffix}",
                 inp.option
@@ -356,7 +353,7 @@ pub(super) fn table_readonly<'w>(
         }
         if effect == Some(Effect::ReadsFileList) && p.operands == programs::Operands::Files {
             return ReadOnly::Flag(
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!(
                     "{} {} opens the files its value lists, named only at run time",
                     p.name, f.option
@@ -388,7 +385,7 @@ pub(super) fn table_readonly<'w>(
         });
         if let Some(out) = second {
             return ReadOnly::Flag(
-                "builtin.shell.option-effect",
+                RuleId::ShellOptionEffect,
                 format!(
                     "{} writes its second operand, and {} is or may be one",
                     p.name, out.text
@@ -428,7 +425,7 @@ fn option_effect<'w>(
             };
             if vw.dynamic {
                 return Some(ReadOnly::Flag(
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!("{} opens a file named only at run time", f.option),
                     vw.span,
                 ));
@@ -438,7 +435,7 @@ fn option_effect<'w>(
                 Some(true) => return Some(ReadOnly::Secret(f.word)),
                 None => {
                     return Some(ReadOnly::Flag(
-                        "builtin.shell.dynamic",
+                        RuleId::ShellDynamic,
                         format!("{} opens {value} relative to a working directory known only at run time", f.option),
                         vw.span,
                     ));
@@ -448,7 +445,7 @@ fn option_effect<'w>(
         Some(Effect::Recursive) if walked(f) => {}
         Some(Effect::Recursive) => {
             return Some(ReadOnly::Flag(
-                "builtin.shell.recursive-read",
+                RuleId::ShellRecursiveRead,
                 format!("{} {} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
                 f.word.span,
             ));
@@ -460,7 +457,7 @@ fn option_effect<'w>(
                 _ => "never ends by itself",
             };
             return Some(ReadOnly::Flag(
-                "builtin.shell.option-effect",
+                RuleId::ShellOptionEffect,
                 format!("{} {} {what}", p.name, f.option),
                 f.word.span,
             ));
@@ -473,7 +470,7 @@ fn option_effect<'w>(
                 && !walked(f) =>
         {
             return Some(ReadOnly::Flag(
-                "builtin.shell.recursive-read",
+                RuleId::ShellRecursiveRead,
                 format!("{} {} recurse reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
                 f.word.span,
             ));
@@ -506,7 +503,7 @@ pub(super) fn copy_move<'w>(
     for s in sources {
         if s.dynamic || s.glob || s.braces.is_some() {
             return ReadOnly::Flag(
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!("{} of files named only at run time: {}", p.name, s.text),
                 s.span,
             );
@@ -520,7 +517,7 @@ pub(super) fn copy_move<'w>(
         let last = name.rsplit('/').next().unwrap_or(name);
         if is_mv && last.find('.').is_none_or(|i| i == 0) {
             return ReadOnly::Flag(
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!("mv {}: a name without an extension may be a directory, which may carry protected or secret files into place", s.text),
                 s.span,
             );

@@ -12,6 +12,7 @@ use super::words::{NO_WORD, WORDS_ON_STACK};
 use super::{cat, Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
 use crate::paths::{self};
+use crate::rule_id::RuleId;
 use crate::shell::{self, RedirOp, SimpleCommand, Word};
 use crate::verdict::Tier;
 
@@ -93,7 +94,7 @@ impl<'a> Walker<'a> {
             (
                 Finding::new(
                     Tier::Auto,
-                    "builtin.shell.empty",
+                    RuleId::ShellEmpty,
                     if sc.assigns.is_empty() {
                         "no command"
                     } else {
@@ -126,7 +127,7 @@ impl<'a> Walker<'a> {
         // A read-only program given a value known only at run time that could begin
         // with `-` (`sort $x f`, `sort ${x:--o PWN} f`): it may be an option that writes
         // or runs. Only the programs that print their arguments read them as data.
-        if finding.tier == Tier::Auto && finding.rule == "builtin.shell.readonly" {
+        if finding.tier == Tier::Auto && finding.rule == RuleId::ShellReadonly {
             let prog = sc.words.first().map_or("", |w| basename(&w.text));
             let entry = programs::lookup(prog);
             if !entry.is_some_and(programs::Program::args_are_data) {
@@ -160,7 +161,7 @@ impl<'a> Walker<'a> {
                 {
                     *finding = Finding::new(
                         self.default_tier(),
-                        "builtin.shell.dynamic",
+                        RuleId::ShellDynamic,
                         format!(
                             "a value known only at run time could be an option of {prog}: {}",
                             self.text(w.span)
@@ -173,7 +174,7 @@ impl<'a> Walker<'a> {
                 {
                     *finding = Finding::new(
                         self.default_tier(),
-                        "builtin.shell.dynamic",
+                        RuleId::ShellDynamic,
                         format!(
                             "a glob could expand to a file name that is an option of {prog}: {}",
                             self.text(w.span)
@@ -207,9 +208,9 @@ impl<'a> Walker<'a> {
             });
             if to_shell {
                 let (rule, what) = if traits.downloader {
-                    ("builtin.shell.pipe-to-shell", "remote content")
+                    (RuleId::ShellPipeToShell, "remote content")
                 } else {
-                    ("builtin.shell.encoded-exec", "decoded content")
+                    (RuleId::ShellEncodedExec, "decoded content")
                 };
                 *finding = Finding::new(
                     Tier::Deny,
@@ -243,13 +244,13 @@ impl<'a> Walker<'a> {
                 .iter()
                 .any(|sub| script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]))
             {
-                Some("builtin.shell.pipe-to-shell")
+                Some(RuleId::ShellPipeToShell)
             } else if a
                 .subs
                 .iter()
                 .any(|sub| script_runs(sub, &|_| false, DECODERS))
             {
-                Some("builtin.shell.encoded-exec")
+                Some(RuleId::ShellEncodedExec)
             } else {
                 None
             };
@@ -406,7 +407,7 @@ impl<'a> Walker<'a> {
         }
         Some(Finding::new(
             self.default_tier(),
-            "builtin.shell.env",
+            RuleId::ShellEnv,
             format!("sets {name}, which can change what the command runs or reads"),
             a.span,
         ))
@@ -425,7 +426,7 @@ impl<'a> Walker<'a> {
             let f = if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
                 Some(Finding::new(
                     self.default_tier(),
-                    "builtin.shell.network",
+                    RuleId::ShellNetwork,
                     format!("opens a network connection: {t}"),
                     r.span,
                 ))
@@ -441,14 +442,14 @@ impl<'a> Walker<'a> {
                     Some(false) => None,
                     Some(true) => Some(Finding::new(
                         Tier::Ask,
-                        "builtin.shell.secret-file",
+                        RuleId::ShellSecretFile,
                         format!("reads a secret file: {t}"),
                         r.span,
                     )),
                     // `cat < $x`, `cat < "$(ls)"`: a file named at run time.
                     None => Some(Finding::new(
                         self.default_tier(),
-                        "builtin.shell.dynamic",
+                        RuleId::ShellDynamic,
                         format!("reads a file known only at run time: {t}"),
                         r.span,
                     )),
@@ -471,7 +472,7 @@ impl<'a> Walker<'a> {
             let f = if r.target.value().is_none() {
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!(
                         "writes to a path only known at run time: {}",
                         self.text(r.span)
@@ -485,14 +486,14 @@ impl<'a> Walker<'a> {
                     Some("/dev/null") | Some("/dev/stdout") | Some("/dev/stderr") => continue,
                     Some(p) if DISK_DEVICES.iter().any(|d| p.starts_with(d)) => Finding::new(
                         Tier::Deny,
-                        "builtin.shell.disk",
+                        RuleId::ShellDisk,
                         format!("writes straight to a disk device: {}", self.text(r.span)),
                         r.span,
                     ),
                     Some(p) if paths::under_any(p, SYSTEM_WRITE_DIRS) || is_lib_dir(p) => {
                         Finding::new(
                             Tier::Deny,
-                            "builtin.shell.system-write",
+                            RuleId::ShellSystemWrite,
                             format!("writes into a system directory: {}", self.text(r.span)),
                             r.span,
                         )
@@ -504,7 +505,7 @@ impl<'a> Walker<'a> {
                     }
                     _ => Finding::new(
                         self.default_tier(),
-                        "builtin.shell.redirect",
+                        RuleId::ShellRedirect,
                         cat(&["writes to a file: ", t]),
                         r.span,
                     ),

@@ -8,6 +8,7 @@ use super::names::basename;
 use super::secrets::{find_may_list_secret, sensitive_env};
 use super::text::{arith_names, decode_escapes, expands, expansions_as_separators};
 use super::{Finding, RawPart, Traits, Walker};
+use crate::rule_id::RuleId;
 use crate::shell::{
     self, Command, ParseError, ParseErrorKind, RedirOp, Script, SimpleCommand, Span, Word,
 };
@@ -105,12 +106,12 @@ impl<'a> Walker<'a> {
             }
             let (rule, what, from) = match (down, dec) {
                 (Some(i), _) => (
-                    "builtin.shell.pipe-to-shell",
+                    RuleId::ShellPipeToShell,
                     "remote content piped into an interpreter",
                     i,
                 ),
                 (None, Some(i)) => (
-                    "builtin.shell.encoded-exec",
+                    RuleId::ShellEncodedExec,
                     "decoded content piped into an interpreter",
                     i,
                 ),
@@ -161,7 +162,7 @@ impl<'a> Walker<'a> {
                                 span: r.span,
                                 finding: Finding::new(
                                     Tier::Ask,
-                                    "builtin.shell.dynamic",
+                                    RuleId::ShellDynamic,
                                     "a shell runs a here-document expanded at run time",
                                     r.span,
                                 ),
@@ -306,7 +307,7 @@ impl<'a> Walker<'a> {
                         span: *span,
                         finding: Finding::new(
                             Tier::Deny,
-                            "builtin.shell.fork-bomb",
+                            RuleId::ShellForkBomb,
                             format!("fork bomb: function `{name}` calls itself in a pipe or in the background"),
                             *span,
                         ),
@@ -319,7 +320,7 @@ impl<'a> Walker<'a> {
                     span: *span,
                     finding: Finding::new(
                         self.default_tier(),
-                        "builtin.shell.function",
+                        RuleId::ShellFunction,
                         format!("defines a function `{name}`: what a call runs depends on arguments known only then"),
                         *span,
                     ),
@@ -337,7 +338,7 @@ impl<'a> Walker<'a> {
                     span: *span,
                     finding: Finding::new(
                         Tier::Ask,
-                        "builtin.shell.dynamic",
+                        RuleId::ShellDynamic,
                         "arithmetic evaluation can run substitutions",
                         *span,
                     ),
@@ -407,7 +408,7 @@ impl<'a> Walker<'a> {
                     span: w.span,
                     finding: Finding::new(
                         self.default_tier(),
-                        "builtin.shell.dynamic",
+                        RuleId::ShellDynamic,
                         format!(
                             "arithmetic evaluates the value of `{name}` as code, and it is only known at run time"
                         ),
@@ -421,12 +422,7 @@ impl<'a> Walker<'a> {
             if let Some(why) = evaluates_value_as_code(&w.text) {
                 self.parts.push(RawPart {
                     span: w.span,
-                    finding: Finding::new(
-                        self.default_tier(),
-                        "builtin.shell.dynamic",
-                        why,
-                        w.span,
-                    ),
+                    finding: Finding::new(self.default_tier(), RuleId::ShellDynamic, why, w.span),
                     norm: None,
                 });
             }
@@ -447,7 +443,7 @@ impl<'a> Walker<'a> {
             span,
             finding: Finding::new(
                 self.default_tier(),
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 "arithmetic evaluates a command's output (a subscript in it would run code)",
                 span,
             ),

@@ -7,6 +7,7 @@ use super::reach::ReadOnly;
 use super::readonly::readonly;
 use super::{cat, Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
+use crate::rule_id::RuleId;
 use crate::shell::{self, RedirOp, SimpleCommand, Span, Word};
 use crate::verdict::Tier;
 
@@ -40,7 +41,7 @@ impl<'a> Walker<'a> {
             let span = words_span(words, sc.span);
             let f = Finding::new(
                 Tier::Ask,
-                "builtin.shell.too-complex",
+                RuleId::ShellTooComplex,
                 "too complex to classify: nesting too deep (over 48 levels)",
                 span,
             );
@@ -60,7 +61,7 @@ impl<'a> Walker<'a> {
         let none = Traits::default();
         let Some(first) = words.first() else {
             return (
-                Finding::new(Tier::Auto, "builtin.shell.empty", "no command", sc.span),
+                Finding::new(Tier::Auto, RuleId::ShellEmpty, "no command", sc.span),
                 none,
                 Some(String::new()),
             );
@@ -68,7 +69,7 @@ impl<'a> Walker<'a> {
         let Some(value) = first.value() else {
             let f = Finding::new(
                 Tier::Ask,
-                "builtin.shell.dynamic",
+                RuleId::ShellDynamic,
                 format!("the program is only known at run time: {}", first.text),
                 first.span,
             );
@@ -100,7 +101,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     self.default_tier(),
-                    "builtin.default",
+                    RuleId::Default,
                     cat(&["runs a program: ", name]),
                     first.span,
                 ),
@@ -142,7 +143,7 @@ impl<'a> Walker<'a> {
                     return Some((
                         Finding::new(
                             Tier::Auto,
-                            "builtin.shell.readonly",
+                            RuleId::ShellReadonly,
                             "looks a command name up: command -v",
                             all,
                         ),
@@ -177,7 +178,7 @@ impl<'a> Walker<'a> {
                     return Some((
                         Finding::new(
                             self.default_tier(),
-                            "builtin.default",
+                            RuleId::Default,
                             "time -o writes a file",
                             first.span,
                         ),
@@ -217,7 +218,7 @@ impl<'a> Walker<'a> {
                 return Some((
                     Finding::new(
                         self.default_tier(),
-                        "builtin.default",
+                        RuleId::Default,
                         cat(&["not on the read-only allowlist: ", name]),
                         first.span,
                     ),
@@ -255,7 +256,7 @@ impl<'a> Walker<'a> {
                 return Some((
                     Finding::new(
                         self.default_tier(),
-                        "builtin.default",
+                        RuleId::Default,
                         "trap sets a command to run later (on a signal or at exit)",
                         all,
                     ),
@@ -284,7 +285,7 @@ impl<'a> Walker<'a> {
                     return Some((
                         Finding::new(
                             Tier::Auto,
-                            "builtin.shell.empty",
+                            RuleId::ShellEmpty,
                             "eval with nothing to run",
                             all,
                         ),
@@ -340,14 +341,14 @@ impl<'a> Walker<'a> {
         if let Some((file, fw)) = &arg_file {
             let why = if fw.dynamic {
                 Some((
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!("xargs -a reads a file named only at run time: {file}"),
                 ))
             } else {
                 match self.path_secret(file, file.starts_with('~')) {
                     Some(false) => None,
-                    Some(true) => Some(("builtin.shell.secret-file", format!("reads a secret file: {file}"))),
-                    None => Some(("builtin.shell.dynamic", format!("xargs -a reads {file} relative to a working directory known only at run time"))),
+                    Some(true) => Some((RuleId::ShellSecretFile, format!("reads a secret file: {file}"))),
+                    None => Some((RuleId::ShellDynamic, format!("xargs -a reads {file} relative to a working directory known only at run time"))),
                 }
             };
             if let Some((rule, why)) = why {
@@ -362,7 +363,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     Tier::Auto,
-                    "builtin.shell.readonly",
+                    RuleId::ShellReadonly,
                     "xargs with no command echoes its input",
                     all,
                 ),
@@ -394,7 +395,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     self.default_tier(),
-                    "builtin.shell.recursive-read",
+                    RuleId::ShellRecursiveRead,
                     format!("{prog} opens every file find lists, a secret file among them; only a host with a file system can check what it reaches"),
                     all,
                 ),
@@ -406,7 +407,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     self.default_tier(),
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!("xargs turns the data it reads into arguments of {prog}: they may be options or code"),
                     all,
                 ),
@@ -474,7 +475,7 @@ impl<'a> Walker<'a> {
                                 span: op.span,
                                 finding: Finding::new(
                                     self.default_tier(),
-                                    "builtin.shell.dynamic",
+                                    RuleId::ShellDynamic,
                                     format!("[[ evaluates {} as arithmetic, and its value is only known at run time", op.text),
                                     op.span,
                                 ),
@@ -501,7 +502,7 @@ impl<'a> Walker<'a> {
             ReadOnly::Yes => (
                 Finding::new(
                     Tier::Auto,
-                    "builtin.shell.readonly",
+                    RuleId::ShellReadonly,
                     cat(&["read-only command: ", name]),
                     first.span,
                 ),
@@ -519,7 +520,7 @@ impl<'a> Walker<'a> {
             ReadOnly::Secret(w) => (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.secret-file",
+                    RuleId::ShellSecretFile,
                     format!("reads a secret file: {}", w.text),
                     w.span,
                 ),
@@ -529,7 +530,7 @@ impl<'a> Walker<'a> {
             ReadOnly::No => (
                 Finding::new(
                     self.default_tier(),
-                    "builtin.default",
+                    RuleId::Default,
                     cat(&["not on the read-only allowlist: ", name]),
                     first.span,
                 ),
@@ -553,7 +554,7 @@ impl<'a> Walker<'a> {
         Some(s)
     }
 
-    pub(super) fn deny(&self, c: &Cmd, rule: &'static str, why: String, span: Span) -> Judged {
+    pub(super) fn deny(&self, c: &Cmd, rule: RuleId, why: String, span: Span) -> Judged {
         (
             Finding::new(Tier::Deny, rule, why, span),
             Traits::default(),
@@ -563,7 +564,7 @@ impl<'a> Walker<'a> {
 
     pub(super) fn ask_default(&self, c: &Cmd, why: String) -> Judged {
         (
-            Finding::new(self.default_tier(), "builtin.default", why, c.first.span),
+            Finding::new(self.default_tier(), RuleId::Default, why, c.first.span),
             Traits::default(),
             self.norm(c),
         )

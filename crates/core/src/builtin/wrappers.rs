@@ -5,6 +5,7 @@ use super::names::{DECODERS, DOWNLOADERS};
 use super::text::{expands, expansions_as_separators};
 use super::{Finding, Traits, Walker};
 use crate::paths::resolve;
+use crate::rule_id::RuleId;
 use crate::shell::{self, ParseErrorKind, RedirOp, SimpleCommand, Span, Word};
 use crate::verdict::Tier;
 use std::borrow::Cow;
@@ -35,7 +36,7 @@ impl<'a> Walker<'a> {
         if rest.is_empty() {
             let f = Finding::new(
                 Tier::Auto,
-                "builtin.shell.readonly",
+                RuleId::ShellReadonly,
                 format!("{wrapper} with no command"),
                 sc.span,
             );
@@ -64,7 +65,7 @@ impl<'a> Walker<'a> {
             (
                 Finding::new(
                     self.default_tier(),
-                    "builtin.default",
+                    RuleId::Default,
                     "env prints the environment, which may hold secrets",
                     sc.span,
                 ),
@@ -249,7 +250,7 @@ impl<'a> Walker<'a> {
             (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     "env -S with a string known only at run time",
                     sw.span,
                 ),
@@ -260,7 +261,7 @@ impl<'a> Walker<'a> {
             (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.too-complex",
+                    RuleId::ShellTooComplex,
                     "too complex to classify: too much nested script",
                     sw.span,
                 ),
@@ -291,7 +292,7 @@ impl<'a> Walker<'a> {
                         (
                             Finding::new(
                                 self.default_tier(),
-                                "builtin.default",
+                                RuleId::Default,
                                 "env -S with several commands",
                                 sw.span,
                             ),
@@ -302,8 +303,8 @@ impl<'a> Walker<'a> {
                 }
                 Err(e) => {
                     let rule = match e.kind {
-                        ParseErrorKind::TooComplex => "builtin.shell.too-complex",
-                        ParseErrorKind::Syntax => "builtin.shell.unparseable",
+                        ParseErrorKind::TooComplex => RuleId::ShellTooComplex,
+                        ParseErrorKind::Syntax => RuleId::ShellUnparseable,
                     };
                     (
                         Finding::new(
@@ -354,7 +355,7 @@ impl<'a> Walker<'a> {
                 return (
                     Finding::new(
                         self.default_tier(),
-                        "builtin.default",
+                        RuleId::Default,
                         format!("runs a shell script: {}", f.text),
                         all,
                     ),
@@ -370,7 +371,7 @@ impl<'a> Walker<'a> {
         };
         if fed {
             return (
-                Finding::new(Tier::Auto, "builtin.shell.nested", format!("{name} reads a script given inline; its commands are classified on their own"), all),
+                Finding::new(Tier::Auto, RuleId::ShellNested, format!("{name} reads a script given inline; its commands are classified on their own"), all),
                 Traits::default(),
                 norm,
             );
@@ -378,7 +379,7 @@ impl<'a> Walker<'a> {
         (
             Finding::new(
                 self.default_tier(),
-                "builtin.default",
+                RuleId::Default,
                 format!("runs a shell reading commands from its input: {name}"),
                 all,
             ),
@@ -404,7 +405,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.unparseable",
+                    RuleId::ShellUnparseable,
                     format!("{name} -c without a command string"),
                     all,
                 ),
@@ -416,7 +417,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!("{name} -c with a script only known at run time"),
                     cs.span,
                 ),
@@ -441,7 +442,7 @@ impl<'a> Walker<'a> {
         (
             Finding::new(
                 Tier::Auto,
-                "builtin.shell.nested",
+                RuleId::ShellNested,
                 format!("{name} -c: the nested script's commands are classified on their own"),
                 all,
             ),
@@ -480,7 +481,7 @@ impl<'a> Walker<'a> {
                             return Err((
                                 Finding::new(
                                     Tier::Ask,
-                                    "builtin.shell.dynamic",
+                                    RuleId::ShellDynamic,
                                     format!("{name} runs a here-document expanded at run time"),
                                     r.span,
                                 ),
@@ -498,7 +499,7 @@ impl<'a> Walker<'a> {
                         return Err((
                             Finding::new(
                                 Tier::Ask,
-                                "builtin.shell.dynamic",
+                                RuleId::ShellDynamic,
                                 format!("{name} runs a script only known at run time"),
                                 r.span,
                             ),
@@ -511,7 +512,7 @@ impl<'a> Walker<'a> {
                     return Err((
                         Finding::new(
                             self.default_tier(),
-                            "builtin.default",
+                            RuleId::Default,
                             format!("runs a shell script: {}", r.target.text),
                             all,
                         ),
@@ -543,14 +544,14 @@ impl<'a> Walker<'a> {
             // `x=$(curl …); bash -c "$x"`: the variable holds the download.
             for (var, rule) in &self.tainted {
                 if mentions_var(&w.text, var) {
-                    let what = if *rule == "builtin.shell.pipe-to-shell" {
+                    let what = if *rule == RuleId::ShellPipeToShell {
                         "remote content"
                     } else {
                         "decoded content"
                     };
                     return Some(Finding::new(
                         Tier::Deny,
-                        rule,
+                        *rule,
                         format!(
                             "{what} (in ${var}) executed by {name}: {}",
                             self.text(w.span)
@@ -565,7 +566,7 @@ impl<'a> Walker<'a> {
                 if script_runs(s, &|n| DOWNLOADERS.contains(&n), &[]) {
                     return Some(Finding::new(
                         Tier::Deny,
-                        "builtin.shell.pipe-to-shell",
+                        RuleId::ShellPipeToShell,
                         format!("remote content executed by {name}: {}", self.text(w.span)),
                         w.span,
                     ));
@@ -573,7 +574,7 @@ impl<'a> Walker<'a> {
                 if script_runs(s, &|_| false, DECODERS) {
                     return Some(Finding::new(
                         Tier::Deny,
-                        "builtin.shell.encoded-exec",
+                        RuleId::ShellEncodedExec,
                         format!("decoded content executed by {name}: {}", self.text(w.span)),
                         w.span,
                     ));
@@ -594,7 +595,7 @@ impl<'a> Walker<'a> {
             return (
                 Finding::new(
                     Tier::Ask,
-                    "builtin.shell.dynamic",
+                    RuleId::ShellDynamic,
                     format!("{what} runs a script only known at run time"),
                     words_span(rest, all),
                 ),
@@ -620,7 +621,7 @@ impl<'a> Walker<'a> {
         (
             Finding::new(
                 Tier::Auto,
-                "builtin.shell.nested",
+                RuleId::ShellNested,
                 format!("{what}: the nested script's commands are classified on their own"),
                 all,
             ),

@@ -2,6 +2,7 @@
 
 use super::MAX_ARG_BYTES;
 use crate::call::ToolCall;
+use crate::rule_id::RuleId;
 use crate::verdict::{Part, Tier, Verdict};
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ pub(super) fn tier_word(t: Tier) -> &'static str {
 pub(super) fn too_long(what: &str, len: usize) -> Verdict {
     Verdict::new(
         Tier::Ask,
-        "builtin.too-long",
+        RuleId::TooLong,
         format!("`{what}` too long to classify ({len} bytes, limit {MAX_ARG_BYTES})"),
     )
 }
@@ -24,7 +25,7 @@ pub(super) fn too_long(what: &str, len: usize) -> Verdict {
 pub(super) fn malformed(why: &str) -> Verdict {
     Verdict::new(
         Tier::Ask,
-        "builtin.malformed",
+        RuleId::Malformed,
         format!("malformed tool call: {why}"),
     )
 }
@@ -95,6 +96,6 @@ pub(super) fn combine(parts: Vec<(Part, bool)>) -> Verdict {
                 parts,
             }
         }
-        None => Verdict::new(Tier::Ask, "builtin.shell.empty", "no command"),
+        None => Verdict::new(Tier::Ask, RuleId::ShellEmpty, "no command"),
     }
 }

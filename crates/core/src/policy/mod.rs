@@ -15,6 +15,7 @@ use crate::call::{Family, ToolCall};
 use crate::error::Error;
 use crate::facts::{FsFacts, FsNeeds};
 use crate::paths::{self};
+use crate::rule_id::RuleId;
 use crate::verdict::{Tier, Verdict};
 use combine::{malformed, str_arg, strictest, tier_word};
 pub use rule::{Rule, SessionRules};
@@ -306,9 +307,9 @@ impl Policy {
                 Verdict::new(
                     self.default,
                     if family == Family::Mcp {
-                        "builtin.mcp"
+                        RuleId::Mcp
                     } else {
-                        "builtin.other"
+                        RuleId::Other
                     },
                     format!(
                         "no rule decides tool `{}`: the policy default applies",

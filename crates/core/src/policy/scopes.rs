@@ -6,6 +6,7 @@ use super::target::path_args;
 use super::Policy;
 use crate::call::{Family, ToolCall};
 use crate::paths::resolve;
+use crate::rule_id::RuleId;
 use crate::url::{url_readings, UrlClass};
 use crate::verdict::Tier;
 
@@ -27,13 +28,7 @@ impl Policy {
         match call.family() {
             Family::Shell => {
                 if v.parts.iter().any(|p| {
-                    matches!(
-                        p.rule.as_ref(),
-                        "builtin.shell.dynamic"
-                            | "builtin.shell.unparseable"
-                            | "builtin.shell.too-long"
-                            | "builtin.shell.too-complex"
-                    ) || p.tier == Tier::Deny
+                    RuleId::parse(&p.rule).is_some_and(RuleId::is_uncertain) || p.tier == Tier::Deny
                 }) {
                     return Vec::new();
                 }

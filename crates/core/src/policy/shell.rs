@@ -6,7 +6,6 @@ use super::Policy;
 use crate::builtin::{self, Env, RawPart};
 use crate::facts::FsFacts;
 use crate::verdict::{Part, Tier, Verdict};
-use std::borrow::Cow;
 
 impl Policy {
     pub(super) fn has_shell_rules(&self, session: &SessionRules) -> bool {
@@ -74,7 +73,7 @@ impl Policy {
         let builtin = |f: crate::builtin::Finding, text: String| Part {
             tier: f.tier,
             text,
-            rule: Cow::Borrowed(f.rule),
+            rule: f.rule.into(),
             reason: f.reason,
             span: Some(f.span),
         };
@@ -90,13 +89,7 @@ impl Policy {
             Some(n) => vec![n],
             None => vec![raw_text.as_str()],
         };
-        let always_ask = matches!(
-            f.rule,
-            "builtin.shell.dynamic"
-                | "builtin.shell.unparseable"
-                | "builtin.shell.too-long"
-                | "builtin.shell.too-complex"
-        );
+        let always_ask = f.rule.is_uncertain();
         let lists: [(&[Rule], Tier, &str); 6] = [
             (&self.deny, Tier::Deny, "user.deny"),
             (&session.deny, Tier::Deny, "session.deny"),

@@ -7,6 +7,7 @@ use crate::builtin::cat;
 use crate::call::{Family, ToolCall};
 use crate::facts::FsFacts;
 use crate::paths::{self, resolve};
+use crate::rule_id::RuleId;
 use crate::url::{url_readings, UrlClass};
 use crate::verdict::{Tier, Verdict};
 use serde_json::Value;
@@ -63,7 +64,7 @@ impl Policy {
         if family == Family::Edit && paths::under_any(&abs, paths::EDIT_DENY_DIRS) {
             return Verdict::new(
                 Tier::Deny,
-                "builtin.edit-system",
+                RuleId::EditSystem,
                 format!("edits a system file: {abs}"),
             );
         }
@@ -88,7 +89,7 @@ impl Policy {
                 Some(_) => Verdict::new(tier, rule, reason),
                 None => Verdict::new(
                     Tier::Ask,
-                    "builtin.edit-outside",
+                    RuleId::EditOutside,
                     format!("edits through symbolic links that loop: {abs}"),
                 ),
             };
@@ -107,7 +108,7 @@ impl Policy {
                 None => {
                     return Verdict::new(
                         Tier::Ask,
-                        "builtin.read-outside",
+                        RuleId::ReadOutside,
                         format!("reads through symbolic links that loop: {abs}"),
                     )
                 }
@@ -115,7 +116,7 @@ impl Policy {
         }
         Verdict::new(
             Tier::Auto,
-            "builtin.read-workspace",
+            RuleId::ReadWorkspace,
             cat(&["reads inside the workspace: ", &abs]),
         )
     }
@@ -125,9 +126,9 @@ impl Policy {
     /// symbolic link along it really names.
     pub(super) fn read_asks(&self, abs: &str, link: Option<&str>) -> Option<Verdict> {
         let (rule, what) = if paths::is_secret(abs) {
-            ("builtin.read-secret", "reads a secret file: ")
+            (RuleId::ReadSecret, "reads a secret file: ")
         } else if !paths::is_within(abs, &self.workspace) {
-            ("builtin.read-outside", "reads outside the workspace: ")
+            (RuleId::ReadOutside, "reads outside the workspace: ")
         } else {
             return None;
         };
@@ -166,14 +167,14 @@ impl Policy {
             UrlClass::Scheme { scheme } => {
                 return Verdict::new(
                     Tier::Deny,
-                    "builtin.fetch-scheme",
+                    RuleId::FetchScheme,
                     format!("fetches a `{scheme}:` URL; only http and https are allowed"),
                 );
             }
             UrlClass::Metadata { host } => {
                 return Verdict::new(
                     Tier::Deny,
-                    "builtin.fetch-metadata",
+                    RuleId::FetchMetadata,
                     format!("fetches a cloud metadata endpoint: {host}"),
                 );
             }
@@ -191,17 +192,17 @@ impl Policy {
         match class {
             UrlClass::Public { host } => Verdict::new(
                 Tier::Auto,
-                "builtin.fetch-public",
+                RuleId::FetchPublic,
                 cat(&["fetches a public http(s) host: ", &host]),
             ),
             UrlClass::Internal { host, why } => Verdict::new(
                 Tier::Ask,
-                "builtin.fetch-private",
+                RuleId::FetchPrivate,
                 cat(&["fetches ", why, ": ", &host]),
             ),
             UrlClass::Malformed { why } => malformed(&format!("bad URL ({why})")),
             UrlClass::Scheme { .. } | UrlClass::Metadata { .. } => {
-                Verdict::new(Tier::Deny, "builtin.fetch-scheme", "unreachable")
+                Verdict::new(Tier::Deny, RuleId::FetchScheme, "unreachable")
             }
         }
     }

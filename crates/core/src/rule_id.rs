@@ -1,0 +1,384 @@
+//! The ids of the built-in rules: one enum, so the policy and the verdict compare
+//! variants, not strings, and a typo in an id is a compile error. `as_str` gives the
+//! stable id a verdict carries (`builtin.shell.priv-esc`); ids are never renamed.
+//!
+//! A leaf: it imports nothing from the crate.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A built-in rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleId {
+    /// `builtin.default`
+    Default,
+    /// `builtin.edit-git`
+    EditGit,
+    /// `builtin.edit-outside`
+    EditOutside,
+    /// `builtin.edit-protected`
+    EditProtected,
+    /// `builtin.edit-secret`
+    EditSecret,
+    /// `builtin.edit-system`
+    EditSystem,
+    /// `builtin.edit-workspace`
+    EditWorkspace,
+    /// `builtin.fetch-metadata`
+    FetchMetadata,
+    /// `builtin.fetch-private`
+    FetchPrivate,
+    /// `builtin.fetch-public`
+    FetchPublic,
+    /// `builtin.fetch-scheme`
+    FetchScheme,
+    /// `builtin.malformed`
+    Malformed,
+    /// `builtin.mcp`
+    Mcp,
+    /// `builtin.other`
+    Other,
+    /// `builtin.read-outside`
+    ReadOutside,
+    /// `builtin.read-secret`
+    ReadSecret,
+    /// `builtin.read-workspace`
+    ReadWorkspace,
+    /// `builtin.shell.chmod-root`
+    ShellChmodRoot,
+    /// `builtin.shell.date-file`
+    ShellDateFile,
+    /// `builtin.shell.date-set`
+    ShellDateSet,
+    /// `builtin.shell.disk`
+    ShellDisk,
+    /// `builtin.shell.dynamic`
+    ShellDynamic,
+    /// `builtin.shell.empty`
+    ShellEmpty,
+    /// `builtin.shell.encoded-exec`
+    ShellEncodedExec,
+    /// `builtin.shell.env`
+    ShellEnv,
+    /// `builtin.shell.find-action`
+    ShellFindAction,
+    /// `builtin.shell.find-delete-root`
+    ShellFindDeleteRoot,
+    /// `builtin.shell.fork-bomb`
+    ShellForkBomb,
+    /// `builtin.shell.function`
+    ShellFunction,
+    /// `builtin.shell.git-add`
+    ShellGitAdd,
+    /// `builtin.shell.git-branch`
+    ShellGitBranch,
+    /// `builtin.shell.git-config`
+    ShellGitConfig,
+    /// `builtin.shell.git-dynamic`
+    ShellGitDynamic,
+    /// `builtin.shell.git-ext-diff`
+    ShellGitExtDiff,
+    /// `builtin.shell.git-option`
+    ShellGitOption,
+    /// `builtin.shell.hostname-args`
+    ShellHostnameArgs,
+    /// `builtin.shell.nested`
+    ShellNested,
+    /// `builtin.shell.network`
+    ShellNetwork,
+    /// `builtin.shell.option-effect`
+    ShellOptionEffect,
+    /// `builtin.shell.pipe-to-shell`
+    ShellPipeToShell,
+    /// `builtin.shell.power`
+    ShellPower,
+    /// `builtin.shell.printf-v`
+    ShellPrintfV,
+    /// `builtin.shell.priv-esc`
+    ShellPrivEsc,
+    /// `builtin.shell.readonly`
+    ShellReadonly,
+    /// `builtin.shell.recursive-read`
+    ShellRecursiveRead,
+    /// `builtin.shell.redirect`
+    ShellRedirect,
+    /// `builtin.shell.rg-pre`
+    ShellRgPre,
+    /// `builtin.shell.rm-root`
+    ShellRmRoot,
+    /// `builtin.shell.secret-file`
+    ShellSecretFile,
+    /// `builtin.shell.sed-script`
+    ShellSedScript,
+    /// `builtin.shell.sort-o`
+    ShellSortO,
+    /// `builtin.shell.system-write`
+    ShellSystemWrite,
+    /// `builtin.shell.tail-follow`
+    ShellTailFollow,
+    /// `builtin.shell.too-complex`
+    ShellTooComplex,
+    /// `builtin.shell.too-long`
+    ShellTooLong,
+    /// `builtin.shell.tree-o`
+    ShellTreeO,
+    /// `builtin.shell.uniq-2`
+    ShellUniq2,
+    /// `builtin.shell.unknown-option`
+    ShellUnknownOption,
+    /// `builtin.shell.unparseable`
+    ShellUnparseable,
+    /// `builtin.too-long`
+    TooLong,
+}
+
+impl RuleId {
+    /// Every built-in rule, in the order of their ids.
+    pub const ALL: [RuleId; 60] = [
+        RuleId::Default,
+        RuleId::EditGit,
+        RuleId::EditOutside,
+        RuleId::EditProtected,
+        RuleId::EditSecret,
+        RuleId::EditSystem,
+        RuleId::EditWorkspace,
+        RuleId::FetchMetadata,
+        RuleId::FetchPrivate,
+        RuleId::FetchPublic,
+        RuleId::FetchScheme,
+        RuleId::Malformed,
+        RuleId::Mcp,
+        RuleId::Other,
+        RuleId::ReadOutside,
+        RuleId::ReadSecret,
+        RuleId::ReadWorkspace,
+        RuleId::ShellChmodRoot,
+        RuleId::ShellDateFile,
+        RuleId::ShellDateSet,
+        RuleId::ShellDisk,
+        RuleId::ShellDynamic,
+        RuleId::ShellEmpty,
+        RuleId::ShellEncodedExec,
+        RuleId::ShellEnv,
+        RuleId::ShellFindAction,
+        RuleId::ShellFindDeleteRoot,
+        RuleId::ShellForkBomb,
+        RuleId::ShellFunction,
+        RuleId::ShellGitAdd,
+        RuleId::ShellGitBranch,
+        RuleId::ShellGitConfig,
+        RuleId::ShellGitDynamic,
+        RuleId::ShellGitExtDiff,
+        RuleId::ShellGitOption,
+        RuleId::ShellHostnameArgs,
+        RuleId::ShellNested,
+        RuleId::ShellNetwork,
+        RuleId::ShellOptionEffect,
+        RuleId::ShellPipeToShell,
+        RuleId::ShellPower,
+        RuleId::ShellPrintfV,
+        RuleId::ShellPrivEsc,
+        RuleId::ShellReadonly,
+        RuleId::ShellRecursiveRead,
+        RuleId::ShellRedirect,
+        RuleId::ShellRgPre,
+        RuleId::ShellRmRoot,
+        RuleId::ShellSecretFile,
+        RuleId::ShellSedScript,
+        RuleId::ShellSortO,
+        RuleId::ShellSystemWrite,
+        RuleId::ShellTailFollow,
+        RuleId::ShellTooComplex,
+        RuleId::ShellTooLong,
+        RuleId::ShellTreeO,
+        RuleId::ShellUniq2,
+        RuleId::ShellUnknownOption,
+        RuleId::ShellUnparseable,
+        RuleId::TooLong,
+    ];
+
+    /// The stable id (`builtin.shell.priv-esc`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleId::Default => "builtin.default",
+            RuleId::EditGit => "builtin.edit-git",
+            RuleId::EditOutside => "builtin.edit-outside",
+            RuleId::EditProtected => "builtin.edit-protected",
+            RuleId::EditSecret => "builtin.edit-secret",
+            RuleId::EditSystem => "builtin.edit-system",
+            RuleId::EditWorkspace => "builtin.edit-workspace",
+            RuleId::FetchMetadata => "builtin.fetch-metadata",
+            RuleId::FetchPrivate => "builtin.fetch-private",
+            RuleId::FetchPublic => "builtin.fetch-public",
+            RuleId::FetchScheme => "builtin.fetch-scheme",
+            RuleId::Malformed => "builtin.malformed",
+            RuleId::Mcp => "builtin.mcp",
+            RuleId::Other => "builtin.other",
+            RuleId::ReadOutside => "builtin.read-outside",
+            RuleId::ReadSecret => "builtin.read-secret",
+            RuleId::ReadWorkspace => "builtin.read-workspace",
+            RuleId::ShellChmodRoot => "builtin.shell.chmod-root",
+            RuleId::ShellDateFile => "builtin.shell.date-file",
+            RuleId::ShellDateSet => "builtin.shell.date-set",
+            RuleId::ShellDisk => "builtin.shell.disk",
+            RuleId::ShellDynamic => "builtin.shell.dynamic",
+            RuleId::ShellEmpty => "builtin.shell.empty",
+            RuleId::ShellEncodedExec => "builtin.shell.encoded-exec",
+            RuleId::ShellEnv => "builtin.shell.env",
+            RuleId::ShellFindAction => "builtin.shell.find-action",
+            RuleId::ShellFindDeleteRoot => "builtin.shell.find-delete-root",
+            RuleId::ShellForkBomb => "builtin.shell.fork-bomb",
+            RuleId::ShellFunction => "builtin.shell.function",
+            RuleId::ShellGitAdd => "builtin.shell.git-add",
+            RuleId::ShellGitBranch => "builtin.shell.git-branch",
+            RuleId::ShellGitConfig => "builtin.shell.git-config",
+            RuleId::ShellGitDynamic => "builtin.shell.git-dynamic",
+            RuleId::ShellGitExtDiff => "builtin.shell.git-ext-diff",
+            RuleId::ShellGitOption => "builtin.shell.git-option",
+            RuleId::ShellHostnameArgs => "builtin.shell.hostname-args",
+            RuleId::ShellNested => "builtin.shell.nested",
+            RuleId::ShellNetwork => "builtin.shell.network",
+            RuleId::ShellOptionEffect => "builtin.shell.option-effect",
+            RuleId::ShellPipeToShell => "builtin.shell.pipe-to-shell",
+            RuleId::ShellPower => "builtin.shell.power",
+            RuleId::ShellPrintfV => "builtin.shell.printf-v",
+            RuleId::ShellPrivEsc => "builtin.shell.priv-esc",
+            RuleId::ShellReadonly => "builtin.shell.readonly",
+            RuleId::ShellRecursiveRead => "builtin.shell.recursive-read",
+            RuleId::ShellRedirect => "builtin.shell.redirect",
+            RuleId::ShellRgPre => "builtin.shell.rg-pre",
+            RuleId::ShellRmRoot => "builtin.shell.rm-root",
+            RuleId::ShellSecretFile => "builtin.shell.secret-file",
+            RuleId::ShellSedScript => "builtin.shell.sed-script",
+            RuleId::ShellSortO => "builtin.shell.sort-o",
+            RuleId::ShellSystemWrite => "builtin.shell.system-write",
+            RuleId::ShellTailFollow => "builtin.shell.tail-follow",
+            RuleId::ShellTooComplex => "builtin.shell.too-complex",
+            RuleId::ShellTooLong => "builtin.shell.too-long",
+            RuleId::ShellTreeO => "builtin.shell.tree-o",
+            RuleId::ShellUniq2 => "builtin.shell.uniq-2",
+            RuleId::ShellUnknownOption => "builtin.shell.unknown-option",
+            RuleId::ShellUnparseable => "builtin.shell.unparseable",
+            RuleId::TooLong => "builtin.too-long",
+        }
+    }
+
+    /// The rule of a stable id; `None` for a user rule or an unknown id.
+    pub fn parse(id: &str) -> Option<RuleId> {
+        Some(match id {
+            "builtin.default" => RuleId::Default,
+            "builtin.edit-git" => RuleId::EditGit,
+            "builtin.edit-outside" => RuleId::EditOutside,
+            "builtin.edit-protected" => RuleId::EditProtected,
+            "builtin.edit-secret" => RuleId::EditSecret,
+            "builtin.edit-system" => RuleId::EditSystem,
+            "builtin.edit-workspace" => RuleId::EditWorkspace,
+            "builtin.fetch-metadata" => RuleId::FetchMetadata,
+            "builtin.fetch-private" => RuleId::FetchPrivate,
+            "builtin.fetch-public" => RuleId::FetchPublic,
+            "builtin.fetch-scheme" => RuleId::FetchScheme,
+            "builtin.malformed" => RuleId::Malformed,
+            "builtin.mcp" => RuleId::Mcp,
+            "builtin.other" => RuleId::Other,
+            "builtin.read-outside" => RuleId::ReadOutside,
+            "builtin.read-secret" => RuleId::ReadSecret,
+            "builtin.read-workspace" => RuleId::ReadWorkspace,
+            "builtin.shell.chmod-root" => RuleId::ShellChmodRoot,
+            "builtin.shell.date-file" => RuleId::ShellDateFile,
+            "builtin.shell.date-set" => RuleId::ShellDateSet,
+            "builtin.shell.disk" => RuleId::ShellDisk,
+            "builtin.shell.dynamic" => RuleId::ShellDynamic,
+            "builtin.shell.empty" => RuleId::ShellEmpty,
+            "builtin.shell.encoded-exec" => RuleId::ShellEncodedExec,
+            "builtin.shell.env" => RuleId::ShellEnv,
+            "builtin.shell.find-action" => RuleId::ShellFindAction,
+            "builtin.shell.find-delete-root" => RuleId::ShellFindDeleteRoot,
+            "builtin.shell.fork-bomb" => RuleId::ShellForkBomb,
+            "builtin.shell.function" => RuleId::ShellFunction,
+            "builtin.shell.git-add" => RuleId::ShellGitAdd,
+            "builtin.shell.git-branch" => RuleId::ShellGitBranch,
+            "builtin.shell.git-config" => RuleId::ShellGitConfig,
+            "builtin.shell.git-dynamic" => RuleId::ShellGitDynamic,
+            "builtin.shell.git-ext-diff" => RuleId::ShellGitExtDiff,
+            "builtin.shell.git-option" => RuleId::ShellGitOption,
+            "builtin.shell.hostname-args" => RuleId::ShellHostnameArgs,
+            "builtin.shell.nested" => RuleId::ShellNested,
+            "builtin.shell.network" => RuleId::ShellNetwork,
+            "builtin.shell.option-effect" => RuleId::ShellOptionEffect,
+            "builtin.shell.pipe-to-shell" => RuleId::ShellPipeToShell,
+            "builtin.shell.power" => RuleId::ShellPower,
+            "builtin.shell.printf-v" => RuleId::ShellPrintfV,
+            "builtin.shell.priv-esc" => RuleId::ShellPrivEsc,
+            "builtin.shell.readonly" => RuleId::ShellReadonly,
+            "builtin.shell.recursive-read" => RuleId::ShellRecursiveRead,
+            "builtin.shell.redirect" => RuleId::ShellRedirect,
+            "builtin.shell.rg-pre" => RuleId::ShellRgPre,
+            "builtin.shell.rm-root" => RuleId::ShellRmRoot,
+            "builtin.shell.secret-file" => RuleId::ShellSecretFile,
+            "builtin.shell.sed-script" => RuleId::ShellSedScript,
+            "builtin.shell.sort-o" => RuleId::ShellSortO,
+            "builtin.shell.system-write" => RuleId::ShellSystemWrite,
+            "builtin.shell.tail-follow" => RuleId::ShellTailFollow,
+            "builtin.shell.too-complex" => RuleId::ShellTooComplex,
+            "builtin.shell.too-long" => RuleId::ShellTooLong,
+            "builtin.shell.tree-o" => RuleId::ShellTreeO,
+            "builtin.shell.uniq-2" => RuleId::ShellUniq2,
+            "builtin.shell.unknown-option" => RuleId::ShellUnknownOption,
+            "builtin.shell.unparseable" => RuleId::ShellUnparseable,
+            "builtin.too-long" => RuleId::TooLong,
+            _ => return None,
+        })
+    }
+
+    /// The rules that say the command could not be understood (a value known only at
+    /// run time, a parse failure, too long, too complex): a user allow rule written for
+    /// the command as text does not outrank them.
+    pub fn is_uncertain(self) -> bool {
+        matches!(
+            self,
+            RuleId::ShellDynamic
+                | RuleId::ShellUnparseable
+                | RuleId::ShellTooLong
+                | RuleId::ShellTooComplex
+        )
+    }
+}
+
+/// A hard deny: a `deny` from a built-in rule, which no user rule, session rule or
+/// answer overrides. The one definition, for findings and verdicts alike.
+pub fn is_hard_deny(deny: bool, rule: &str) -> bool {
+    deny && RuleId::parse(rule).is_some()
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<RuleId> for Cow<'static, str> {
+    fn from(id: RuleId) -> Cow<'static, str> {
+        Cow::Borrowed(id.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_are_unique() {
+        for (k, id) in RuleId::ALL.iter().enumerate() {
+            assert_eq!(RuleId::parse(id.as_str()), Some(*id));
+            assert!(id.as_str().starts_with("builtin."), "{id}");
+            assert!(RuleId::ALL[..k].iter().all(|o| o.as_str() != id.as_str()));
+        }
+        assert_eq!(RuleId::parse("user.allow"), None);
+    }
+}
