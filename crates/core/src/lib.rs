@@ -9,6 +9,7 @@ pub mod call;
 pub mod continuation;
 pub mod edit;
 pub mod error;
+pub mod escapes;
 pub mod facts;
 pub mod glob;
 pub mod marker;

@@ -1,4 +1,4 @@
-//! Text helpers: expansions in a word, arithmetic names, escape decoding.
+//! Text helpers: the expansions in a word and the names arithmetic reads.
 
 /// Does an unquoted here-document body expand anything (`$x`, `${…}`, `$(…)`,
 /// `$((…))`, a backtick) that bash substitutes before a shell reads the body?
@@ -155,52 +155,4 @@ pub(super) fn arith_names(text: &str) -> Vec<&str> {
         i = j.max(i + 1);
     }
     names
-}
-
-/// `printf`/`echo -e` escapes: `\n`, `\t`, `\\`, `\NNN` octal, `\xHH`.
-pub(super) fn decode_escapes(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' || i + 1 >= b.len() {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        let c = b[i + 1];
-        i += 2;
-        match c {
-            b'n' => out.push(b'\n'),
-            b't' => out.push(b'\t'),
-            b'\\' => out.push(b'\\'),
-            b'x' => {
-                let mut v = 0u8;
-                let mut n = 0;
-                while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
-                    v = v
-                        .wrapping_mul(16)
-                        .wrapping_add(char::from(b[i]).to_digit(16).map_or(0, |d| d as u8));
-                    i += 1;
-                    n += 1;
-                }
-                out.push(v);
-            }
-            b'0'..=b'7' => {
-                let mut v = u32::from(c - b'0');
-                let mut n = 0;
-                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
-                    v = v * 8 + u32::from(b[i] - b'0');
-                    i += 1;
-                    n += 1;
-                }
-                out.push((v & 0xff) as u8);
-            }
-            other => {
-                out.push(b'\\');
-                out.push(other);
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

@@ -6,8 +6,9 @@ use super::inspect::{
 };
 use super::names::basename;
 use super::secrets::{find_may_list_secret, sensitive_env};
-use super::text::{arith_names, decode_escapes, expands, expansions_as_separators};
+use super::text::{arith_names, expands, expansions_as_separators};
 use super::{Finding, RawPart, Traits, Walker};
+use crate::escapes::decode_echo;
 use crate::rule_id::RuleId;
 use crate::shell::{
     self, Command, ParseError, ParseErrorKind, RedirOp, Script, SimpleCommand, Span, Word,
@@ -181,7 +182,7 @@ impl<'a> Walker<'a> {
         }
         let args: Vec<&Word> = sc.words[1..].iter().collect();
         let text = if prog == "printf" {
-            args.first().map(|w| decode_escapes(&w.text))
+            args.first().map(|w| decode_echo(&w.text))
         } else {
             let escapes = args.first().is_some_and(|w| w.text == "-e");
             let rest: Vec<&str> = args
@@ -191,7 +192,7 @@ impl<'a> Walker<'a> {
                 .collect();
             let joined = rest.join(" ");
             Some(if escapes {
-                decode_escapes(&joined)
+                decode_echo(&joined)
             } else {
                 joined
             })

@@ -6,6 +6,7 @@ use super::brace::{
 };
 use super::parser::{is_meta, is_name, is_name_start, is_special, param_ref, Parser, Stop};
 use super::{parse_in, MAX_DEPTH};
+use crate::escapes::{self, Dialect, Escape};
 
 pub(super) fn utf8_len(b: u8) -> usize {
     match b {
@@ -16,8 +17,8 @@ pub(super) fn utf8_len(b: u8) -> usize {
     }
 }
 
-pub(super) fn push_code(w: &mut Word, v: Option<u32>) {
-    match v.and_then(char::from_u32) {
+pub(super) fn push_code(w: &mut Word, v: u32) {
+    match char::from_u32(v) {
         Some('\0') | None => {}
         Some(c) => w.text.push(c),
     }
@@ -277,54 +278,17 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'\\') => {
                     self.pos += 1;
-                    let Some(c) = self.peek() else {
+                    if self.peek().is_none() {
                         return Err(self.err("unterminated $'…'", start));
-                    };
-                    self.pos += 1;
-                    match c {
-                        b'n' => w.text.push('\n'),
-                        b't' => w.text.push('\t'),
-                        b'r' => w.text.push('\r'),
-                        b'a' => w.text.push('\x07'),
-                        b'b' => w.text.push('\x08'),
-                        b'e' | b'E' => w.text.push('\x1b'),
-                        b'f' => w.text.push('\x0c'),
-                        b'v' => w.text.push('\x0b'),
-                        b'x' => {
-                            let v = self.hex_digits(2);
-                            push_code(w, v);
-                        }
-                        b'u' => {
-                            let v = self.hex_digits(4);
-                            push_code(w, v);
-                        }
-                        b'U' => {
-                            let v = self.hex_digits(8);
-                            push_code(w, v);
-                        }
-                        b'0'..=b'7' => {
-                            let mut v = u32::from(c - b'0');
-                            for _ in 0..2 {
-                                match self.peek() {
-                                    Some(d @ b'0'..=b'7') => {
-                                        v = v * 8 + u32::from(d - b'0');
-                                        self.pos += 1;
-                                    }
-                                    _ => break,
-                                }
-                            }
-                            push_code(w, Some(v & 0xff));
-                        }
-                        b'c' => {
-                            if let Some(d) = self.peek() {
-                                self.pos += 1;
-                                w.text.push(char::from(d & 0x1f));
-                            }
-                        }
-                        b'\\' | b'\'' | b'"' | b'?' => w.text.push(char::from(c)),
-                        _ => {
+                    }
+                    let (escape, taken) = escapes::decode_one(&self.s[self.pos..], Dialect::AnsiC);
+                    self.pos += taken;
+                    match escape {
+                        Escape::Char(c) => w.text.push(c),
+                        Escape::Code(v) => push_code(w, v),
+                        Escape::Nothing => {}
+                        Escape::Verbatim => {
                             w.text.push('\\');
-                            self.pos -= 1;
                             self.push_char(w);
                         }
                     }
@@ -332,22 +296,6 @@ impl<'a> Parser<'a> {
                 Some(_) => self.push_char(w),
             }
         }
-    }
-
-    pub(super) fn hex_digits(&mut self, max: usize) -> Option<u32> {
-        let mut v = 0u32;
-        let mut n = 0;
-        while n < max {
-            match self.peek().and_then(|b| char::from(b).to_digit(16)) {
-                Some(d) => {
-                    v = v * 16 + d;
-                    self.pos += 1;
-                    n += 1;
-                }
-                None => break,
-            }
-        }
-        (n > 0).then_some(v)
     }
 
     /// `$…` at the current position: `$(…)`, `$((…))`, `${…}`, `$NAME`, `$1`, `$@`, or a
