@@ -1,7 +1,8 @@
 //! `find`: its actions, its start points, and what it may list.
 
 use super::inspect::words_span;
-use super::names::{basename, SHELLS, WRAPPERS};
+use super::names::basename;
+use super::programs::{kind, Kind};
 use super::reach::{operand_reach, ReadOnly};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
@@ -144,15 +145,17 @@ impl<'a> Walker<'a> {
         // `-exec rm …`, or a wrapper around it (`-exec env rm`,
         // `-exec nice -n 5 rm`, `-exec timeout 5 rm`).
         // `-exec sh -c 'rm "$1"' _ {} \;`: a shell whose script runs one.
-        let shell_deletes = SHELLS.contains(&basename(&p.text))
-            && inner.iter().any(|w| {
-                w.text
-                    .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
-                    .any(|t| matches!(basename(t), "rm" | "rmdir" | "shred" | "unlink"))
-            });
+        let shell_deletes = matches!(
+            kind(basename(&p.text)),
+            Kind::Shell | Kind::Multicall { shell: true }
+        ) && inner.iter().any(|w| {
+            w.text
+                .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
+                .any(|t| matches!(basename(t), "rm" | "rmdir" | "shred" | "unlink"))
+        });
         if deleter(p)
             || shell_deletes
-            || (WRAPPERS.contains(&basename(&p.text)) && inner.iter().any(deleter))
+            || (kind(basename(&p.text)).may_run_arguments() && inner.iter().any(deleter))
         {
             deletes = true;
         }

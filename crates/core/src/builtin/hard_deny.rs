@@ -4,7 +4,8 @@
 
 use super::getopt::Opts;
 use super::inspect::{is_lib_dir, script_runs};
-use super::names::{is_interpreter, DISK_DEVICES, POWER, PRIV_ESC, SYSTEM_WRITE_DIRS};
+use super::names::{is_interpreter, DISK_DEVICES, SYSTEM_WRITE_DIRS};
+use super::programs::Kind;
 use super::reach::ReadOnly;
 use super::readonly::readonly;
 use super::words::{Cmd, Judged};
@@ -20,7 +21,7 @@ impl<'a> Walker<'a> {
     pub(super) fn power_or_priv_esc(&self, c: &Cmd) -> Option<Judged> {
         let (name, first, all) = (c.name, c.first, c.all);
         let args = &c.words[1..];
-        if PRIV_ESC.contains(&name) {
+        if c.kind == Kind::PrivEsc {
             return Some(self.deny(
                 c,
                 RuleId::ShellPrivEsc,
@@ -28,7 +29,7 @@ impl<'a> Walker<'a> {
                 first.span,
             ));
         }
-        if POWER.contains(&name) {
+        if c.kind == Kind::Power {
             return Some(self.deny(c, RuleId::ShellPower, format!("power control: {name}"), all));
         }
         match name {

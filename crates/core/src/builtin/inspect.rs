@@ -1,6 +1,7 @@
 //! Questions about parsed words and scripts that need no walk: spans, what a stage prints, what code a value runs.
 
 use super::names::{basename, SAFE_ENV};
+use super::programs::kind;
 use crate::shell::{self, Command, Script, SimpleCommand, Span, Word};
 
 pub(super) fn join_span(a: Span, b: Span) -> Span {
@@ -41,21 +42,7 @@ pub(super) fn script_runs(s: &Script, pred: &dyn Fn(&str) -> bool, names: &[&str
                     && !n
                         .bytes()
                         .all(|b| b.is_ascii_digit() || b == b'.' || b == b's' || b == b'm')
-                    && !matches!(
-                        *n,
-                        "env"
-                            | "command"
-                            | "builtin"
-                            | "exec"
-                            | "nice"
-                            | "nohup"
-                            | "time"
-                            | "timeout"
-                            | "stdbuf"
-                            | "sudo"
-                            | "doas"
-                            | "xargs"
-                    )
+                    && !kind(n).runs_its_arguments()
             })
             .unwrap_or("");
         pred(prog)

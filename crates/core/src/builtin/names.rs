@@ -1,41 +1,7 @@
-//! Name lists of programs the built-in rules single out: shells, interpreters, downloaders, privilege escalation, power, disk devices, decoders and wrappers.
+//! Name lists the built-in rules read paths and variables against: disk devices,
+//! system directories, harmless environment variables; and a program's basename.
 
-pub(super) const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "mksh", "ash", "csh", "tcsh", "yash", "busybox",
-];
-
-pub(super) const INTERPRETERS: &[&str] = &[
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "php",
-    "deno",
-    "bun",
-    "lua",
-    "tclsh",
-    "pwsh",
-    "osascript",
-];
-
-pub(super) const DOWNLOADERS: &[&str] = &[
-    "curl",
-    "wget",
-    "fetch",
-    "nc",
-    "ncat",
-    "netcat",
-    "socat",
-    "http",
-    "https",
-    "aria2c",
-    "lwp-request",
-    "GET",
-];
-
-pub(super) const PRIV_ESC: &[&str] = &["sudo", "doas", "pkexec", "su", "run0", "sudoedit", "ksu"];
-
-pub(super) const POWER: &[&str] = &["shutdown", "reboot", "halt", "poweroff"];
+use super::programs::kind;
 
 pub(super) const DISK_DEVICES: &[&str] = &[
     "/dev/sd",
@@ -84,23 +50,8 @@ pub(super) fn basename(s: &str) -> &str {
     }
 }
 
+/// Shells and interpreters: programs that run code given as a file, a string or on
+/// stdin (see [`Kind::is_interpreter`]).
 pub(super) fn is_interpreter(name: &str) -> bool {
-    SHELLS.contains(&name)
-        || INTERPRETERS.contains(&name)
-        || name.starts_with("python")
-        || name.starts_with("pypy")
-        || (name.starts_with("perl") && name[4..].bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-        || (name.starts_with("ruby") && name[4..].bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-        || (name.starts_with("php") && name[3..].bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+    kind(name).is_interpreter()
 }
-
-/// Number of leading option words of a wrapper (short letters in `takes` and long
-/// names in `long_takes` consume a value; `-N` numbers count as options).
-/// Programs that decode what they read (`base64 -d`, `xxd -r`, …), by name.
-pub(super) const DECODERS: &[&str] = &["base64", "base32", "xxd", "openssl", "uudecode", "basenc"];
-
-/// Programs that run the command after them (with options of their own).
-pub(super) const WRAPPERS: &[&str] = &[
-    "env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout", "stdbuf", "ionice",
-    "xargs", "setsid", "sudo", "doas",
-];

@@ -4,9 +4,8 @@ use super::inspect::{
     expand_words, glob_may_be_option, home_relative, is_lib_dir, known_word, may_be_option,
     names_file, prints_numbers, script_runs,
 };
-use super::names::{
-    basename, is_interpreter, DECODERS, DISK_DEVICES, DOWNLOADERS, SAFE_ENV, SYSTEM_WRITE_DIRS,
-};
+use super::names::{basename, is_interpreter, DISK_DEVICES, SAFE_ENV, SYSTEM_WRITE_DIRS};
+use super::programs::{kind, Kind};
 use super::secrets::{glob_may_name_secret, sensitive_env};
 use super::words::{NO_WORD, WORDS_ON_STACK};
 use super::{cat, Finding, RawPart, Traits, Walker};
@@ -193,8 +192,8 @@ impl<'a> Walker<'a> {
         // `cat <(curl …) | sh`, `echo "$(curl …)" | sh`.
         for w in &sc.words {
             for sub in &w.subs {
-                traits.downloader |= script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]);
-                traits.decoder |= script_runs(sub, &|_| false, DECODERS);
+                traits.downloader |= script_runs(sub, &|n| kind(n) == Kind::Downloader, &[]);
+                traits.decoder |= script_runs(sub, &|n| kind(n) == Kind::Decoder, &[]);
             }
         }
         // `curl … > >(sh)`: its output goes to an interpreter through a process
@@ -242,13 +241,13 @@ impl<'a> Walker<'a> {
             let rule = if a
                 .subs
                 .iter()
-                .any(|sub| script_runs(sub, &|n| DOWNLOADERS.contains(&n), &[]))
+                .any(|sub| script_runs(sub, &|n| kind(n) == Kind::Downloader, &[]))
             {
                 Some(RuleId::ShellPipeToShell)
             } else if a
                 .subs
                 .iter()
-                .any(|sub| script_runs(sub, &|_| false, DECODERS))
+                .any(|sub| script_runs(sub, &|n| kind(n) == Kind::Decoder, &[]))
             {
                 Some(RuleId::ShellEncodedExec)
             } else {

@@ -2,7 +2,8 @@
 
 use super::getopt::{skip_opts, Opts};
 use super::inspect::{interpreter_reads_stdin, script_runs, subscript_code, words_span};
-use super::names::{basename, is_interpreter, DOWNLOADERS, SHELLS};
+use super::names::{basename, is_interpreter};
+use super::programs::Kind;
 use super::reach::ReadOnly;
 use super::readonly::readonly;
 use super::{cat, Finding, RawPart, Traits, Walker};
@@ -81,38 +82,44 @@ impl<'a> Walker<'a> {
             words,
             sc,
             name,
+            kind: programs::kind(name),
             first,
             all: words_span(words, sc.span),
         };
-        if let Some(judged) = self.power_or_priv_esc(c) {
-            return judged;
-        }
-        if let Some(judged) = self.wrapper(c).or_else(|| self.script_runner(c)) {
-            return judged;
-        }
-        if SHELLS.contains(&name) {
-            return self.shell_invocation(name, words, sc);
-        }
-        if is_interpreter(name) || name == "source" || name == "." {
-            if let Some(f) = self.sink_check(args, sc, name) {
-                return (f, none, None);
+        // One lookup of what the program is, then its rule.
+        let judged = match c.kind {
+            Kind::PrivEsc | Kind::Power | Kind::PowerVerb => self.power_or_priv_esc(c),
+            Kind::Wrapper => self.wrapper(c),
+            Kind::ScriptRunner => self.script_runner(c),
+            Kind::Multicall { shell } => match self.script_runner(c) {
+                Some(judged) => Some(judged),
+                None if shell => Some(self.shell_invocation(name, words, sc)),
+                None => None,
+            },
+            Kind::Shell => Some(self.shell_invocation(name, words, sc)),
+            Kind::Interpreter | Kind::Source => {
+                if let Some(f) = self.sink_check(args, sc, name) {
+                    return (f, none, None);
+                }
+                let reads_stdin = interpreter_reads_stdin(name, args);
+                Some((
+                    Finding::new(
+                        self.default_tier(),
+                        RuleId::Default,
+                        cat(&["runs a program: ", name]),
+                        first.span,
+                    ),
+                    Traits {
+                        stdin_exec: reads_stdin,
+                        ..Traits::default()
+                    },
+                    self.norm(c),
+                ))
             }
-            let reads_stdin = interpreter_reads_stdin(name, args);
-            return (
-                Finding::new(
-                    self.default_tier(),
-                    RuleId::Default,
-                    cat(&["runs a program: ", name]),
-                    first.span,
-                ),
-                Traits {
-                    stdin_exec: reads_stdin,
-                    ..Traits::default()
-                },
-                self.norm(c),
-            );
-        }
-        if let Some(judged) = self.destructive(c) {
+            Kind::OwnRule => self.destructive(c),
+            Kind::Downloader | Kind::Decoder | Kind::Test | Kind::Other => None,
+        };
+        if let Some(judged) = judged {
             return judged;
         }
         let traits = stream_traits(c);
@@ -427,7 +434,7 @@ impl<'a> Walker<'a> {
         let args = &c.words[1..];
         // `test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`: bash evaluates an array
         // subscript in a variable name or arithmetic operand, running what is in it.
-        if matches!(name, "test" | "[" | "[[" | "let") {
+        if c.kind == Kind::Test {
             // `[[ $(cmd) -eq 0 ]]`, `test -v "$(cmd)"`: the output is arithmetic / a name.
             let arith = name == "let"
                 || args.iter().any(|a| {
@@ -577,6 +584,8 @@ pub(super) struct Cmd<'c, 'w> {
     pub(super) sc: &'c SimpleCommand,
     /// The program's basename.
     pub(super) name: &'w str,
+    /// What the program is ([`programs::kind`]).
+    pub(super) kind: Kind,
     pub(super) first: &'w Word,
     /// The span of all the words.
     pub(super) all: Span,
@@ -590,7 +599,7 @@ fn stream_traits(c: &Cmd) -> Traits {
     let (sc, name) = (c.sc, c.name);
     let args = &c.words[1..];
     let mut traits = Traits::default();
-    if DOWNLOADERS.contains(&name) {
+    if c.kind == Kind::Downloader {
         traits.downloader = true;
     }
     match name {

@@ -1,7 +1,7 @@
 //! Wrappers (`env`, `timeout`, `xargs`, …) and nested shells (`bash -c`, `eval`, interpreters).
 
 use super::inspect::{mentions_var, script_runs, words_span};
-use super::names::{DECODERS, DOWNLOADERS};
+use super::programs::{kind, Kind};
 use super::text::{expands, expansions_as_separators};
 use super::{Finding, Traits, Walker};
 use crate::paths::resolve;
@@ -563,7 +563,7 @@ impl<'a> Walker<'a> {
         }
         for w in words {
             for s in &w.subs {
-                if script_runs(s, &|n| DOWNLOADERS.contains(&n), &[]) {
+                if script_runs(s, &|n| kind(n) == Kind::Downloader, &[]) {
                     return Some(Finding::new(
                         Tier::Deny,
                         RuleId::ShellPipeToShell,
@@ -571,7 +571,7 @@ impl<'a> Walker<'a> {
                         w.span,
                     ));
                 }
-                if script_runs(s, &|_| false, DECODERS) {
+                if script_runs(s, &|n| kind(n) == Kind::Decoder, &[]) {
                     return Some(Finding::new(
                         Tier::Deny,
                         RuleId::ShellEncodedExec,

@@ -107,10 +107,12 @@ pub(super) const SUM_LONGS: &[&str] = &[
 ];
 
 mod files;
+mod kind;
 mod runners;
 mod system;
 mod text;
 
+pub use kind::{kind, Kind, KINDS, KIND_EXAMPLES};
 pub use runners::{find_primary, FIND_EXAMPLES, FIND_PRIMARIES, XARGS};
 
 /// The tables of read-only programs, by family.
@@ -478,6 +480,57 @@ mod tests {
             }
         }
         assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    /// Every program of a kind gives the commands of [`KIND_EXAMPLES`] for that kind
+    /// their tier, and every kind but the ones with rules of their own has examples.
+    #[test]
+    fn kind_examples_hold() {
+        let policy = Policy::defaults("/home/dev/app", "/home/dev");
+        let mut bad = Vec::new();
+        for (name, k) in KINDS {
+            for (_, cmd, want) in KIND_EXAMPLES.iter().filter(|(ek, _, _)| ek == k) {
+                // `timeout` takes a duration before the command.
+                let invoke = if *name == "timeout" {
+                    "timeout 5"
+                } else {
+                    name
+                };
+                let cmd = cmd.replace("{}", invoke);
+                let v = policy.classify(&ToolCall::new(
+                    "bash",
+                    serde_json::json!({ "command": cmd }),
+                ));
+                if Tier::parse(want) != Some(v.tier) {
+                    bad.push(format!(
+                        "{cmd}: want {want}, got {} {} ({})",
+                        v.tier, v.rule, v.reason
+                    ));
+                }
+            }
+            let own_rules = matches!(k, Kind::PowerVerb | Kind::OwnRule | Kind::Test);
+            assert!(
+                own_rules || KIND_EXAMPLES.iter().any(|(ek, _, _)| ek == k),
+                "{name}: no examples for {k:?}"
+            );
+            assert_eq!(kind(name), *k, "{name}");
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        // Interpreters by prefix, and names of no kind.
+        for name in [
+            "python3",
+            "python3.12",
+            "pypy3",
+            "perl5.36",
+            "ruby3.2",
+            "php8",
+        ] {
+            assert_eq!(kind(name), Kind::Interpreter, "{name}");
+        }
+        assert_eq!(kind("mkfs.ext4"), Kind::OwnRule);
+        for name in ["ls", "perlx", "rubyish", "", "tac"] {
+            assert_eq!(kind(name), Kind::Other, "{name}");
+        }
     }
 
     /// Every option named in `effects` is one the entry accepts; no short option is
