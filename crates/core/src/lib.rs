@@ -16,6 +16,7 @@ pub mod marker;
 pub mod paths;
 pub mod policy;
 pub mod registry;
+pub mod resume_plan;
 pub mod rule_id;
 pub mod run;
 pub mod runs;

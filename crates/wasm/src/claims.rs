@@ -41,6 +41,7 @@ use serde::Serialize;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use toolgate_core::marker::MAX_MARKER_TTL_MS;
+use toolgate_core::resume_plan::ClaimKey;
 use toolgate_core::Error;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -78,24 +79,6 @@ impl ResumeGuarantee {
         match self {
             ResumeGuarantee::IndexedDb => "indexeddb",
             ResumeGuarantee::SameProcess => "same-process",
-        }
-    }
-}
-
-/// The claim of one stored record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ClaimKey {
-    key: String,
-    run_id: String,
-    revision: u64,
-}
-
-impl ClaimKey {
-    pub(crate) fn new(run_id: &str, revision: u64, fingerprint: u64) -> ClaimKey {
-        ClaimKey {
-            key: format!("{run_id}:{revision}:{fingerprint:016x}"),
-            run_id: run_id.to_string(),
-            revision,
         }
     }
 }

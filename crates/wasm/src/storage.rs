@@ -18,8 +18,6 @@
 //! unavailable (`gate.resumeGuarantee === "same-process"`).
 
 use serde::Deserialize;
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use toolgate_core::marker::MAX_MARKER_BYTES;
 use toolgate_core::{Error, MarkerStore, Stored};
 use wasm_bindgen::{JsCast, JsValue};
@@ -149,111 +147,6 @@ impl MarkerStore for LocalStore {
         }
         Ok(keys)
     }
-}
-
-/// A view of `inner` in which run `key` reads as `snapshot` (the record as one read
-/// found it) until this view writes that key. Resume runs core's `Runs::resume` over it
-/// `dry` first: writes to `key` are compare-and-swapped against the snapshot and kept
-/// aside (`take_write`), not done — "would this resume succeed, and what would it
-/// write?", with no effect. Once the IndexedDB claim on the snapshot is won, that one
-/// write is done on `inner` by its own CAS. The live mode (writes go to `inner`, reads of
-/// `key` switch to `inner` after the first write) replays a resume on the snapshot for
-/// its exact error, or heals a corrupt or expired record for real.
-pub(crate) struct SnapshotStore {
-    inner: Rc<dyn MarkerStore>,
-    key: String,
-    snapshot: Option<Stored>,
-    dry: bool,
-    wrote: Cell<bool>,
-    /// Dry: the last write to `key` (expected revision, record).
-    write: RefCell<Option<(Option<u64>, Stored)>>,
-}
-
-impl SnapshotStore {
-    pub(crate) fn new(
-        inner: Rc<dyn MarkerStore>,
-        key: &str,
-        snapshot: Option<Stored>,
-        dry: bool,
-    ) -> SnapshotStore {
-        SnapshotStore {
-            inner,
-            key: key.to_string(),
-            snapshot,
-            dry,
-            wrote: Cell::new(false),
-            write: RefCell::new(None),
-        }
-    }
-
-    /// Dry: the write to `key` a run asked for (and the number of writes was 1).
-    pub(crate) fn take_write(&self) -> Option<(Option<u64>, Stored)> {
-        self.write.borrow_mut().take()
-    }
-
-    fn snapshot_conflict(&self, expected: Option<u64>) -> Result<(), Error> {
-        let found = self.snapshot.as_ref().map(|s| s.revision);
-        if found == expected {
-            Ok(())
-        } else {
-            Err(Error::StoreConflict {
-                key: storage_key(&self.key),
-                expected,
-                found,
-            })
-        }
-    }
-}
-
-impl MarkerStore for SnapshotStore {
-    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        if key == self.key && (self.dry || !self.wrote.get()) {
-            return Ok(self.snapshot.clone());
-        }
-        self.inner.get(key)
-    }
-
-    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
-        if key != self.key {
-            return self.inner.put_if_revision(key, expected, new);
-        }
-        if self.dry {
-            self.snapshot_conflict(expected)?;
-            let first = !self.wrote.replace(true);
-            // More than one write is not a plain resume: keep none (never replayed).
-            *self.write.borrow_mut() = first.then_some((expected, new));
-            return Ok(());
-        }
-        self.wrote.set(true);
-        self.inner.put_if_revision(key, expected, new)
-    }
-
-    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
-        if key != self.key {
-            return self.inner.delete_if_revision(key, expected);
-        }
-        if self.dry {
-            self.snapshot_conflict(Some(expected))?;
-            self.wrote.set(true);
-            *self.write.borrow_mut() = None;
-            return Ok(());
-        }
-        self.wrote.set(true);
-        self.inner.delete_if_revision(key, expected)
-    }
-
-    fn keys(&self) -> Result<Vec<String>, Error> {
-        self.inner.keys()
-    }
-}
-
-/// FNV-1a (64 bit) of a stored record: with the run id and revision it names the exact
-/// record a claim is for, so a run id whose record was deleted and parked again (same
-/// revision, new content) is a new claim.
-pub(crate) fn fingerprint(value: &str) -> u64 {
-    value.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 /// `QuotaExceededError` (every engine today), or Firefox's legacy name / code 22.

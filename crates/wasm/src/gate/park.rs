@@ -6,7 +6,8 @@
 //!   is not `false`), the whole resume runs inside the Web Lock `toolgate:run:<runId>`.
 //!   In it: read the record once (the snapshot); run core's resume on the snapshot
 //!   *dry* (would it succeed? no effect); if so, claim `<runId>:<revision>:<fingerprint>`
-//!   in IndexedDB (`claims.rs`), atomic across processes; only the claimer runs core's
+//!   in IndexedDB (`claims.rs`), atomic across processes (the plan is core's
+//!   `resume_plan`, tested natively); only the claimer runs core's
 //!   resume for real, on the same snapshot, which clears the marker by compare-and-swap
 //!   on the store revision (defence in depth). A lost claim is `already_resumed`.
 //!   Invalid decisions claim nothing (the person can decide again). Without IndexedDB
@@ -22,18 +23,19 @@
 
 use super::{now_ms, Gate};
 use crate::channel::{Channel, StorageEvents, CHANNEL_NAME};
-use crate::claims::{ClaimKey, Claimed, Claims, ResumeGuarantee};
+use crate::claims::{Claimed, Claims, ResumeGuarantee};
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js};
 use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
 use crate::locks::{to_promise, Locks};
-use crate::storage::{fingerprint, storage_key, SnapshotStore, KEY_PREFIX};
+use crate::storage::{storage_key, KEY_PREFIX};
 use gloo_timers::callback::Timeout;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::Future;
 use std::rc::{Rc, Weak};
+use toolgate_core::resume_plan;
 use toolgate_core::{
     Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run, RunStatus, Runs,
     ToolCall,
@@ -570,41 +572,17 @@ async fn resume_locked(
     Ok(resumed)
 }
 
-/// Snapshot → dry resume → IndexedDB claim → the dry run's one write, for real.
+/// Core's resume plan (`toolgate_core::resume_plan`): snapshot and dry resume, then
+/// the IndexedDB claim on that exact record, then the dry run's one write, for real.
 async fn resume_claimed(
     part: &RunsPart,
     run_id: &str,
     decisions: &[ResumeDecision],
     now: u64,
 ) -> Result<Resumed, GateError> {
-    let store = part.runs.store().clone();
-    let snapshot = store.get(run_id)?;
-    // `Runs<Rc<dyn MarkerStore>>`, the type the gate already uses: no second copy of
-    // core's resume in the wasm.
-    let over = |s: &Rc<SnapshotStore>| Runs::new(s.clone() as Rc<dyn MarkerStore>);
-    let dry = Rc::new(SnapshotStore::new(
-        store.clone(),
-        run_id,
-        snapshot.clone(),
-        true,
-    ));
-    let planned = match (
-        over(&dry).resume(run_id, &part.owner, decisions, now),
-        dry.take_write(),
-        &snapshot,
-    ) {
-        (Ok(resumed), Some(write), Some(s)) => Some((
-            resumed,
-            write,
-            ClaimKey::new(run_id, s.revision, fingerprint(&s.value)),
-        )),
-        // It would fail: claim nothing. Replayed on the snapshot for real below, it
-        // fails the same way (and heals a corrupt or expired record, as without claims).
-        _ => None,
-    };
-    let live = Rc::new(SnapshotStore::new(store.clone(), run_id, snapshot, false));
-    let Some((resumed, (expected, record), claim)) = planned else {
-        return Ok(over(&live).resume(run_id, &part.owner, decisions, now)?);
+    let plan = resume_plan::plan(part.runs.store(), run_id, &part.owner, decisions, now)?;
+    let Some(claim) = plan.claim().cloned() else {
+        return Ok(plan.replay(&part.owner, decisions, now)?);
     };
     match part.claims.claim(&claim, now).await? {
         Claimed::Won | Claimed::Skipped => {}
@@ -614,22 +592,11 @@ async fn resume_claimed(
             }))
         }
     }
-    // The claim is ours: clear the marker, by compare-and-swap (defence in depth).
-    match store.put_if_revision(run_id, expected, record) {
-        Ok(()) => Ok(resumed),
-        // The record changed since the snapshot: core's replay on the snapshot meets
-        // the same conflict and says what happened. The claim stays: the record moved
-        // on, and a process that still sees the old one must not win it.
-        Err(Error::StoreConflict { .. }) => {
-            Ok(over(&live).resume(run_id, &part.owner, decisions, now)?)
-        }
-        // The write itself failed (a full or broken store): nothing was cleared, so
-        // give the claim back for a retry.
-        Err(e) => {
-            let _ = part.claims.release(&claim).await;
-            Err(e.into())
-        }
+    let committed = plan.commit(&part.owner, decisions, now);
+    if committed.release_claim {
+        let _ = part.claims.release(&claim).await;
     }
+    Ok(committed.result?)
 }
 
 #[wasm_bindgen]
