@@ -333,21 +333,33 @@ impl RuleId {
     /// The rules that say the command could not be understood (a value known only at
     /// run time, a parse failure, too long, too complex): a user allow rule written for
     /// the command as text does not outrank them.
+    pub const UNCERTAIN: [RuleId; 4] = [
+        RuleId::ShellDynamic,
+        RuleId::ShellUnparseable,
+        RuleId::ShellTooLong,
+        RuleId::ShellTooComplex,
+    ];
+
+    /// One of [`RuleId::UNCERTAIN`].
     pub fn is_uncertain(self) -> bool {
-        matches!(
-            self,
-            RuleId::ShellDynamic
-                | RuleId::ShellUnparseable
-                | RuleId::ShellTooLong
-                | RuleId::ShellTooComplex
-        )
+        RuleId::UNCERTAIN.contains(&self)
+    }
+
+    /// `id` names one of [`RuleId::UNCERTAIN`].
+    pub fn is_uncertain_id(id: &str) -> bool {
+        RuleId::UNCERTAIN.iter().any(|r| r.as_str() == id)
     }
 }
 
+/// The prefix of every built-in rule id.
+pub const BUILTIN_PREFIX: &str = "builtin.";
+
 /// A hard deny: a `deny` from a built-in rule, which no user rule, session rule or
-/// answer overrides. The one definition, for findings and verdicts alike.
+/// answer overrides. The one definition, for findings and verdicts alike. Every
+/// built-in id, and no other, starts with [`BUILTIN_PREFIX`] (user rules are `user.…`,
+/// bad input `input.…`): checked by a test.
 pub fn is_hard_deny(deny: bool, rule: &str) -> bool {
-    deny && RuleId::parse(rule).is_some()
+    deny && rule.starts_with(BUILTIN_PREFIX)
 }
 
 impl fmt::Display for RuleId {
@@ -376,9 +388,15 @@ mod tests {
     fn ids_round_trip_and_are_unique() {
         for (k, id) in RuleId::ALL.iter().enumerate() {
             assert_eq!(RuleId::parse(id.as_str()), Some(*id));
-            assert!(id.as_str().starts_with("builtin."), "{id}");
+            assert!(id.as_str().starts_with(BUILTIN_PREFIX), "{id}");
+            assert!(is_hard_deny(true, id.as_str()) && !is_hard_deny(false, id.as_str()));
             assert!(RuleId::ALL[..k].iter().all(|o| o.as_str() != id.as_str()));
         }
         assert_eq!(RuleId::parse("user.allow"), None);
+        assert!(!is_hard_deny(true, "user.deny") && !is_hard_deny(true, "input.malformed"));
+        for id in RuleId::UNCERTAIN {
+            assert!(RuleId::is_uncertain_id(id.as_str()));
+        }
+        assert!(!RuleId::is_uncertain_id("builtin.shell.readonly"));
     }
 }

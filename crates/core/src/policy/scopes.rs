@@ -27,9 +27,10 @@ impl Policy {
         }
         match call.family() {
             Family::Shell => {
-                if v.parts.iter().any(|p| {
-                    RuleId::parse(&p.rule).is_some_and(RuleId::is_uncertain) || p.tier == Tier::Deny
-                }) {
+                if v.parts
+                    .iter()
+                    .any(|p| RuleId::is_uncertain_id(&p.rule) || p.tier == Tier::Deny)
+                {
                     return Vec::new();
                 }
                 let Ok(cmd) = str_arg(call, &["command"]) else {

@@ -8,10 +8,6 @@
 //! here; [`KIND_EXAMPLES`] holds commands each kind must give, checked by a test for
 //! every name of that kind.
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-use std::sync::OnceLock;
-
 /// What a program is to the built-in rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -169,8 +165,8 @@ pub const KINDS: &[(&str, Kind)] = &[
 
 /// The kind of a program, by its basename.
 pub fn kind(name: &str) -> Kind {
-    if let Some(k) = index().get(name) {
-        return *k;
+    if let Some(k) = super::named_kind(name) {
+        return k;
     }
     let versioned = |prefix: &str| {
         name.strip_prefix(prefix)
@@ -188,12 +184,6 @@ pub fn kind(name: &str) -> Kind {
         return Kind::OwnRule;
     }
     Kind::Other
-}
-
-fn index() -> &'static HashMap<&'static str, Kind, BuildHasherDefault<super::NameHasher>> {
-    static INDEX: OnceLock<HashMap<&'static str, Kind, BuildHasherDefault<super::NameHasher>>> =
-        OnceLock::new();
-    INDEX.get_or_init(|| KINDS.iter().copied().collect())
 }
 
 impl Kind {

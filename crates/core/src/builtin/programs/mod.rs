@@ -129,15 +129,37 @@ pub fn lookup(name: &str) -> Option<&'static Program> {
         "egrep" | "fgrep" => "grep",
         n => n,
     };
-    index().get(name).copied()
+    index().get(name).and_then(|n| n.entry)
 }
 
-/// Every entry of the tables by name, built once: one hash of the name per lookup.
-fn index() -> &'static HashMap<&'static str, &'static Program, BuildHasherDefault<NameHasher>> {
-    static INDEX: OnceLock<
-        HashMap<&'static str, &'static Program, BuildHasherDefault<NameHasher>>,
-    > = OnceLock::new();
-    INDEX.get_or_init(|| programs().map(|p| (p.name, p)).collect())
+/// The kind [`KINDS`] gives `name`, if it names one.
+fn named_kind(name: &str) -> Option<Kind> {
+    index().get(name).and_then(|n| n.kind)
+}
+
+/// What the tables say of one name.
+#[derive(Clone, Copy, Default)]
+struct Named {
+    kind: Option<Kind>,
+    entry: Option<&'static Program>,
+}
+
+/// Every name of the tables and of [`KINDS`], built once: one hash of the name per
+/// lookup, and one map for both.
+fn index() -> &'static HashMap<&'static str, Named, BuildHasherDefault<NameHasher>> {
+    static INDEX: OnceLock<HashMap<&'static str, Named, BuildHasherDefault<NameHasher>>> =
+        OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index: HashMap<&'static str, Named, BuildHasherDefault<NameHasher>> =
+            HashMap::default();
+        for p in programs() {
+            index.entry(p.name).or_default().entry = Some(p);
+        }
+        for (name, kind) in KINDS {
+            index.entry(name).or_default().kind = Some(*kind);
+        }
+        index
+    })
 }
 
 /// FNV-1a over a program name's bytes: names are short and not chosen to collide (a

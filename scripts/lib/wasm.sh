@@ -1,0 +1,41 @@
+# The one cdylib → wasm-bindgen → wasm-opt pipeline, sourced by build-web, wasm-size and
+# ts-check (run from the repository root, with web/node_modules/.bin and ~/.cargo/bin on
+# PATH). Each step is a function; a script chooses the crate, profile and flags.
+
+WASM_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+
+# wasm_build CRATE PROFILE: builds CRATE for wasm32-unknown-unknown and prints the path
+# of its .wasm. Profile `wasm-release` (Cargo.toml: opt-level z, fat LTO, one codegen
+# unit, panic=abort) builds the cdylib alone with `cargo rustc --crate-type cdylib`:
+# the crates are cdylib+rlib, and Cargo runs no LTO for a build that also emits an rlib
+# (the bundle was ~8-12 % bigger gzipped). Profile `debug` is a plain build.
+wasm_build() {
+  local crate=$1 profile=$2
+  if [ "$profile" = debug ]; then
+    cargo build -q --target wasm32-unknown-unknown -p "$crate" >&2 || return 1
+  else
+    cargo rustc -q --profile "$profile" --target wasm32-unknown-unknown -p "$crate" --crate-type cdylib >&2 || return 1
+  fi
+  printf '%s/wasm32-unknown-unknown/%s/%s.wasm\n' "$WASM_TARGET_DIR" "$profile" "${crate//-/_}"
+}
+
+# wasm_bindgen_web WASM OUT_DIR [FLAG…]: the JS glue and the `_bg.wasm` for ES modules.
+wasm_bindgen_web() {
+  local wasm=$1 out=$2
+  shift 2
+  wasm-bindgen --target web "$@" --out-dir "$out" "$wasm"
+}
+
+# wasm_optimize IN OUT [FLAG…]: wasm-opt -Oz from binaryen in web/node_modules (never
+# Debian's binaryen 108, which emits broken wasm), with the features rustc's wasm uses.
+wasm_optimize() {
+  local in=$1 out=$2
+  shift 2
+  local opt=web/node_modules/.bin/wasm-opt
+  if [ ! -x "$opt" ]; then
+    echo "$opt missing: run ./scripts/setup" >&2
+    return 1
+  fi
+  "$opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals "$@" "$in" -o "$out"
+}
