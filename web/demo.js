@@ -7,7 +7,7 @@
 //
 // Everything the page shows from a tool call is set with textContent, never innerHTML.
 
-import init, { Gate, Policy, mountApprovalPanel } from "./pkg/toolgate_ui.js";
+import init, { Gate, Policy, mountApprovalPanel, runKeyPrefix } from "./pkg/toolgate_ui.js";
 
 const OWNER = "demo-user";
 const SESSION = "demo-session";
@@ -15,8 +15,6 @@ const LS_ALLOW = "toolgate-demo:allow";
 const LS_LOG = "toolgate-demo:log";
 const LS_RESUMES = "toolgate-demo:resumes";
 const CHANNEL = "toolgate-demo";
-/** Where toolgate's LocalStore keeps runs (one key per run). */
-const RUN_KEY_PREFIX = "toolgate:run:";
 
 const BASE_ALLOW = ["Bash(npm test*)"];
 
@@ -386,6 +384,8 @@ function renderQuestion() {
 
 /** Removes every run record (the demo's reset; only the demo clears the store). */
 function clearRuns() {
+  // Where toolgate's LocalStore keeps runs (one key per run), as the bundle says.
+  const RUN_KEY_PREFIX = runKeyPrefix();
   for (let i = localStorage.length - 1; i >= 0; i--) {
     const k = localStorage.key(i);
     if (k && k.startsWith(RUN_KEY_PREFIX)) localStorage.removeItem(k);

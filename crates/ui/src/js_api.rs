@@ -36,6 +36,13 @@ impl PanelHandle {
     }
 }
 
+/// The prefix of the `localStorage` keys toolgate's `LocalStore` keeps runs under (one
+/// key per run), so the page need not spell it out.
+#[wasm_bindgen(js_name = runKeyPrefix)]
+pub fn run_key_prefix() -> String {
+    toolgate_wasm::KEY_PREFIX.to_string()
+}
+
 /// `options[name]` as a string; `None` when absent.
 fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
     let v = js_sys::Reflect::get(options, &JsValue::from_str(name)).map_err(|_| {

@@ -10,12 +10,4 @@ pub fn use_now(period_ms: u64) -> ReadSignal<u64> {
     now
 }
 
-/// Wall-clock milliseconds (0 if the clock is unusable).
-pub fn now_ms() -> u64 {
-    let t = js_sys::Date::now();
-    if t.is_finite() && t > 0.0 {
-        t as u64
-    } else {
-        0
-    }
-}
+pub use toolgate_wasm::clock::now_ms;

@@ -7,6 +7,7 @@
 
 mod park;
 
+use crate::clock::now_ms;
 use crate::error::{into_error, GateError};
 use crate::ids::CryptoIds;
 use crate::js::{from_js, to_js, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
@@ -169,15 +170,6 @@ impl Effects {
         for l in self.listeners {
             l.call();
         }
-    }
-}
-
-fn now_ms() -> u64 {
-    let t = js_sys::Date::now();
-    if t.is_finite() && t > 0.0 {
-        t as u64
-    } else {
-        0
     }
 }
 

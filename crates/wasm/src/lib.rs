@@ -7,6 +7,7 @@
 
 mod channel;
 mod claims;
+pub mod clock;
 mod error;
 mod gate;
 mod ids;

@@ -9,7 +9,7 @@ use leptos_use_event_listener::use_event_listener;
 
 use super::call_card::CallCard;
 use super::{perf_now, typing_now, PanelCtx};
-use crate::model::{shortcut, Decision, Draft, KeyPress, RunView, Shortcut, TimeLeft};
+use crate::model::{shortcut, CallView, Decision, Draft, KeyPress, RunView, Shortcut, TimeLeft};
 use crate::source::SourceError;
 use crate::use_now::now_ms;
 
@@ -44,39 +44,7 @@ pub fn RunPrompt(
     let messages = StoredValue::new(messages);
     let shown_at = perf_now();
 
-    let resume = {
-        let run_id = run_id.clone();
-        move || {
-            let Some(decisions) = calls.with_value(|c| draft.with_untracked(|d| d.complete(c)))
-            else {
-                return;
-            };
-            busy.set(true);
-            error.set(None);
-            let run_id = run_id.clone();
-            spawn_local(async move {
-                let fut = ctx
-                    .source
-                    .with_value(|s| s.resume(&run_id, decisions, now_ms()));
-                match fut.await {
-                    Ok(resumed) => {
-                        ctx.on_resumed.with_value(|f| f(resumed));
-                        ctx.refresh.run(());
-                    }
-                    Err(e) => {
-                        let retry = matches!(e, SourceError::Storage(_) | SourceError::Other(_));
-                        error.set(Some(e.to_string()));
-                        busy.set(false);
-                        if retry {
-                            // Nothing changed in storage: let the person decide again.
-                            draft.set(Draft::default());
-                        }
-                        ctx.refresh.run(());
-                    }
-                }
-            });
-        }
-    };
+    let resume = resume_when_decided(ctx, run_id.clone(), calls, draft, busy, error);
     let decide = Callback::new(move |(id, decision): (String, Decision)| {
         if busy.get_untracked() || expired.get_untracked() {
             return;
@@ -90,48 +58,16 @@ pub fn RunPrompt(
         }
     });
 
-    let _ = {
-        let key = key.clone();
-        use_event_listener(window(), keydown, move |ev| {
-            if active.get_untracked().as_ref() != Some(&key) || expired.get_untracked() {
-                return;
-            }
-            let k = ev.key();
-            let press = KeyPress {
-                key: &k,
-                modifier: ev.ctrl_key() || ev.alt_key() || ev.meta_key(),
-                repeat: ev.repeat(),
-                typing: typing_now(),
-                since_shown_ms: perf_now() - shown_at,
-            };
-            let Some(sc) = shortcut(press) else {
-                return;
-            };
-            let open = calls.with_value(|c| {
-                draft.with_untracked(|d| {
-                    d.next_open(c)
-                        .and_then(|call| c.iter().position(|x| x.tool_call_id == call.tool_call_id))
-                        .map(|i| (i, c[i].clone()))
-                })
-            });
-            let Some((i, call)) = open else {
-                return;
-            };
-            let decision = match sc {
-                Shortcut::ApproveOnce => Some(Decision::AllowOnce),
-                Shortcut::AlwaysAllow => call.scopes.first().cloned().map(Decision::AllowAlways),
-                Shortcut::Deny => Some(Decision::Deny(
-                    messages
-                        .with_value(|m| m.get(i).map(|s| s.get_untracked()))
-                        .unwrap_or_default(),
-                )),
-            };
-            if let Some(d) = decision {
-                ev.prevent_default();
-                decide.run((call.tool_call_id, d));
-            }
-        })
-    };
+    use_prompt_shortcuts(Shortcuts {
+        key: key.clone(),
+        active,
+        expired,
+        calls,
+        draft,
+        messages,
+        shown_at,
+        decide,
+    });
 
     let node = NodeRef::<leptos::html::Article>::new();
     Effect::new(move |_| {
@@ -203,4 +139,112 @@ pub fn RunPrompt(
             </Show>
         </article>
     }
+}
+
+/// Resumes the run once every call has a decision: on a storage failure the person may
+/// decide again; either way the panel polls again.
+fn resume_when_decided(
+    ctx: PanelCtx,
+    run_id: String,
+    calls: StoredValue<Vec<CallView>>,
+    draft: RwSignal<Draft>,
+    busy: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+) -> impl Fn() + Copy + 'static {
+    let run_id = StoredValue::new(run_id);
+    move || {
+        let Some(decisions) = calls.with_value(|c| draft.with_untracked(|d| d.complete(c))) else {
+            return;
+        };
+        busy.set(true);
+        error.set(None);
+        let run_id = run_id.get_value();
+        spawn_local(async move {
+            let fut = ctx
+                .source
+                .with_value(|s| s.resume(&run_id, decisions, now_ms()));
+            match fut.await {
+                Ok(resumed) => {
+                    ctx.on_resumed.with_value(|f| f(resumed));
+                    ctx.refresh.run(());
+                }
+                Err(e) => {
+                    let retry = matches!(e, SourceError::Storage(_) | SourceError::Other(_));
+                    error.set(Some(e.to_string()));
+                    busy.set(false);
+                    if retry {
+                        // Nothing changed in storage: let the person decide again.
+                        draft.set(Draft::default());
+                    }
+                    ctx.refresh.run(());
+                }
+            }
+        });
+    }
+}
+
+/// What the keyboard shortcuts of one prompt act on.
+struct Shortcuts {
+    key: (String, u64),
+    active: Memo<Option<(String, u64)>>,
+    expired: Memo<bool>,
+    calls: StoredValue<Vec<CallView>>,
+    draft: RwSignal<Draft>,
+    messages: StoredValue<Vec<RwSignal<String>>>,
+    shown_at: f64,
+    decide: Callback<(String, Decision)>,
+}
+
+/// `a` approve once, `s` always allow, `d` deny: the next open call of the active
+/// prompt, not while typing. The listener goes with the component.
+fn use_prompt_shortcuts(sc: Shortcuts) {
+    let Shortcuts {
+        key,
+        active,
+        expired,
+        calls,
+        draft,
+        messages,
+        shown_at,
+        decide,
+    } = sc;
+    let _ = use_event_listener(window(), keydown, move |ev| {
+        if active.get_untracked().as_ref() != Some(&key) || expired.get_untracked() {
+            return;
+        }
+        let k = ev.key();
+        let press = KeyPress {
+            key: &k,
+            modifier: ev.ctrl_key() || ev.alt_key() || ev.meta_key(),
+            repeat: ev.repeat(),
+            typing: typing_now(),
+            since_shown_ms: perf_now() - shown_at,
+        };
+        let Some(sc) = shortcut(press) else {
+            return;
+        };
+        let open = calls.with_value(|c| {
+            draft.with_untracked(|d| {
+                d.next_open(c)
+                    .and_then(|call| c.iter().position(|x| x.tool_call_id == call.tool_call_id))
+                    .map(|i| (i, c[i].clone()))
+            })
+        });
+        let Some((i, call)) = open else {
+            return;
+        };
+        let decision = match sc {
+            Shortcut::ApproveOnce => Some(Decision::AllowOnce),
+            Shortcut::AlwaysAllow => call.scopes.first().cloned().map(Decision::AllowAlways),
+            Shortcut::Deny => Some(Decision::Deny(
+                messages
+                    .with_value(|m| m.get(i).map(|s| s.get_untracked()))
+                    .unwrap_or_default(),
+            )),
+        };
+        if let Some(d) = decision {
+            ev.prevent_default();
+            decide.run((call.tool_call_id, d));
+        }
+    });
 }

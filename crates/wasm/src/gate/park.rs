@@ -21,9 +21,10 @@
 //!   truth.
 //! - **Owners.** A gate sees only its owner's runs (default owner: the session id).
 
-use super::{now_ms, Gate};
+use super::Gate;
 use crate::channel::{Channel, StorageEvents, CHANNEL_NAME};
 use crate::claims::{Claimed, Claims, ResumeGuarantee};
+use crate::clock::now_ms;
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js};
 use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
