@@ -190,37 +190,83 @@ pub fn protected(path: &str) -> Option<&'static str> {
     None
 }
 
-/// A secret file by name or location (DESIGN §1): `.env*`, `*.pem`, `*.key`, `id_rsa*`,
-/// `id_ed25519*`, anything under `.ssh/`, `.aws/credentials`, `.netrc`, `.git-credentials`.
+/// How a secret file name matches a path segment (case-insensitively).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretName {
+    /// The file is this name (`.netrc`).
+    Exact(&'static str),
+    /// The file name starts with it (`.env`, `.env.local`, `id_rsa.pub`).
+    Prefix(&'static str),
+    /// The file name ends with it (`server.pem`).
+    Suffix(&'static str),
+    /// A directory: it, anywhere in the path, and everything under it (`.ssh/config`).
+    Dir(&'static str),
+    /// The file `name` right under a directory `parent` (`.aws/credentials`).
+    Under {
+        parent: &'static str,
+        name: &'static str,
+    },
+}
+
+/// Every secret file name (DESIGN §1), the one list: [`is_secret`] reads paths with it,
+/// and the walker tries globs against it (`cat .e?v`, `~/.a*/cred*`). Adding a name
+/// here is all it takes for every read, edit and glob check.
+pub const SECRET_NAMES: &[SecretName] = &[
+    SecretName::Dir(".ssh"),
+    SecretName::Dir(".gnupg"),
+    SecretName::Prefix(".env"),
+    SecretName::Prefix("id_rsa"),
+    SecretName::Prefix("id_ed25519"),
+    SecretName::Prefix("id_ecdsa"),
+    SecretName::Prefix("id_dsa"),
+    SecretName::Suffix(".pem"),
+    SecretName::Suffix(".key"),
+    SecretName::Exact(".netrc"),
+    SecretName::Exact("_netrc"),
+    SecretName::Exact(".git-credentials"),
+    SecretName::Exact(".pgpass"),
+    SecretName::Exact(".npmrc"),
+    SecretName::Exact(".pypirc"),
+    SecretName::Under {
+        parent: ".aws",
+        name: "credentials",
+    },
+];
+
+impl SecretName {
+    /// Whether a path's last segment `seg`, under directory segment `parent`, is this
+    /// name (a [`SecretName::Dir`] matches any segment: see [`is_secret`]).
+    fn names(self, seg: &str, parent: &str) -> bool {
+        let starts = |s: &str, p: &str| {
+            s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+        };
+        let ends = |s: &str, p: &str| {
+            s.len() >= p.len()
+                && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+        };
+        match self {
+            SecretName::Exact(n) | SecretName::Dir(n) => seg.eq_ignore_ascii_case(n),
+            SecretName::Prefix(n) => starts(seg, n),
+            SecretName::Suffix(n) => ends(seg, n),
+            SecretName::Under { parent: p, name } => {
+                seg.eq_ignore_ascii_case(name) && parent.eq_ignore_ascii_case(p)
+            }
+        }
+    }
+}
+
+/// A secret file by name or location: a name of [`SECRET_NAMES`] as the last segment,
+/// or anything under one of its directories.
 pub fn is_secret(path: &str) -> bool {
     let mut segs = path.split('/').filter(|s| !s.is_empty()).peekable();
     let mut prev = "";
-    let starts = |s: &str, p: &str| {
-        s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
-    };
-    let ends = |s: &str, p: &str| {
-        s.len() >= p.len() && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
-    };
-    let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
     while let Some(seg) = segs.next() {
         let last = segs.peek().is_none();
-        if is(seg, ".ssh") || is(seg, ".gnupg") {
-            return true;
-        }
-        if last
-            && (starts(seg, ".env")
-                || ends(seg, ".pem")
-                || ends(seg, ".key")
-                || starts(seg, "id_rsa")
-                || starts(seg, "id_ed25519")
-                || starts(seg, "id_ecdsa")
-                || starts(seg, "id_dsa")
-                || is(seg, ".netrc")
-                || is(seg, "_netrc")
-                || is(seg, ".git-credentials")
-                || is(seg, ".pgpass")
-                || (is(seg, "credentials") && is(prev, ".aws")))
-        {
+        let secret = SECRET_NAMES.iter().any(|n| match n {
+            SecretName::Dir(_) => n.names(seg, prev),
+            _ => last && n.names(seg, prev),
+        });
+        if secret {
             return true;
         }
         prev = seg;

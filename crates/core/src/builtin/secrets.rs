@@ -2,38 +2,8 @@
 
 use super::names::basename;
 use super::Walker;
-use crate::paths::{self};
+use crate::paths::{self, SecretName, SECRET_NAMES};
 use crate::shell::{SimpleCommand, Word};
-
-/// The languages of secret names ([`paths::is_secret`]), one witness each: a glob
-/// segment that can match some name of a language is tried as its witness. `Prefix`
-/// and `Suffix` languages are closed under adding text, so any member is as secret as
-/// the witness.
-pub(super) enum SecretName {
-    Exact(&'static str),
-    Prefix(&'static str),
-    Suffix(&'static str),
-}
-
-pub(super) const SECRET_NAMES: &[SecretName] = &[
-    SecretName::Prefix(".env"),
-    SecretName::Prefix("id_rsa"),
-    SecretName::Prefix("id_ed25519"),
-    SecretName::Prefix("id_ecdsa"),
-    SecretName::Prefix("id_dsa"),
-    SecretName::Suffix(".pem"),
-    SecretName::Suffix(".key"),
-    SecretName::Exact(".netrc"),
-    SecretName::Exact("_netrc"),
-    SecretName::Exact("credentials"),
-    SecretName::Exact(".git-credentials"),
-    SecretName::Exact(".pgpass"),
-    SecretName::Exact(".npmrc"),
-    SecretName::Exact(".pypirc"),
-    SecretName::Exact(".ssh"),
-    SecretName::Exact(".aws"),
-    SecretName::Exact(".gnupg"),
-];
 
 /// A glob segment as a lower-case pattern of `*` and `?` (a bracket expression counts
 /// as one `?`; just after `[` or `[!` / `[^`, a `]` is a member, not the end: bash
@@ -67,17 +37,29 @@ pub(super) const CODE_EXTS: &[&str] = &[
     "sh", "ipynb", "lock", "log", "csv",
 ];
 
-/// Can `pattern` (from [`secret_pattern`]) match a name of the language `name`?
-pub(super) fn pattern_may_match(pattern: &str, name: &SecretName) -> bool {
+/// The names glob `pattern` (from [`secret_pattern`]) is tried as for one secret name:
+/// a witness of each of the name's languages the pattern can match (`Prefix` and
+/// `Suffix` languages are closed under adding text, so any member is as secret as the
+/// witness); none when it can match no name of them.
+fn witnesses(pattern: &str, name: &SecretName) -> Vec<String> {
+    let exact = |n: &str| crate::glob::match_str(pattern, n).then(|| n.to_string());
     match name {
-        SecretName::Exact(n) => crate::glob::match_str(pattern, n),
+        SecretName::Exact(n) | SecretName::Dir(n) => exact(n).into_iter().collect(),
+        SecretName::Under { parent, name } => {
+            exact(parent).into_iter().chain(exact(name)).collect()
+        }
         SecretName::Prefix(n) => {
             let code = pattern
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| CODE_EXTS.contains(&ext));
-            !code && crate::glob::may_start_with(pattern, n)
+            if !code && crate::glob::may_start_with(pattern, n) {
+                vec![(*n).to_string()]
+            } else {
+                Vec::new()
+            }
         }
-        SecretName::Suffix(n) => crate::glob::may_end_with(pattern, n),
+        SecretName::Suffix(n) if crate::glob::may_end_with(pattern, n) => vec![format!("x{n}")],
+        SecretName::Suffix(_) => Vec::new(),
     }
 }
 
@@ -85,7 +67,7 @@ pub(super) fn pattern_may_match(pattern: &str, name: &SecretName) -> bool {
 pub(super) fn pattern_may_be_secret_name(pattern: &str) -> bool {
     SECRET_NAMES
         .iter()
-        .any(|name| pattern_may_match(pattern, name))
+        .any(|name| !witnesses(pattern, name).is_empty())
 }
 
 /// Could glob word `a` (`*`, `./*`, `~/.aws/cred*`, `.e?v`, `[.]env`, `~/.*/*`) name a
@@ -107,18 +89,15 @@ pub(super) fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
         let pattern = secret_pattern(seg);
         let hides_dots = seg.starts_with(['*', '?']);
         SECRET_NAMES.iter().any(|name| {
-            let witness = match name {
-                SecretName::Exact(n) | SecretName::Prefix(n) => (*n).to_string(),
-                SecretName::Suffix(n) => format!("x{n}"),
-            };
-            let can = pattern_may_match(&pattern, name);
-            if !can || (hides_dots && witness.starts_with('.')) {
-                return false;
-            }
-            let mut parts: Vec<&str> = segs.clone();
-            parts[i] = &witness;
-            let candidate = parts.join("/");
-            w.path_secret(&candidate, a.tilde) != Some(false)
+            witnesses(&pattern, name).into_iter().any(|witness| {
+                if hides_dots && witness.starts_with('.') {
+                    return false;
+                }
+                let mut parts: Vec<&str> = segs.clone();
+                parts[i] = &witness;
+                let candidate = parts.join("/");
+                w.path_secret(&candidate, a.tilde) != Some(false)
+            })
         })
     })
 }
