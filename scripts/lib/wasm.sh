@@ -14,7 +14,16 @@ wasm_build() {
   if [ "$profile" = debug ]; then
     cargo build -q --target wasm32-unknown-unknown -p "$crate" >&2 || return 1
   else
-    cargo rustc -q --profile "$profile" --target wasm32-unknown-unknown -p "$crate" --crate-type cdylib >&2 || return 1
+    # The paths panic messages carry name the registry checkout of the machine that
+    # built the bundle (`/root/.cargo/registry/src/index.crates.io-…/serde_json-…`):
+    # shipped as `/cargo/serde_json-…` instead, shorter and saying nothing of the
+    # build machine (what cargo's unstable `trim-paths` does).
+    local flags="${RUSTFLAGS:-}" dir
+    for dir in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+      [ -d "$dir" ] && flags="$flags --remap-path-prefix=${dir%/}=/cargo"
+    done
+    RUSTFLAGS="${flags# }" cargo rustc -q --profile "$profile" --target wasm32-unknown-unknown \
+      -p "$crate" --crate-type cdylib >&2 || return 1
   fi
   printf '%s/wasm32-unknown-unknown/%s/%s.wasm\n' "$WASM_TARGET_DIR" "$profile" "${crate//-/_}"
 }
