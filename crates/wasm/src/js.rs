@@ -2,9 +2,10 @@
 //! declarations.
 
 use crate::error::GateError;
+use crate::gate::GateOptions;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use toolgate_core::{Anchor, PendingQuestion, PendingRef, RequestId, Verdict};
+use toolgate_core::{Anchor, Decision, PendingQuestion, PendingRef, RequestId, Verdict};
 use wasm_bindgen::prelude::*;
 
 /// Rust → JS: plain objects (not `Map`s), numbers for integers.
@@ -97,6 +98,49 @@ pub(crate) struct RespondJs {
     pub message: Option<String>,
 }
 
+impl RespondJs {
+    /// The decision and the anchor it was shown with.
+    pub fn into_decision(self) -> Result<(Decision, String), GateError> {
+        let decision = match (self.decision.as_str(), self.scope) {
+            ("allow_once", _) => Decision::AllowOnce,
+            ("allow_always", Some(scope)) => Decision::AllowAlways { scope },
+            ("deny", _) => Decision::Deny {
+                message: self.message,
+            },
+            ("deny_always", Some(scope)) => Decision::DenyAlways {
+                scope,
+                message: self.message,
+            },
+            (other, _) => {
+                return Err(GateError::BadInput(format!(
+                    "decision `{other}`: expected allow_once, allow_always (with scope), deny or deny_always (with scope)"
+                )))
+            }
+        };
+        Ok((decision, self.anchor))
+    }
+}
+
+/// `ask(question, {timeoutMs})` options.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AskJs {
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+impl AskJs {
+    /// The options, absent, `null` or `undefined` being the defaults.
+    pub fn decode(options: Option<JsValue>) -> Result<AskJs, GateError> {
+        match options {
+            Some(o) if !o.is_null() && !o.is_undefined() => {
+                from_js::<AskJs>(o, "ask(question, {timeoutMs})")
+            }
+            Some(_) | None => Ok(AskJs::default()),
+        }
+    }
+}
+
 /// `new Gate(policy, ...)` options.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -110,6 +154,21 @@ pub(crate) struct GateOptionsJs {
     pub owner: Option<String>,
     #[serde(default)]
     pub locks: Option<bool>,
+}
+
+impl GateOptionsJs {
+    pub fn into_options(self) -> GateOptions {
+        let mut opts = GateOptions::new(self.session_id);
+        if let Some(t) = self.timeout_ms {
+            opts.timeout_ms = t;
+        }
+        if let Some(m) = self.max_timeout_ms {
+            opts.registry.max_timeout_ms = m;
+        }
+        opts.owner = self.owner;
+        opts.locks = self.locks.unwrap_or(true);
+        opts
+    }
 }
 
 /// What a host with a file system found (`FsFacts` in TypeScript): symbolic links, as

@@ -5,7 +5,9 @@ use crate::error::GateError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolgate_core::marker::PendingCall;
-use toolgate_core::{CallOutcome, CallResult, Choice, Resumed, Run, RunStatus, Tier};
+use toolgate_core::{
+    CallOutcome, CallResult, Choice, ResumeDecision, Resumed, Run, RunStatus, Tier, ToolCall,
+};
 
 /// `gate.park({runId, owner?, calls, history, ttlMs?})` input.
 #[derive(Deserialize)]
@@ -19,6 +21,26 @@ pub(crate) struct ParkJs {
     pub history: String,
     #[serde(default)]
     pub ttl_ms: Option<u64>,
+}
+
+/// What `Gate::park_run` takes: run id, calls, history, time to live.
+pub(crate) type ParkParts = (String, Vec<(String, ToolCall)>, String, Option<u64>);
+
+impl ParkJs {
+    /// The request for a gate of `owner`: a request naming another owner is refused.
+    pub fn into_parts(self, owner: &str) -> Result<ParkParts, GateError> {
+        if let Some(other) = self.owner.filter(|o| o != owner) {
+            return Err(GateError::BadInput(format!(
+                "park: owner `{other}` is not this gate's owner `{owner}` (make the Gate with {{owner}})"
+            )));
+        }
+        let calls = self
+            .calls
+            .into_iter()
+            .map(|c| (c.tool_call_id, ToolCall::new(c.tool, c.args)))
+            .collect();
+        Ok((self.run_id, calls, self.history, self.ttl_ms))
+    }
 }
 
 /// One call to park: the gate classifies it (no verdict is taken from the caller).
@@ -35,6 +57,23 @@ pub(crate) struct ParkCallJs {
 #[derive(Deserialize)]
 pub(crate) struct ResumeJs {
     pub decisions: Vec<DecisionJs>,
+}
+
+impl ResumeJs {
+    pub fn into_decisions(self) -> Result<Vec<ResumeDecision>, GateError> {
+        self.decisions
+            .into_iter()
+            .map(|d| {
+                d.choice()
+                    .map(|(tool_call_id, anchor, choice)| ResumeDecision {
+                        tool_call_id,
+                        anchor,
+                        choice,
+                    })
+                    .map_err(GateError::BadInput)
+            })
+            .collect()
+    }
 }
 
 #[derive(Deserialize)]
@@ -152,6 +191,15 @@ impl<'a> From<&'a Run> for RunJs<'a> {
 pub(crate) struct ParkedJs<'a> {
     pub run: RunJs<'a>,
     pub stop_reason: toolgate_core::StopReason,
+}
+
+impl<'a> From<&'a toolgate_core::Parked> for ParkedJs<'a> {
+    fn from(parked: &'a toolgate_core::Parked) -> ParkedJs<'a> {
+        ParkedJs {
+            run: RunJs::from(&parked.run),
+            stop_reason: parked.stop_reason,
+        }
+    }
 }
 
 #[derive(Serialize)]
