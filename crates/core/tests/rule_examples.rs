@@ -1,0 +1,55 @@
+//! Every built-in rule's examples (`rule_id::EXAMPLES`): the calls it must decide and
+//! the calls it must not, with the default policy. Every rule has an entry; every rule
+//! but the length limits (tested in `bounded_cost.rs`) has a call it decides.
+#![cfg(test)]
+
+use serde_json::json;
+use toolgate_core::rule_id::{RuleId, EXAMPLES};
+use toolgate_core::{Policy, ToolCall, Verdict};
+
+fn classify(p: &Policy, example: &str) -> Verdict {
+    let call = match example.split_once(':') {
+        Some(("read", path)) => ToolCall::new("read", json!({ "path": path })),
+        Some(("edit", path)) => ToolCall::new(
+            "edit",
+            json!({ "path": path, "old_string": "a", "new_string": "b" }),
+        ),
+        Some(("fetch", url)) => ToolCall::new("webfetch", json!({ "url": url })),
+        Some(("mcp", name)) => ToolCall::new(name, json!({})),
+        Some(("tool", name)) => ToolCall::new(name, json!({})),
+        _ => ToolCall::new("bash", json!({ "command": example })),
+    };
+    p.classify(&call)
+}
+
+#[test]
+fn every_rule_decides_its_examples_and_not_the_others() {
+    let p = Policy::defaults("/home/dev/app", "/home/dev");
+    let mut bad = Vec::new();
+    for id in RuleId::ALL {
+        let Some((_, yes, no)) = EXAMPLES.iter().find(|(e, _, _)| *e == id) else {
+            bad.push(format!("{id}: no examples"));
+            continue;
+        };
+        let limits = matches!(id, RuleId::TooLong | RuleId::ShellTooLong);
+        if yes.is_empty() && !limits {
+            bad.push(format!("{id}: no call it decides"));
+        }
+        for example in *yes {
+            let v = classify(&p, example);
+            if v.rule != id.as_str() {
+                bad.push(format!(
+                    "{id} must decide {example:?}: got {} ({})",
+                    v.rule, v.reason
+                ));
+            }
+        }
+        for example in *no {
+            let v = classify(&p, example);
+            if v.rule == id.as_str() {
+                bad.push(format!("{id} must not decide {example:?} ({})", v.reason));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
