@@ -2,6 +2,24 @@
 
 use super::{Effect, Operands, Program, SUM_LONGS};
 
+/// `b2sum` takes the `*sum` options and `--length`.
+const B2SUM_LONGS: [&str; SUM_LONGS.len() + 1] = with_long(SUM_LONGS, "length=");
+
+/// `base` and one more long option, as a constant.
+const fn with_long<const N: usize>(
+    base: &[&'static str],
+    extra: &'static str,
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < base.len() {
+        out[i] = base[i];
+        i += 1;
+    }
+    out[base.len()] = extra;
+    out
+}
+
 pub(super) const PROGRAMS: &[Program] = &[
     Program {
         name: "file",
@@ -448,19 +466,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "l",
         short_optional: "",
-        longs: &[
-            "binary",
-            "check",
-            "tag",
-            "text",
-            "zero",
-            "ignore-missing",
-            "quiet",
-            "status",
-            "strict",
-            "warn",
-            "length=",
-        ],
+        longs: &B2SUM_LONGS,
         effects: &[],
         operands: Operands::Files,
         digits: false,
