@@ -15,8 +15,10 @@ mod js;
 mod js_runs;
 mod locks;
 mod oneshot;
+mod pagehide;
 mod policy;
 mod storage;
+mod storage_events;
 
 pub use claims::{ResumeGuarantee, CLAIMS_DB, CLAIMS_STORE};
 pub use error::{into_error, GateError};

@@ -3,55 +3,8 @@
 
 use super::*;
 
-/// Rust-side API (also used by the JS methods below).
+/// The approvals half of the Rust API (also used by the JS methods of `bindings.rs`).
 impl Gate {
-    /// A gate for one session; parked runs live in `localStorage` (see `LocalStore`).
-    pub fn create(policy: &Policy, options: GateOptions) -> Result<Gate, GateError> {
-        Gate::create_with_store(policy, options, Rc::new(LocalStore::new()))
-    }
-
-    /// A gate whose parked runs live in `store` (e.g. a `MemoryStore` in tests).
-    pub fn create_with_store(
-        policy: &Policy,
-        options: GateOptions,
-        store: Rc<dyn MarkerStore>,
-    ) -> Result<Gate, GateError> {
-        let ids = CryptoIds::new()?;
-        let owner = options.owner.unwrap_or_else(|| options.session_id.clone());
-        let runs = RunsPart::new(store, options.session_id.clone(), owner, options.locks);
-        let registry = Registry::new(options.session_id, options.registry, ids);
-        let inner = Rc::new(Inner {
-            policy: policy.shared(),
-            timeout_ms: options.timeout_ms,
-            runs,
-            state: RefCell::new(State {
-                registry,
-                waiters: HashMap::default(),
-                timer: None,
-                listeners: Vec::new(),
-                next_listener: 0,
-                pagehide: None,
-                disposed: false,
-            }),
-        });
-        // `pagehide` (windows only; workers have no page) → cleanup.
-        if let Some(window) = web_sys::window() {
-            let weak = Rc::downgrade(&inner);
-            let cb = Closure::<dyn FnMut()>::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    Gate { inner }.cleanup_counts();
-                }
-            });
-            if window
-                .add_event_listener_with_callback("pagehide", cb.as_ref().unchecked_ref())
-                .is_ok()
-            {
-                inner.state.borrow_mut().pagehide = Some(cb);
-            }
-        }
-        Ok(Gate { inner })
-    }
-
     /// Classifies `call` (with this session's rules) and, if it is `ask`, holds it until
     /// a response, expiry or cleanup. `auto` and `deny` resolve at once.
     pub fn check_call(

@@ -14,6 +14,7 @@ use crate::clock::now_ms;
 use crate::error::GateError;
 use crate::ids::CryptoIds;
 use crate::oneshot::{self, Sender};
+use crate::pagehide::PageHide;
 use crate::policy::Policy;
 use crate::storage::LocalStore;
 pub use approvals::Subscription;
@@ -33,7 +34,6 @@ use toolgate_core::{
     QuestionOutcome, Registry, RegistryConfig, RequestId, Settled, Tier, ToolCall, Verdict,
 };
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// Default timeout of a check: 2 minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -138,7 +138,7 @@ struct State {
     timer: Option<(u64, Timeout)>,
     listeners: Vec<(u32, Rc<Listener>)>,
     next_listener: u32,
-    pagehide: Option<Closure<dyn FnMut()>>,
+    pagehide: Option<PageHide>,
     disposed: bool,
 }
 
@@ -277,14 +277,51 @@ impl Inner {
         };
         drop(timer);
         self.runs.close();
-        if let Some(cb) = pagehide {
-            if let Some(w) = web_sys::window() {
-                let _ =
-                    w.remove_event_listener_with_callback("pagehide", cb.as_ref().unchecked_ref());
-            }
-        }
+        drop(pagehide);
         Effects { wake, listeners }.run();
         counts
+    }
+}
+
+/// Creating a gate.
+impl Gate {
+    /// A gate for one session; parked runs live in `localStorage` (see `LocalStore`).
+    pub fn create(policy: &Policy, options: GateOptions) -> Result<Gate, GateError> {
+        Gate::create_with_store(policy, options, Rc::new(LocalStore::new()))
+    }
+
+    /// A gate whose parked runs live in `store` (e.g. a `MemoryStore` in tests).
+    pub fn create_with_store(
+        policy: &Policy,
+        options: GateOptions,
+        store: Rc<dyn MarkerStore>,
+    ) -> Result<Gate, GateError> {
+        let ids = CryptoIds::new()?;
+        let owner = options.owner.unwrap_or_else(|| options.session_id.clone());
+        let runs = RunsPart::new(store, options.session_id.clone(), owner, options.locks);
+        let registry = Registry::new(options.session_id, options.registry, ids);
+        let inner = Rc::new(Inner {
+            policy: policy.shared(),
+            timeout_ms: options.timeout_ms,
+            runs,
+            state: RefCell::new(State {
+                registry,
+                waiters: HashMap::default(),
+                timer: None,
+                listeners: Vec::new(),
+                next_listener: 0,
+                pagehide: None,
+                disposed: false,
+            }),
+        });
+        // `pagehide` (windows only; workers have no page) → cleanup.
+        let weak = Rc::downgrade(&inner);
+        inner.state.borrow_mut().pagehide = PageHide::listen(move || {
+            if let Some(inner) = weak.upgrade() {
+                Gate { inner }.cleanup_counts();
+            }
+        });
+        Ok(Gate { inner })
     }
 }
 

@@ -3,8 +3,9 @@
 //! other gates of the same owner hear it as `source: "remote"` once the write it
 //! announces is readable there.
 
-use crate::channel::{Channel, StorageEvents};
+use crate::channel::Channel;
 use crate::js::to_js;
+use crate::storage_events::StorageEvents;
 use gloo_timers::callback::Timeout;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;

@@ -23,13 +23,14 @@
 
 use super::notify::{arrived, deliver, heard, Note, Notify, RunsListener, NOTE_TYPE};
 use super::*;
-use crate::channel::{Channel, StorageEvents, CHANNEL_NAME};
+use crate::channel::{Channel, CHANNEL_NAME};
 use crate::claims::{Claimed, Claims, ResumeGuarantee};
 use crate::clock::now_ms;
 use crate::error::GateError;
 use crate::js::{from_js, to_js};
 use crate::locks::Locks;
 use crate::storage::{storage_key, KEY_PREFIX};
+use crate::storage_events::StorageEvents;
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
