@@ -195,3 +195,77 @@ fn sibling_pair(from: &str, to: &str) -> (Option<String>, Option<String>) {
     let cut = |parts: &[&str]| parts[..=common].join("::");
     (Some(cut(&a)), Some(cut(&b)))
 }
+
+/// The source files of every crate (`crates/*/src`), without the test modules.
+fn crate_sources() -> Vec<(PathBuf, String)> {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(&crates) else {
+        panic!("cannot read {}", crates.display());
+    };
+    for entry in entries.flatten() {
+        let src = entry.path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        for (_, path) in modules(&src) {
+            // `tests.rs` files are test modules (`#[cfg(test)] mod tests;`).
+            if path.file_name().is_some_and(|n| n == "tests.rs") {
+                continue;
+            }
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            let code = match text.find("\n#[cfg(test)]\nmod tests {") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            };
+            out.push((path, code));
+        }
+    }
+    assert!(out.len() > 50, "found only {} source files", out.len());
+    out
+}
+
+/// No source file over 900 lines and no function over 150 (issue 13): a newcomer can
+/// read any of them at once.
+#[test]
+fn files_and_functions_stay_small() {
+    let mut bad = Vec::new();
+    for (path, code) in crate_sources() {
+        let lines: Vec<&str> = code.lines().collect();
+        if lines.len() > 900 {
+            bad.push(format!("{}: {} lines", path.display(), lines.len()));
+        }
+        // A function runs from its `fn` line to the first line that closes it at its
+        // indentation (rustfmt's layout).
+        for (i, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            let is_fn = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+                "async fn ",
+            ]
+            .iter()
+            .chain(&["pub async fn ", "const fn ", "pub const fn "])
+            .any(|p| trimmed.starts_with(p));
+            if !is_fn || trimmed.ends_with(';') {
+                continue;
+            }
+            let close = " ".repeat(indent) + "}";
+            let Some(len) = lines[i..].iter().position(|l| **l == close) else {
+                continue;
+            };
+            if len + 1 > 150 {
+                bad.push(format!(
+                    "{}:{}: a function of {} lines",
+                    path.display(),
+                    i + 1,
+                    len + 1
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
