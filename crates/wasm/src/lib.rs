@@ -23,8 +23,8 @@ mod storage_events;
 pub use claims::{ResumeGuarantee, CLAIMS_DB, CLAIMS_STORE};
 pub use error::{into_error, GateError};
 pub use gate::{
-    ChangeSource, CheckFuture, CheckOutcome, Gate, GateOptions, RunsChange, RunsSubscription,
-    Subscription, DEFAULT_TIMEOUT_MS,
+    ChangeSource, CheckFuture, CheckOutcome, Gate, GateOptions, JsGate, RunsChange,
+    RunsSubscription, Subscription, DEFAULT_TIMEOUT_MS,
 };
 pub use ids::CryptoIds;
 pub use js_runs::resumed_to_js;

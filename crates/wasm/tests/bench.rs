@@ -7,7 +7,7 @@
 use js_sys::{Array, Promise, Reflect};
 use serde_json::json;
 use toolgate_core::{Decision, NewRequest, Registry, RegistryConfig, Tier, ToolCall, Verdict};
-use toolgate_wasm::{CryptoIds, Gate, Policy};
+use toolgate_wasm::{CryptoIds, JsGate, Policy};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -100,7 +100,7 @@ async fn gate_in_wasm() {
     let policy =
         Policy::defaults(js_sys::JSON::parse(r#"{"workspace":"/w","home":"/home/u"}"#).unwrap())
             .unwrap();
-    let gate = Gate::new(
+    let gate = JsGate::new(
         &policy,
         js_sys::JSON::parse(r#"{"sessionId":"bench","timeoutMs":600000}"#).unwrap(),
     )

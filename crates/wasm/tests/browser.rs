@@ -7,7 +7,7 @@
 use js_sys::{Array, Function, Promise};
 use std::cell::Cell;
 use std::rc::Rc;
-use toolgate_wasm::Gate;
+use toolgate_wasm::{Gate, JsGate};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -19,11 +19,11 @@ use common::{get, js, policy, s};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn gate(timeout_ms: u32) -> Gate {
+fn gate(timeout_ms: u32) -> JsGate {
     let opts = js(&format!(
         r#"{{"sessionId":"s-1","timeoutMs":{timeout_ms}}}"#
     ));
-    Gate::new(&policy(), opts).unwrap()
+    JsGate::new(&policy(), opts).unwrap()
 }
 
 /// A call the (default) policy puts at `ask`.
@@ -236,7 +236,7 @@ async fn deny_all_pending_and_bad_input() {
         .await
         .unwrap_err();
     assert_eq!(s(&e, "code"), "bad_input");
-    let e = Gate::new(&policy(), js(r#"{"timeoutMs":5}"#))
+    let e = JsGate::new(&policy(), js(r#"{"timeoutMs":5}"#))
         .err()
         .unwrap();
     assert_eq!(s(&e, "code"), "bad_input");
@@ -265,7 +265,8 @@ fn ids_are_random_and_sessions_are_separate() {
 
 #[wasm_bindgen_test]
 async fn rust_side_api() {
-    let g = Gate::create(&policy(), toolgate_wasm::GateOptions::new("s-rust")).unwrap();
+    let g =
+        JsGate::from(Gate::create(&policy(), toolgate_wasm::GateOptions::new("s-rust")).unwrap());
     let hits = Rc::new(Cell::new(0));
     let h = hits.clone();
     let sub = g.subscribe(move || h.set(h.get() + 1));

@@ -13,7 +13,7 @@ mod adversarial;
 
 use js_sys::Array;
 use toolgate_core::shell::MAX_DEPTH;
-use toolgate_wasm::{Gate, Policy};
+use toolgate_wasm::{JsGate, Policy};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -58,7 +58,7 @@ fn worst() -> Vec<(String, String)> {
 #[wasm_bindgen_test]
 async fn the_worst_inputs_are_ask_and_leave_the_gate_and_its_pending_requests_intact() {
     let p = policy();
-    let g = Gate::new(&p, js(r#"{"sessionId":"s-hostile","timeoutMs":60000}"#)).unwrap();
+    let g = JsGate::new(&p, js(r#"{"sessionId":"s-hostile","timeoutMs":60000}"#)).unwrap();
     // A request pending before the hostile ones arrive.
     let first = g.check(bash("python deploy.py", "call_before"));
     let before = g.pending().unwrap().unchecked_into::<Array>().get(0);

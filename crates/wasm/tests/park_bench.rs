@@ -7,7 +7,7 @@
 use js_sys::{Array, Reflect, JSON};
 use std::rc::Rc;
 use toolgate_core::{MemoryStore, ResumeDecision, ToolCall};
-use toolgate_wasm::{Gate, GateOptions, Policy, ResumeGuarantee};
+use toolgate_wasm::{Gate, GateOptions, JsGate, Policy, ResumeGuarantee};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -54,7 +54,7 @@ fn stats(label: &str, samples: &mut [f64]) -> String {
 
 /// `ROUNDS` park / run / resume of runs `<prefix>-<i>`: the three timings, and the
 /// stored size of the first marker.
-async fn rounds(g: &Gate, prefix: &str, history: &str) -> (Vec<f64>, Vec<f64>, Vec<f64>, usize) {
+async fn rounds(g: &JsGate, prefix: &str, history: &str) -> (Vec<f64>, Vec<f64>, Vec<f64>, usize) {
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
     let calls = JSON::parse(
         r#"[{"toolCallId":"call_1","tool":"bash","args":{"command":"python deploy.py"}}]"#,
@@ -117,12 +117,15 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
     storage.clear().unwrap();
     let history = history();
-    let g = Gate::new(
+    let g = JsGate::new(
         &policy(),
         JSON::parse(r#"{"sessionId":"bench","owner":"bench"}"#).unwrap(),
     )
     .unwrap();
-    assert_eq!(g.resume_guarantee_ready().await, ResumeGuarantee::IndexedDb);
+    assert_eq!(
+        g.gate().resume_guarantee_ready().await,
+        ResumeGuarantee::IndexedDb
+    );
     let (mut park, mut read, mut resume, marker_bytes) = rounds(&g, "r", &history).await;
     let mut total: Vec<f64> = park.iter().zip(&resume).map(|(p, r)| p + r).collect();
     console_log!(
@@ -130,8 +133,8 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
         history.len(),
         marker_bytes,
         ROUNDS,
-        if g.uses_locks() { "with" } else { "without" },
-        g.resume_guarantee().as_str(),
+        if g.gate().uses_locks() { "with" } else { "without" },
+        g.gate().resume_guarantee().as_str(),
         stats("park (classify, encode, CAS, setItem, broadcast)", &mut park),
         stats("run (getItem, decode, check)", &mut read),
         stats("resume (lock, getItem, decode, check, IndexedDB claim, CAS, setItem, broadcast)", &mut resume),
@@ -146,13 +149,16 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
                         else delete globalThis.indexedDB; };",
     );
     let restore: js_sys::Function = hide.call0(&JsValue::NULL).unwrap().into();
-    let plain = Gate::new(
+    let plain = JsGate::new(
         &policy(),
         JSON::parse(r#"{"sessionId":"bench","owner":"bench"}"#).unwrap(),
     )
     .unwrap();
     restore.call0(&JsValue::NULL).unwrap();
-    assert_eq!(plain.resume_guarantee(), ResumeGuarantee::SameProcess);
+    assert_eq!(
+        plain.gate().resume_guarantee(),
+        ResumeGuarantee::SameProcess
+    );
     let (_, _, mut resume_plain, _) = rounds(&plain, "p", &history).await;
     console_log!(
         "  {}",

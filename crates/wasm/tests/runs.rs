@@ -9,7 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use toolgate_core::{MemoryStore, Stored};
 use toolgate_wasm::{
-    ChangeSource, Gate, GateOptions, LocalStore, MarkerStore, Policy, ResumeDecision,
+    ChangeSource, Gate, GateOptions, JsGate, LocalStore, MarkerStore, Policy, ResumeDecision,
     ResumeGuarantee, RunStatus, ToolCall, CLAIMS_DB, CLAIMS_STORE,
 };
 use wasm_bindgen::prelude::*;
@@ -71,9 +71,9 @@ fn policy() -> Policy {
 }
 
 /// `new Gate(policy, {sessionId, owner?, locks?})`.
-fn gate(session: &str, owner: Option<&str>, locks: bool) -> Gate {
+fn gate(session: &str, owner: Option<&str>, locks: bool) -> JsGate {
     let owner = owner.map_or(String::new(), |o| format!(r#","owner":"{o}""#));
-    Gate::new(
+    JsGate::new(
         &policy(),
         js(&format!(
             r#"{{"sessionId":"{session}","locks":{locks}{owner}}}"#
@@ -88,7 +88,7 @@ const TWO_CALLS: &str = r#"[
   {"toolCallId":"call_2","tool":"write","args":{"path":"/tmp/notes.txt","content":"hi"}}
 ]"#;
 
-fn park(g: &Gate, run_id: &str, calls: &str, history: &str) -> Result<JsValue, JsValue> {
+fn park(g: &JsGate, run_id: &str, calls: &str, history: &str) -> Result<JsValue, JsValue> {
     let req = js("{}");
     Reflect::set(&req, &"runId".into(), &run_id.into()).unwrap();
     Reflect::set(&req, &"calls".into(), &js(calls)).unwrap();
@@ -114,7 +114,7 @@ fn allow_all(run: &JsValue) -> JsValue {
     req
 }
 
-async fn resume(g: &Gate, run_id: &str, req: JsValue) -> Result<JsValue, JsValue> {
+async fn resume(g: &JsGate, run_id: &str, req: JsValue) -> Result<JsValue, JsValue> {
     JsFuture::from(g.resume(run_id.to_string(), req)).await
 }
 
@@ -235,7 +235,7 @@ async fn a_parked_run_survives_a_reload_and_resumes_once() {
     let e = resume(&tab, "r-1", js(&decisions)).await.unwrap_err();
     assert_eq!(s(&e, "code"), "already_resumed");
     // failRun of a running run.
-    let failed = tab.fail_run_js("r-1", "the tool crashed").unwrap();
+    let failed = tab.fail_run("r-1", "the tool crashed").unwrap();
     assert_eq!(
         (s(&failed, "status"), s(&failed, "lastError")),
         ("failed".into(), "the tool crashed".into())
@@ -249,7 +249,7 @@ async fn race(locks: bool) {
     fresh().await;
     let a = gate("tab-a", Some("alice"), locks);
     let b = gate("tab-b", Some("alice"), locks);
-    assert_eq!((a.uses_locks_js(), b.uses_locks_js()), (locks, locks));
+    assert_eq!((a.uses_locks(), b.uses_locks()), (locks, locks));
     let run = get(&park(&a, "r-race", TWO_CALLS, "h").unwrap(), "run");
     // Both start before either settles.
     let pa = a.resume("r-race".into(), allow_all(&run));
@@ -289,7 +289,7 @@ async fn two_gates_racing_to_resume_exactly_one_wins_by_cas_alone() {
 async fn resume_waits_for_the_web_lock_of_its_run() {
     fresh().await;
     let g = gate("s-1", None, true);
-    assert!(g.uses_locks_js(), "headless Chromium has navigator.locks");
+    assert!(g.uses_locks(), "headless Chromium has navigator.locks");
     let run = get(&park(&g, "r-lock", TWO_CALLS, "h").unwrap(), "run");
     // Another tab holds the run's lock until `release()` is called.
     let hold = Function::new_with_args(
@@ -465,7 +465,7 @@ async fn a_corrupt_stored_marker_fails_the_run_and_resume_fails_cleanly() {
 async fn park_refuses_oversize_history_denied_calls_and_foreign_owners() {
     fresh().await;
     let g = gate("s-1", None, true);
-    assert_eq!(g.owner_js(), "s-1", "the owner defaults to the session id");
+    assert_eq!(g.owner(), "s-1", "the owner defaults to the session id");
     let big = "h".repeat(toolgate_core::marker::MAX_HISTORY_BYTES + 1);
     let e = park(&g, "r-big", "[]", &big).unwrap_err();
     assert_eq!(s(&e, "code"), "history_too_large", "{}", s(&e, "message"));
@@ -552,7 +552,7 @@ async fn other_gates_hear_of_park_resume_and_fail_and_dispose_closes_the_channel
     b.dispose();
     assert!(!b.channel_open());
     assert_eq!(b.runs_listener_count(), 0);
-    a.fail_run_js("r-n", "stop").unwrap();
+    a.fail_run("r-n", "stop").unwrap();
     sleep(50).await;
     assert_eq!(seen_b.borrow().len(), heard_by_b);
     assert_eq!(
@@ -570,7 +570,7 @@ async fn rust_side_api_over_a_memory_store() {
     let store = Rc::new(MemoryStore::new());
     let mut opts = GateOptions::new("s-rust");
     opts.owner = Some("ui".into());
-    let g = Gate::create_with_store(&policy(), opts, store.clone()).unwrap();
+    let g = JsGate::from(Gate::create_with_store(&policy(), opts, store.clone()).unwrap());
     let heard = Rc::new(RefCell::new(Vec::new()));
     let h = heard.clone();
     let sub = g.subscribe_runs(move |c| h.borrow_mut().push((c.status, c.source)));
@@ -679,10 +679,10 @@ impl MarkerStore for StaleStore {
 }
 
 /// A gate of owner `alice` over `store`.
-fn gate_over(session: &str, store: Rc<dyn MarkerStore>) -> Gate {
+fn gate_over(session: &str, store: Rc<dyn MarkerStore>) -> JsGate {
     let mut opts = GateOptions::new(session);
     opts.owner = Some("alice".into());
-    Gate::create_with_store(&policy(), opts, store).unwrap()
+    JsGate::from(Gate::create_with_store(&policy(), opts, store).unwrap())
 }
 
 /// Replaces `globalThis.indexedDB` by `value` until the returned function is called.
@@ -746,8 +746,11 @@ const DAY_MS: f64 = 24.0 * 60.0 * 60.0 * 1000.0;
 async fn a_stale_marker_read_in_another_process_loses_by_the_indexeddb_claim() {
     fresh().await;
     let a = gate("tab-a", Some("alice"), true);
-    assert_eq!(a.resume_guarantee_ready().await, ResumeGuarantee::IndexedDb);
-    assert_eq!(a.resume_guarantee_js(), "indexeddb");
+    assert_eq!(
+        a.gate().resume_guarantee_ready().await,
+        ResumeGuarantee::IndexedDb
+    );
+    assert_eq!(a.resume_guarantee(), "indexeddb");
     let run = get(&park(&a, "r-stale", TWO_CALLS, "h").unwrap(), "run");
     // What another process's copy of localStorage still holds after a's resume.
     let before = LocalStore::new().get("r-stale").unwrap();
@@ -785,7 +788,7 @@ async fn a_stale_marker_read_in_another_process_loses_by_the_indexeddb_claim() {
     let restore = replace_indexed_db(&JsValue::UNDEFINED);
     let c = gate_over("tab-c", StaleStore::freeze("r-stale", before));
     restore.call0(&JsValue::NULL).unwrap();
-    assert_eq!(c.resume_guarantee(), ResumeGuarantee::SameProcess);
+    assert_eq!(c.gate().resume_guarantee(), ResumeGuarantee::SameProcess);
     assert!(resume(&c, "r-stale", allow_all(&run)).await.is_ok());
     for g in [a, b, c] {
         g.dispose();
@@ -799,7 +802,7 @@ async fn a_won_claim_on_a_record_that_moved_on_clears_nothing() {
     let run = get(&park(&a, "r-moved", TWO_CALLS, "h").unwrap(), "run");
     let before = LocalStore::new().get("r-moved").unwrap();
     // Another process fails the run (no claim: failRun is not a resume)...
-    a.fail_run_js("r-moved", "stop").unwrap();
+    a.fail_run("r-moved", "stop").unwrap();
     // ...and this one still reads the marker: it wins the claim, but the marker write
     // meets the real revision and loses; core says what the run is now.
     let stale = Rc::new(StaleStore {
@@ -878,13 +881,13 @@ async fn without_indexeddb_resume_falls_back_to_same_process_and_says_so() {
         gate("tab-b", Some("alice"), true),
     );
     restore.call0(&JsValue::NULL).unwrap();
-    assert_eq!(a.resume_guarantee_js(), "same-process");
+    assert_eq!(a.resume_guarantee(), "same-process");
     assert!(a
-        .resume_guarantee_reason_js()
+        .resume_guarantee_reason()
         .unwrap()
         .contains("no indexedDB"));
     assert_eq!(
-        b.resume_guarantee_ready().await,
+        b.gate().resume_guarantee_ready().await,
         ResumeGuarantee::SameProcess
     );
     // Today's behaviour: Web Lock + CAS, one winner.
@@ -913,12 +916,12 @@ async fn without_indexeddb_resume_falls_back_to_same_process_and_says_so() {
     let restore = replace_indexed_db(&broken);
     let g = gate("s-1", Some("alice"), true);
     restore.call0(&JsValue::NULL).unwrap();
-    assert_eq!(g.resume_guarantee_js(), "indexeddb", "not known yet");
+    assert_eq!(g.resume_guarantee(), "indexeddb", "not known yet");
     let run = get(&park(&g, "r-fb2", TWO_CALLS, "h").unwrap(), "run");
-    let ready: JsValue = JsFuture::from(g.resume_guarantee_ready_js()).await.unwrap();
+    let ready: JsValue = JsFuture::from(g.resume_guarantee_ready()).await.unwrap();
     assert_eq!(ready.as_string().unwrap(), "same-process");
-    assert_eq!(g.resume_guarantee_js(), "same-process");
-    let why = g.resume_guarantee_reason_js().unwrap();
+    assert_eq!(g.resume_guarantee(), "same-process");
+    let why = g.resume_guarantee_reason().unwrap();
     assert!(why.starts_with("indexedDB.open(\"toolgate\")"), "{why}");
     resume(&g, "r-fb2", allow_all(&run)).await.unwrap();
     let e = resume(&g, "r-fb2", allow_all(&run)).await.unwrap_err();
@@ -966,7 +969,7 @@ async fn old_claims_are_pruned_and_dispose_closes_the_database() {
     assert_eq!(keys.len(), 2, "{keys:?}");
     // On demand.
     with_claims(&put("r-old:3:0000000000000000", 30.0)).await;
-    let pruned = JsFuture::from(g.prune_resume_claims_js()).await.unwrap();
+    let pruned = JsFuture::from(g.prune_resume_claims()).await.unwrap();
     assert_eq!(pruned.as_f64(), Some(1.0));
     assert_eq!(g.prune_resume_claims().await.unwrap(), 0);
     assert_eq!(claim_keys().await.len(), 2);
@@ -1147,25 +1150,22 @@ async fn finished_runs_are_forgotten_or_pruned_and_other_gates_hear_it() {
     // r-done: parked, resumed, completed. r-wait: still awaiting permission.
     let run = get(&park(&a, "r-done", TWO_CALLS, "h").unwrap(), "run");
     resume(&a, "r-done", allow_all(&run)).await.unwrap();
-    a.complete_run_js("r-done").unwrap();
+    a.complete_run("r-done").unwrap();
     park(&a, "r-wait", TWO_CALLS, "h").unwrap();
-    a.start_run_js("r-run").unwrap();
+    a.start_run("r-run").unwrap();
     // Active runs cannot be forgotten.
-    let e = a.forget_run_js("r-wait").unwrap_err();
+    let e = a.forget_run("r-wait").unwrap_err();
     assert_eq!(s(&e, "code"), "run_still_active", "{}", s(&e, "message"));
-    assert_eq!(
-        s(&a.forget_run_js("r-nope").unwrap_err(), "code"),
-        "not_found"
-    );
+    assert_eq!(s(&a.forget_run("r-nope").unwrap_err(), "code"), "not_found");
     // Not old enough yet; then everything finished goes, active runs stay.
-    assert_eq!(a.prune_runs_js(60_000.0).unwrap(), 0);
-    let e = a.prune_runs_js(-1.0).unwrap_err();
+    assert_eq!(a.prune_runs(60_000.0).unwrap(), 0);
+    let e = a.prune_runs(-1.0).unwrap_err();
     assert_eq!(s(&e, "code"), "bad_input");
     // b has heard the 5 changes before the prune (2 parks, resume, complete, start).
     until(|| rb.seen.borrow().len() >= 5, 3_000).await;
     let heard = rb.seen.borrow().len();
     assert_eq!(heard, 5);
-    assert_eq!(a.prune_runs_js(0.0).unwrap(), 1);
+    assert_eq!(a.prune_runs(0.0).unwrap(), 1);
     assert_eq!(storage().get_item("toolgate:run:r-done").unwrap(), None);
     assert!(storage().get_item("toolgate:run:r-wait").unwrap().is_some());
     assert!(storage().get_item("toolgate:run:r-run").unwrap().is_some());
@@ -1184,8 +1184,8 @@ async fn finished_runs_are_forgotten_or_pruned_and_other_gates_hear_it() {
     );
     drop(seen);
     // forgetRun: a failed run goes at once.
-    a.fail_run_js("r-wait", "stop").unwrap();
-    a.forget_run_js("r-wait").unwrap();
+    a.fail_run("r-wait", "stop").unwrap();
+    a.forget_run("r-wait").unwrap();
     assert_eq!(storage().get_item("toolgate:run:r-wait").unwrap(), None);
     let ids: Vec<String> = Array::from(&a.runs().unwrap())
         .iter()

@@ -1,5 +1,8 @@
-//! The JavaScript API of `Gate`: one `#[wasm_bindgen]` impl whose methods decode their
-//! arguments, call the Rust API (approvals.rs, runs.rs) and encode the result.
+//! The JavaScript API: the class `Gate` is [`JsGate`], one `#[wasm_bindgen]` impl over a
+//! Rust [`Gate`] whose methods decode their arguments, call the Rust API (approvals.rs,
+//! runs.rs) and encode the result. Each operation has one Rust method and one binding,
+//! named for their callers (`fail_run` here is `failRun` in JS and returns the run as
+//! a JS object; `Gate::fail_run` returns a `Run`).
 
 use super::approvals::remove_listener;
 use super::notify::{remove_runs_listener, RunsListener};
@@ -13,17 +16,49 @@ use std::rc::Rc;
 use toolgate_core::ToolCall;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen]
-impl Gate {
+// The JavaScript class `Gate`: a Rust `Gate` seen from JS. Rust code can use it as the
+// `Gate` it holds (it dereferences to it). Its doc comment is the class's JSDoc.
+/// One session's gate. JS: `new Gate(policy, {sessionId, timeoutMs})`.
+#[wasm_bindgen(js_name = Gate)]
+pub struct JsGate {
+    gate: Gate,
+}
+
+impl From<Gate> for JsGate {
+    fn from(gate: Gate) -> JsGate {
+        JsGate { gate }
+    }
+}
+
+impl JsGate {
+    /// The Rust [`Gate`] (its methods are also reachable through `Deref`, but the
+    /// bindings' names shadow those they share: `fail_run`, `owner`, …).
+    pub fn gate(&self) -> &Gate {
+        &self.gate
+    }
+}
+
+impl std::ops::Deref for JsGate {
+    type Target = Gate;
+
+    fn deref(&self) -> &Gate {
+        &self.gate
+    }
+}
+
+#[wasm_bindgen(js_class = Gate)]
+impl JsGate {
     /// `new Gate(policy, {sessionId, timeoutMs?, maxTimeoutMs?, owner?, locks?})`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         policy: &Policy,
         #[wasm_bindgen(unchecked_param_type = "GateOptions")] options: JsValue,
-    ) -> Result<Gate, JsValue> {
+    ) -> Result<JsGate, JsValue> {
         let o: GateOptionsJs =
             from_js(options, "new Gate(policy, {sessionId, timeoutMs})").map_err(into_error)?;
-        Gate::create(policy, o.into_options()).map_err(into_error)
+        Gate::create(policy, o.into_options())
+            .map(JsGate::from)
+            .map_err(into_error)
     }
 
     /// Resolves with the outcome: at once for `auto` / `deny`, else after a response,
@@ -39,7 +74,11 @@ impl Gate {
                     .facts
                     .map(crate::js::FactsJs::into_core)
                     .unwrap_or_default();
-                self.check_call_with_facts(ToolCall::new(c.tool, c.args), c.tool_call_id, &facts)
+                self.gate.check_call_with_facts(
+                    ToolCall::new(c.tool, c.args),
+                    c.tool_call_id,
+                    &facts,
+                )
             });
         match fut {
             Ok(fut) => wasm_bindgen_futures::future_to_promise(async move {
@@ -52,7 +91,7 @@ impl Gate {
     /// Pending approvals, oldest first.
     #[wasm_bindgen(unchecked_return_type = "PendingRequest[]")]
     pub fn pending(&self) -> Result<JsValue, JsValue> {
-        let st = self.inner.state.borrow();
+        let st = self.gate.inner.state.borrow();
         let list: Vec<PendingJs> = st
             .registry
             .pending()
@@ -73,7 +112,10 @@ impl Gate {
         let r: RespondJs =
             from_js(response, "respond(id, {decision, anchor})").map_err(into_error)?;
         let (decision, anchor) = r.into_decision().map_err(into_error)?;
-        let n = self.respond_to(id, decision, &anchor).map_err(into_error)?;
+        let n = self
+            .gate
+            .respond_to(id, decision, &anchor)
+            .map_err(into_error)?;
         Ok(u32::try_from(n).unwrap_or(u32::MAX))
     }
 
@@ -85,7 +127,7 @@ impl Gate {
         question: String,
         #[wasm_bindgen(unchecked_optional_param_type = "AskOptions")] options: Option<JsValue>,
     ) -> js_sys::Promise {
-        match AskJs::decode(options).and_then(|o| self.ask_question(question, o.timeout_ms)) {
+        match AskJs::decode(options).and_then(|o| self.gate.ask_question(question, o.timeout_ms)) {
             Ok(fut) => wasm_bindgen_futures::future_to_promise(async move {
                 to_js(&fut.await).map_err(into_error)
             }),
@@ -96,7 +138,7 @@ impl Gate {
     /// Pending questions, oldest first.
     #[wasm_bindgen(unchecked_return_type = "PendingQuestion[]")]
     pub fn questions(&self) -> Result<JsValue, JsValue> {
-        let st = self.inner.state.borrow();
+        let st = self.gate.inner.state.borrow();
         let list: Vec<QuestionJs> = st
             .registry
             .questions()
@@ -108,19 +150,20 @@ impl Gate {
 
     /// Answers question `id`; throws like `respond`.
     pub fn answer(&self, id: &str, text: String) -> Result<(), JsValue> {
-        self.answer_question(id, text).map_err(into_error)
+        self.gate.answer_question(id, text).map_err(into_error)
     }
 
     /// Cancels one pending request or question (e.g. the agent run was aborted).
     pub fn cancel(&self, id: &str) -> Result<(), JsValue> {
-        self.cancel_request(id).map_err(into_error)
+        self.gate.cancel_request(id).map_err(into_error)
     }
 
     /// Denies every pending approval with `reason` (the user moved on) and drops every
     /// question. Returns how many it settled.
     #[wasm_bindgen(js_name = denyAllPending)]
     pub fn deny_all_pending(&self, reason: &str) -> u32 {
-        self.inner
+        self.gate
+            .inner
             .with(|st| {
                 let s = st.registry.deny_all_pending(reason, now_ms());
                 Ok((u32::try_from(s.len()).unwrap_or(u32::MAX), s, false))
@@ -132,7 +175,8 @@ impl Gate {
     /// approved (or was auto) in this session; false means it ran without a grant.
     #[wasm_bindgen(js_name = afterToolCall)]
     pub fn after_tool_call(&self, tool_call_id: &str) -> bool {
-        self.inner
+        self.gate
+            .inner
             .state
             .borrow_mut()
             .registry
@@ -146,8 +190,8 @@ impl Gate {
         &self,
         #[wasm_bindgen(unchecked_param_type = "() => void")] listener: js_sys::Function,
     ) -> JsValue {
-        let id = self.add_listener(Listener::Js(listener));
-        let gate = Rc::downgrade(&self.inner);
+        let id = self.gate.add_listener(Listener::Js(listener));
+        let gate = Rc::downgrade(&self.gate.inner);
         // Owned by the JS GC (freed when the function is collected); holds only a weak
         // reference, so it keeps nothing alive and is a no-op after dispose.
         Closure::<dyn FnMut()>::new(move || remove_listener(&gate, id)).into_js_value()
@@ -157,7 +201,7 @@ impl Gate {
     /// questions → nothing. Returns the counts. The gate stays usable.
     #[wasm_bindgen(unchecked_return_type = "CleanupCounts")]
     pub fn cleanup(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.cleanup_counts()).map_err(into_error)
+        to_js(&self.gate.cleanup_counts()).map_err(into_error)
     }
 
     /// Resolves (as expired), then removes, entries older than `maxAgeMs`.
@@ -168,45 +212,51 @@ impl Gate {
                 "cleanupStale(maxAgeMs): {max_age_ms} is not a non-negative number"
             ))));
         }
-        to_js(&self.cleanup_stale_counts(max_age_ms as u64)).map_err(into_error)
+        to_js(&self.gate.cleanup_stale_counts(max_age_ms as u64)).map_err(into_error)
     }
 
     /// Pending approvals plus questions.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> u32 {
-        let n = self.inner.state.borrow().registry.size();
+        let n = self.gate.inner.state.borrow().registry.size();
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
     /// Armed timers (0 or 1): the leak guard for tests.
     #[wasm_bindgen(getter, js_name = pendingTimers)]
     pub fn pending_timers(&self) -> u32 {
-        u32::from(self.inner.state.borrow().timer.is_some())
+        u32::from(self.gate.inner.state.borrow().timer.is_some())
     }
 
     /// Registered change listeners.
     #[wasm_bindgen(getter, js_name = listenerCount)]
     pub fn listener_count(&self) -> u32 {
-        let n = self.inner.state.borrow().listeners.len();
+        let n = self.gate.inner.state.borrow().listeners.len();
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
     #[wasm_bindgen(getter, js_name = sessionId)]
     pub fn session_id(&self) -> String {
-        self.inner.state.borrow().registry.session_id().to_string()
+        self.gate
+            .inner
+            .state
+            .borrow()
+            .registry
+            .session_id()
+            .to_string()
     }
 
     #[wasm_bindgen(getter)]
     pub fn disposed(&self) -> bool {
-        self.inner.state.borrow().disposed
+        self.gate.inner.state.borrow().disposed
     }
 
     /// Cleans up (every pending Promise settles as cancelled / no answer), cancels the
     /// timer, removes the `pagehide` listener and every change listener, closes the
     /// runs channel. Parked runs stay in the store. Idempotent.
     pub fn dispose(&self) {
-        if !self.inner.state.borrow().disposed {
-            self.inner.teardown(true);
+        if !self.gate.inner.state.borrow().disposed {
+            self.gate.inner.teardown(true);
         }
     }
 
@@ -219,7 +269,8 @@ impl Gate {
         #[wasm_bindgen(unchecked_param_type = "ParkRequest")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let p: ParkJs = from_js(request, "park({runId, calls, history})").map_err(into_error)?;
-        let (run_id, calls, history, ttl_ms) = p.into_parts(self.owner()).map_err(into_error)?;
+        let (run_id, calls, history, ttl_ms) =
+            p.into_parts(self.gate.owner()).map_err(into_error)?;
         let parked = self
             .park_run(&run_id, calls, history, ttl_ms)
             .map_err(into_error)?;
@@ -229,7 +280,7 @@ impl Gate {
     /// The run (status, and the marker while it awaits permission) or `null`.
     #[wasm_bindgen(unchecked_return_type = "Run | null")]
     pub fn run(&self, run_id: &str) -> Result<JsValue, JsValue> {
-        match self.get_run(run_id).map_err(into_error)? {
+        match self.gate.get_run(run_id).map_err(into_error)? {
             Some(run) => to_js(&RunJs::from(&run)).map_err(into_error),
             None => Ok(JsValue::NULL),
         }
@@ -238,7 +289,7 @@ impl Gate {
     /// This owner's runs, by run id.
     #[wasm_bindgen(unchecked_return_type = "Run[]")]
     pub fn runs(&self) -> Result<JsValue, JsValue> {
-        let runs = self.list_runs().map_err(into_error)?;
+        let runs = self.gate.list_runs().map_err(into_error)?;
         to_js(&runs.iter().map(RunJs::from).collect::<Vec<_>>()).map_err(into_error)
     }
 
@@ -260,7 +311,7 @@ impl Gate {
             Ok(d) => d,
             Err(e) => return js_sys::Promise::reject(&into_error(e)),
         };
-        let fut = self.resume_run(&run_id, decisions);
+        let fut = self.gate.resume_run(&run_id, decisions);
         to_promise(async move {
             let resumed = fut.await.map_err(into_error)?;
             to_js(&ResumedJs::from(&resumed)).map_err(into_error)
@@ -269,44 +320,47 @@ impl Gate {
 
     /// Fails a run (`failed`, `lastError = why`, marker cleared); returns the run.
     #[wasm_bindgen(js_name = failRun, unchecked_return_type = "Run")]
-    pub fn fail_run_js(&self, run_id: &str, why: &str) -> Result<JsValue, JsValue> {
-        let run = self.fail_run(run_id, why).map_err(into_error)?;
+    pub fn fail_run(&self, run_id: &str, why: &str) -> Result<JsValue, JsValue> {
+        let run = self.gate.fail_run(run_id, why).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
 
     /// Records a new `running` run (optional: `park` creates it); returns the run.
     /// Throws `run_id_taken` / `illegal_transition` when the id is in use.
     #[wasm_bindgen(js_name = startRun, unchecked_return_type = "Run")]
-    pub fn start_run_js(&self, run_id: &str) -> Result<JsValue, JsValue> {
-        let run = self.start_run(run_id).map_err(into_error)?;
+    pub fn start_run(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        let run = self.gate.start_run(run_id).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
 
     /// Marks a `running` run `completed`; returns the run.
     #[wasm_bindgen(js_name = completeRun, unchecked_return_type = "Run")]
-    pub fn complete_run_js(&self, run_id: &str) -> Result<JsValue, JsValue> {
-        let run = self.complete_run(run_id).map_err(into_error)?;
+    pub fn complete_run(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        let run = self.gate.complete_run(run_id).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
 
     /// Deletes the record of a finished run (`completed`, `failed`, `cancelled`); throws
     /// `run_still_active` for a run that is running or awaiting permission.
     #[wasm_bindgen(js_name = forgetRun)]
-    pub fn forget_run_js(&self, run_id: &str) -> Result<(), JsValue> {
-        self.forget_run(run_id).map_err(into_error)
+    pub fn forget_run(&self, run_id: &str) -> Result<(), JsValue> {
+        self.gate.forget_run(run_id).map_err(into_error)
     }
 
     /// Deletes this owner's finished runs whose status last changed `olderThanMs` or
     /// more ago (0: every finished run); returns how many. Records of finished runs stay
     /// in `localStorage` until forgotten or pruned.
     #[wasm_bindgen(js_name = pruneRuns)]
-    pub fn prune_runs_js(&self, older_than_ms: f64) -> Result<u32, JsValue> {
+    pub fn prune_runs(&self, older_than_ms: f64) -> Result<u32, JsValue> {
         if older_than_ms.is_nan() || older_than_ms < 0.0 {
             return Err(into_error(GateError::BadInput(
                 "pruneRuns(olderThanMs): a number >= 0".to_string(),
             )));
         }
-        let pruned = self.prune_runs(older_than_ms as u64).map_err(into_error)?;
+        let pruned = self
+            .gate
+            .prune_runs(older_than_ms as u64)
+            .map_err(into_error)?;
         Ok(u32::try_from(pruned.len()).unwrap_or(u32::MAX))
     }
 
@@ -318,9 +372,13 @@ impl Gate {
         #[wasm_bindgen(unchecked_param_type = "(change: RunsChange) => void")]
         listener: js_sys::Function,
     ) -> JsValue {
-        let notify = Rc::downgrade(&self.inner.runs.notify);
-        let id = match self.check_open() {
-            Ok(()) => self.inner.runs.add_listener(RunsListener::Js(listener)),
+        let notify = Rc::downgrade(&self.gate.inner.runs.notify);
+        let id = match self.gate.check_open() {
+            Ok(()) => self
+                .gate
+                .inner
+                .runs
+                .add_listener(RunsListener::Js(listener)),
             Err(_) => u32::MAX,
         };
         // Holds only a weak reference: keeps nothing alive, a no-op after dispose.
@@ -330,54 +388,54 @@ impl Gate {
     /// Registered `onRunsChange` listeners.
     #[wasm_bindgen(getter, js_name = runsListenerCount)]
     pub fn runs_listener_count(&self) -> u32 {
-        let n = self.inner.runs.notify.borrow().listeners.len();
+        let n = self.gate.inner.runs.notify.borrow().listeners.len();
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
     /// The owner whose runs this gate sees (default: the session id).
     #[wasm_bindgen(getter, js_name = owner)]
-    pub fn owner_js(&self) -> String {
-        self.owner().to_string()
+    pub fn owner(&self) -> String {
+        self.gate.owner().to_string()
     }
 
     /// True when resume holds a Web Lock (`navigator.locks`) besides the CAS.
     #[wasm_bindgen(getter, js_name = usesLocks)]
-    pub fn uses_locks_js(&self) -> bool {
-        self.uses_locks()
+    pub fn uses_locks(&self) -> bool {
+        self.gate.uses_locks()
     }
 
     /// True while the change channel (BroadcastChannel) is open: false after dispose.
     #[wasm_bindgen(getter, js_name = channelOpen)]
     pub fn channel_open(&self) -> bool {
-        self.inner.runs.notify.borrow().channel.is_some()
+        self.gate.inner.runs.notify.borrow().channel.is_some()
     }
 
     /// `"indexeddb"`: resume is exactly once across every tab, worker and process of
     /// the origin (an IndexedDB claim); `"same-process"`: only within one renderer
     /// process (no IndexedDB here, or it failed to open). See `resumeGuaranteeReady()`.
     #[wasm_bindgen(getter, js_name = resumeGuarantee, unchecked_return_type = "ResumeGuarantee")]
-    pub fn resume_guarantee_js(&self) -> String {
-        self.resume_guarantee().as_str().to_string()
+    pub fn resume_guarantee(&self) -> String {
+        self.gate.resume_guarantee().as_str().to_string()
     }
 
     /// Why resume is only same-process here, or `undefined`.
     #[wasm_bindgen(getter, js_name = resumeGuaranteeReason)]
-    pub fn resume_guarantee_reason_js(&self) -> Option<String> {
-        self.resume_guarantee_reason()
+    pub fn resume_guarantee_reason(&self) -> Option<String> {
+        self.gate.resume_guarantee_reason()
     }
 
     /// Opens the claims database if needed; resolves to the guarantee `resume` gives.
     #[wasm_bindgen(js_name = resumeGuaranteeReady, unchecked_return_type = "Promise<ResumeGuarantee>")]
-    pub fn resume_guarantee_ready_js(&self) -> js_sys::Promise {
-        let fut = self.resume_guarantee_ready();
+    pub fn resume_guarantee_ready(&self) -> js_sys::Promise {
+        let fut = self.gate.resume_guarantee_ready();
         to_promise(async move { Ok(JsValue::from_str(fut.await.as_str())) })
     }
 
     /// Deletes resume claims old enough to guard nothing (markers expired everywhere);
     /// resolves to how many. Resume also prunes on its own, now and then.
     #[wasm_bindgen(js_name = pruneResumeClaims, unchecked_return_type = "Promise<number>")]
-    pub fn prune_resume_claims_js(&self) -> js_sys::Promise {
-        let fut = self.prune_resume_claims();
+    pub fn prune_resume_claims(&self) -> js_sys::Promise {
+        let fut = self.gate.prune_resume_claims();
         to_promise(async move {
             let n = fut.await.map_err(into_error)?;
             Ok(JsValue::from_f64(f64::from(n)))
@@ -388,6 +446,6 @@ impl Gate {
     /// first resume; false after dispose).
     #[wasm_bindgen(getter, js_name = claimsOpen)]
     pub fn claims_open(&self) -> bool {
-        self.inner.runs.claims.is_open()
+        self.gate.inner.runs.claims.is_open()
     }
 }

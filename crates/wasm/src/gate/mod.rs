@@ -7,6 +7,7 @@
 
 mod approvals;
 mod bindings;
+pub use bindings::JsGate;
 mod notify;
 mod runs;
 
@@ -176,8 +177,8 @@ impl Effects {
     }
 }
 
-/// One session's gate. JS: `new Gate(policy, {sessionId, timeoutMs})`.
-#[wasm_bindgen]
+/// One session's gate, the Rust API (the UI and the Rust tests call it). JavaScript sees it
+/// as the class `Gate`, [`JsGate`].
 pub struct Gate {
     inner: Rc<Inner>,
 }
