@@ -4,6 +4,7 @@ use super::names::basename;
 use super::Walker;
 use crate::paths::{self, SecretName, SECRET_NAMES};
 use crate::shell::{SimpleCommand, Word};
+use std::borrow::Cow;
 
 /// A glob segment as a lower-case pattern of `*` and `?` (a bracket expression counts
 /// as one `?`; just after `[` or `[!` / `[^`, a `]` is a member, not the end: bash
@@ -41,25 +42,22 @@ pub(super) const CODE_EXTS: &[&str] = &[
 /// a witness of each of the name's languages the pattern can match (`Prefix` and
 /// `Suffix` languages are closed under adding text, so any member is as secret as the
 /// witness); none when it can match no name of them.
-fn witnesses(pattern: &str, name: &SecretName) -> Vec<String> {
-    let exact = |n: &str| crate::glob::match_str(pattern, n).then(|| n.to_string());
-    match name {
-        SecretName::Exact(n) | SecretName::Dir(n) => exact(n).into_iter().collect(),
-        SecretName::Under { parent, name } => {
-            exact(parent).into_iter().chain(exact(name)).collect()
-        }
+fn witnesses(pattern: &str, name: &SecretName) -> [Option<Cow<'static, str>>; 2] {
+    let exact = |n: &'static str| crate::glob::match_str(pattern, n).then_some(Cow::Borrowed(n));
+    match *name {
+        SecretName::Exact(n) | SecretName::Dir(n) => [exact(n), None],
+        SecretName::Under { parent, name } => [exact(parent), exact(name)],
         SecretName::Prefix(n) => {
             let code = pattern
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| CODE_EXTS.contains(&ext));
-            if !code && crate::glob::may_start_with(pattern, n) {
-                vec![(*n).to_string()]
-            } else {
-                Vec::new()
-            }
+            let may = !code && crate::glob::may_start_with(pattern, n);
+            [may.then_some(Cow::Borrowed(n)), None]
         }
-        SecretName::Suffix(n) if crate::glob::may_end_with(pattern, n) => vec![format!("x{n}")],
-        SecretName::Suffix(_) => Vec::new(),
+        SecretName::Suffix(n) => {
+            let may = crate::glob::may_end_with(pattern, n);
+            [may.then(|| Cow::Owned(format!("x{n}"))), None]
+        }
     }
 }
 
@@ -67,7 +65,7 @@ fn witnesses(pattern: &str, name: &SecretName) -> Vec<String> {
 pub(super) fn pattern_may_be_secret_name(pattern: &str) -> bool {
     SECRET_NAMES
         .iter()
-        .any(|name| !witnesses(pattern, name).is_empty())
+        .any(|name| witnesses(pattern, name).iter().any(Option::is_some))
 }
 
 /// Could glob word `a` (`*`, `./*`, `~/.aws/cred*`, `.e?v`, `[.]env`, `~/.*/*`) name a
@@ -89,15 +87,18 @@ pub(super) fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
         let pattern = secret_pattern(seg);
         let hides_dots = seg.starts_with(['*', '?']);
         SECRET_NAMES.iter().any(|name| {
-            witnesses(&pattern, name).into_iter().any(|witness| {
-                if hides_dots && witness.starts_with('.') {
-                    return false;
-                }
-                let mut parts: Vec<&str> = segs.clone();
-                parts[i] = &witness;
-                let candidate = parts.join("/");
-                w.path_secret(&candidate, a.tilde) != Some(false)
-            })
+            witnesses(&pattern, name)
+                .into_iter()
+                .flatten()
+                .any(|witness| {
+                    if hides_dots && witness.starts_with('.') {
+                        return false;
+                    }
+                    let mut parts: Vec<&str> = segs.clone();
+                    parts[i] = &witness;
+                    let candidate = parts.join("/");
+                    w.path_secret(&candidate, a.tilde) != Some(false)
+                })
         })
     })
 }

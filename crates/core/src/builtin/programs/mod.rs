@@ -9,8 +9,6 @@
 //! treated as unknown here.
 
 use crate::shell::Word;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// What an option does beyond changing how the program prints.
@@ -129,60 +127,68 @@ pub fn lookup(name: &str) -> Option<&'static Program> {
         "egrep" | "fgrep" => "grep",
         n => n,
     };
-    index().get(name).and_then(|n| n.entry)
+    named(name).and_then(|n| n.entry)
 }
 
 /// The kind [`KINDS`] gives `name`, if it names one.
 fn named_kind(name: &str) -> Option<Kind> {
-    index().get(name).and_then(|n| n.kind)
+    named(name).and_then(|n| n.kind)
 }
 
 /// What the tables say of one name.
-#[derive(Clone, Copy, Default)]
 struct Named {
+    name: &'static str,
     kind: Option<Kind>,
     entry: Option<&'static Program>,
 }
 
-/// Every name of the tables and of [`KINDS`], built once: one hash of the name per
-/// lookup, and one map for both.
-fn index() -> &'static HashMap<&'static str, Named, BuildHasherDefault<NameHasher>> {
-    static INDEX: OnceLock<HashMap<&'static str, Named, BuildHasherDefault<NameHasher>>> =
-        OnceLock::new();
+/// Buckets of the name index: a power of two, a few names each.
+const BUCKETS: usize = 64;
+
+/// A name's bucket: its length and first and last bytes (names are short, and not
+/// chosen to collide; a collision costs a compare, never a wrong entry).
+fn bucket(name: &str) -> usize {
+    let b = name.as_bytes();
+    let (first, last) = (
+        b.first().copied().unwrap_or(0),
+        b.last().copied().unwrap_or(0),
+    );
+    (usize::from(first) * 31 + usize::from(last) * 7 + b.len()) % BUCKETS
+}
+
+fn named(name: &str) -> Option<&'static Named> {
+    index()[bucket(name)].iter().find(|n| n.name == name)
+}
+
+/// Every name of the tables and of [`KINDS`] by bucket, built once: one small scan per
+/// lookup, for both.
+fn index() -> &'static [Vec<Named>; BUCKETS] {
+    static INDEX: OnceLock<[Vec<Named>; BUCKETS]> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut index: HashMap<&'static str, Named, BuildHasherDefault<NameHasher>> =
-            HashMap::default();
+        let mut index: [Vec<Named>; BUCKETS] = std::array::from_fn(|_| Vec::new());
+        fn slot<'a>(index: &'a mut [Vec<Named>; BUCKETS], name: &'static str) -> &'a mut Named {
+            let list = &mut index[bucket(name)];
+            let at = match list.iter().position(|n| n.name == name) {
+                Some(at) => at,
+                None => {
+                    list.push(Named {
+                        name,
+                        kind: None,
+                        entry: None,
+                    });
+                    list.len() - 1
+                }
+            };
+            &mut list[at]
+        }
         for p in programs() {
-            index.entry(p.name).or_default().entry = Some(p);
+            slot(&mut index, p.name).entry = Some(p);
         }
         for (name, kind) in KINDS {
-            index.entry(name).or_default().kind = Some(*kind);
+            slot(&mut index, name).kind = Some(*kind);
         }
         index
     })
-}
-
-/// FNV-1a over a program name's bytes: names are short and not chosen to collide (a
-/// collision costs a compare, never a wrong entry).
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// An option as the table names it: `-x` or `--long` (full name).
@@ -553,6 +559,24 @@ mod tests {
         for name in ["ls", "perlx", "rubyish", "", "tac"] {
             assert_eq!(kind(name), Kind::Other, "{name}");
         }
+    }
+
+    /// Every name is found, and no bucket of the index holds more than a few names
+    /// (a lookup scans one bucket).
+    #[test]
+    fn the_name_index_stays_small_per_bucket() {
+        for p in programs() {
+            assert!(
+                lookup(p.name).is_some_and(|q| std::ptr::eq(p, q)),
+                "{}",
+                p.name
+            );
+        }
+        for (name, k) in KINDS {
+            assert_eq!(named_kind(name), Some(*k), "{name}");
+        }
+        let most = index().iter().map(Vec::len).max().unwrap_or(0);
+        assert!(most <= 8, "a bucket of {most} names: change `bucket`");
     }
 
     /// Every option named in `effects` is one the entry accepts; no short option is
