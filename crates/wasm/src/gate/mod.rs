@@ -147,7 +147,7 @@ struct Inner {
     policy: Rc<toolgate_core::Policy>,
     timeout_ms: u64,
     state: RefCell<State>,
-    /// Parked runs: store, owner, locks, change channel (see `park.rs`).
+    /// Parked runs: store, owner, locks, change channel (see `runs.rs`).
     runs: RunsPart,
 }
 
