@@ -320,6 +320,22 @@ impl Policy {
         }
     }
 
+    /// The user's and the session's rule lists in the order they are tried (deny, ask,
+    /// allow; the policy's before the session's), each with its tier and id prefix.
+    fn rule_lists<'s>(
+        &'s self,
+        session: &'s SessionRules,
+    ) -> [(&'s [Rule], Tier, &'static str); 6] {
+        [
+            (&self.deny, Tier::Deny, "user.deny"),
+            (&session.deny, Tier::Deny, "session.deny"),
+            (&self.ask, Tier::Ask, "user.ask"),
+            (&session.ask, Tier::Ask, "session.ask"),
+            (&self.allow, Tier::Auto, "user.allow"),
+            (&session.allow, Tier::Auto, "session.allow"),
+        ]
+    }
+
     fn user_rules_call(
         &self,
         call: &ToolCall,
@@ -327,14 +343,7 @@ impl Policy {
         target: Option<&str>,
         session: &SessionRules,
     ) -> Option<Verdict> {
-        let lists: [(&[Rule], Tier, &str); 6] = [
-            (&self.deny, Tier::Deny, "user.deny"),
-            (&session.deny, Tier::Deny, "session.deny"),
-            (&self.ask, Tier::Ask, "user.ask"),
-            (&session.ask, Tier::Ask, "session.ask"),
-            (&self.allow, Tier::Auto, "user.allow"),
-            (&session.allow, Tier::Auto, "session.allow"),
-        ];
+        let lists = self.rule_lists(session);
         for (rules, tier, id) in lists {
             if let Some((i, r)) = rules
                 .iter()

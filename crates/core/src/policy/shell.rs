@@ -90,14 +90,7 @@ impl Policy {
             None => vec![raw_text.as_str()],
         };
         let always_ask = f.rule.is_uncertain();
-        let lists: [(&[Rule], Tier, &str); 6] = [
-            (&self.deny, Tier::Deny, "user.deny"),
-            (&session.deny, Tier::Deny, "session.deny"),
-            (&self.ask, Tier::Ask, "user.ask"),
-            (&session.ask, Tier::Ask, "session.ask"),
-            (&self.allow, Tier::Auto, "user.allow"),
-            (&session.allow, Tier::Auto, "session.allow"),
-        ];
+        let lists = self.rule_lists(session);
         for (rules, tier, id) in lists {
             if tier == Tier::Auto && (always_ask || rp.norm.is_none()) {
                 continue;
