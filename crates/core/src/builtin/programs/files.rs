@@ -66,7 +66,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("file -b a.png", "auto"),
             ("file -bf.env", "ask"),
             ("file -C -m mymagic", "ask"),
@@ -109,7 +109,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Names,
         digits: false,
-        examples: &[
+        examples: examples![
             ("du -sh src", "auto"),
             ("du -sh ~/.ssh", "auto"),
             ("du --files0-from=.env", "ask"),
@@ -169,7 +169,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[("ls -la ~/.ssh", "auto"), ("ls --hide='*.o' src", "auto")],
+        examples: examples![("ls -la ~/.ssh", "auto"), ("ls --hide='*.o' src", "auto")],
     },
     Program {
         name: "stat",
@@ -187,7 +187,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[("stat -c %s f.txt", "auto")],
+        examples: examples![("stat -c %s f.txt", "auto")],
     },
     Program {
         name: "basename",
@@ -198,7 +198,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("basename -s .py src/a.py", "auto")],
+        examples: examples![("basename -s .py src/a.py", "auto")],
     },
     Program {
         name: "dirname",
@@ -209,7 +209,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("dirname src/a.py", "auto")],
+        examples: examples![("dirname src/a.py", "auto")],
     },
     Program {
         name: "realpath",
@@ -231,7 +231,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[("realpath --relative-to=. src", "auto")],
+        examples: examples![("realpath --relative-to=. src", "auto")],
     },
     Program {
         name: "readlink",
@@ -251,7 +251,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[("readlink -f link", "auto")],
+        examples: examples![("readlink -f link", "auto")],
     },
     Program {
         // tree 2.1: `-R` (with `-H`) writes a 00Tree.html into every directory it
@@ -298,7 +298,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Names,
         digits: false,
-        examples: &[
+        examples: examples![
             ("tree -L 2 src", "auto"),
             ("tree -a ~/.ssh", "auto"),
             ("tree -o out.txt", "ask"),
@@ -323,7 +323,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Written,
         digits: false,
-        examples: &[
+        examples: examples![
             ("touch tests/__init__.py", "auto"),
             ("touch ../x", "ask"),
             ("touch .vscode/tasks.json", "ask"),
@@ -340,7 +340,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Written,
         digits: false,
-        examples: &[
+        examples: examples![
             ("mkdir -p tests/unit", "auto"),
             ("mkdir /tmp/x", "ask"),
             ("mkdir .husky", "ask"),
@@ -357,7 +357,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Written,
         digits: false,
-        examples: &[
+        examples: examples![
             ("ls | tee out.txt", "auto"),
             ("ls | tee -a log.txt notes.txt", "auto"),
             ("ls | tee ~/.profile", "ask"),
@@ -374,7 +374,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("echo aGVsbG8= | base64 -d", "auto"),
             ("base64 -w0 f.bin", "auto"),
             ("base64 .env", "ask"),
@@ -391,7 +391,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("sha256sum dist/app.tar.gz", "auto"),
             ("sha256sum .env", "ask"),
         ],
@@ -405,7 +405,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("sha1sum dist/app.tar.gz", "auto"), ("sha1sum .env", "ask")],
+        examples: examples![("sha1sum dist/app.tar.gz", "auto"), ("sha1sum .env", "ask")],
     },
     Program {
         name: "md5sum",
@@ -416,7 +416,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("md5sum dist/app.tar.gz", "auto"), ("md5sum .env", "ask")],
+        examples: examples![("md5sum dist/app.tar.gz", "auto"), ("md5sum .env", "ask")],
     },
     Program {
         name: "sha224sum",
@@ -427,7 +427,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("sha224sum dist/app.tar.gz", "auto"),
             ("sha224sum .env", "ask"),
         ],
@@ -441,7 +441,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("sha384sum dist/app.tar.gz", "auto"),
             ("sha384sum .env", "ask"),
         ],
@@ -455,7 +455,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("sha512sum dist/app.tar.gz", "auto"),
             ("sha512sum .env", "ask"),
         ],
@@ -470,7 +470,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("b2sum -l 256 f.bin", "auto"), ("b2sum server.key", "ask")],
+        examples: examples![("b2sum -l 256 f.bin", "auto"), ("b2sum server.key", "ask")],
     },
     Program {
         // GNU coreutils 9.
@@ -497,7 +497,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("cksum -a sha256 f.bin", "auto"), ("cksum .env", "ask")],
+        examples: examples![("cksum -a sha256 f.bin", "auto"), ("cksum .env", "ask")],
     },
     Program {
         // GNU coreutils 9. Its own rule reads the sources and the destination; these
@@ -560,7 +560,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::SourcesThenDestination,
         digits: false,
-        examples: &[
+        examples: examples![
             ("cp a.txt b.txt", "auto"),
             ("cp src/a.py tests/", "auto"),
             ("cp .env backup.txt", "ask"),
@@ -604,7 +604,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::SourcesThenDestination,
         digits: false,
-        examples: &[
+        examples: examples![
             ("mv draft.md final.md", "auto"),
             ("mv reproduce.py tests/", "auto"),
             ("mv src /tmp/", "ask"),
@@ -637,6 +637,6 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[("df -h .", "auto")],
+        examples: examples![("df -h .", "auto")],
     },
 ];

@@ -85,7 +85,31 @@ pub struct Program {
     /// Accepts `-NUM` (`head -5`, `grep -3`).
     pub digits: bool,
     /// Commands with the tier the built-in policy gives them: checked by a test.
-    pub examples: &'static [(&'static str, &'static str)],
+    pub examples: Examples,
+}
+
+/// An entry's examples, `examples![("tac log.txt", "auto"), …]`: commands and the tier
+/// the built-in policy gives each, checked by the unit test `examples_hold`. Only test
+/// builds keep them; elsewhere an entry's examples are [`NoExamples`], so the example
+/// text (about 7 KB) is not shipped in the wasm.
+#[cfg(test)]
+pub type Examples = &'static [(&'static str, &'static str)];
+#[cfg(not(test))]
+pub type Examples = NoExamples;
+
+/// The examples of an entry outside test builds: nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct NoExamples;
+
+#[cfg(test)]
+macro_rules! examples {
+    ($($example:expr),* $(,)?) => { &[$($example),*] };
+}
+#[cfg(not(test))]
+macro_rules! examples {
+    ($($example:expr),* $(,)?) => {
+        $crate::builtin::programs::NoExamples
+    };
 }
 
 pub(super) const HELP: &[&str] = &["help", "version"];

@@ -34,7 +34,7 @@ pub const XARGS: Program = Program {
     ],
     operands: Operands::Data,
     digits: false,
-    examples: &[
+    examples: examples![
         ("xargs -a notes.txt echo", "auto"),
         ("xargs -a.env", "ask"),
         ("xargs -0a.env echo", "ask"),

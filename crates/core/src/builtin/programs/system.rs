@@ -12,7 +12,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("seq 1 10", "auto"), ("seq -s, 5", "auto")],
+        examples: examples![("seq 1 10", "auto"), ("seq -s, 5", "auto")],
     },
     Program {
         name: "uname",
@@ -33,7 +33,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("uname -a", "auto")],
+        examples: examples![("uname -a", "auto")],
     },
     Program {
         name: "id",
@@ -44,7 +44,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("id -u", "auto")],
+        examples: examples![("id -u", "auto")],
     },
     Program {
         name: "whoami",
@@ -55,7 +55,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("whoami", "auto")],
+        examples: examples![("whoami", "auto")],
     },
     Program {
         name: "echo",
@@ -66,7 +66,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[
+        examples: examples![
             ("echo -n hello", "auto"),
             ("echo --- -x", "auto"),
             ("echo hi > /dev/null", "auto"),
@@ -83,7 +83,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("printf '%s\\n' a b", "auto"), ("printf -v PATH x", "ask")],
+        examples: examples![("printf '%s\\n' a b", "auto"), ("printf -v PATH x", "ask")],
     },
     Program {
         name: "test",
@@ -94,7 +94,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("test -f src/main.rs", "auto"), ("test -f .env", "auto")],
+        examples: examples![("test -f src/main.rs", "auto"), ("test -f .env", "auto")],
     },
     Program {
         name: "[",
@@ -105,7 +105,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("[ -d src ]", "auto")],
+        examples: examples![("[ -d src ]", "auto")],
     },
     Program {
         name: "[[",
@@ -116,7 +116,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("[[ -n x ]]", "auto")],
+        examples: examples![("[[ -n x ]]", "auto")],
     },
     Program {
         name: "true",
@@ -127,7 +127,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("true", "auto")],
+        examples: examples![("true", "auto")],
     },
     Program {
         name: "false",
@@ -138,7 +138,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("false", "auto")],
+        examples: examples![("false", "auto")],
     },
     Program {
         name: ":",
@@ -149,7 +149,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[(": note", "auto")],
+        examples: examples![(": note", "auto")],
     },
     Program {
         name: "pwd",
@@ -160,7 +160,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("pwd -P", "auto"), ("pwd -x", "ask")],
+        examples: examples![("pwd -P", "auto"), ("pwd -x", "ask")],
     },
     Program {
         // bash's builtin; the walker follows the directory it changes to.
@@ -172,7 +172,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Dir,
         digits: false,
-        examples: &[("cd src && ls", "auto"), ("cd ~/.ssh && cat config", "ask")],
+        examples: examples![("cd src && ls", "auto"), ("cd ~/.ssh && cat config", "ask")],
     },
     Program {
         // debianutils `which`: it searches PATH for each name and prints it.
@@ -184,7 +184,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[
+        examples: examples![
             ("which -a python3", "auto"),
             ("which --read-alias ls", "ask"),
         ],
@@ -199,7 +199,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Names,
         digits: false,
-        examples: &[("type -P ls", "auto"), ("type -x ls", "ask")],
+        examples: examples![("type -P ls", "auto"), ("type -x ls", "ask")],
     },
     Program {
         // net-tools `hostname`; an operand, or `-F`/`--file`, sets the host name. The
@@ -226,7 +226,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[("-F", Effect::Writes), ("--file", Effect::Writes)],
         operands: Operands::Data,
         digits: false,
-        examples: &[
+        examples: examples![
             ("hostname", "auto"),
             ("hostname -f", "ask"),
             ("hostname box", "ask"),
@@ -261,7 +261,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Data,
         digits: false,
-        examples: &[
+        examples: examples![
             ("date +%s", "auto"),
             ("date -u -d @0", "auto"),
             ("date -r src/main.rs", "auto"),

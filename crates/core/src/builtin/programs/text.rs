@@ -20,7 +20,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("cat -n src/main.rs", "auto"),
             ("cat .env", "ask"),
             ("cat --bogus f", "ask"),
@@ -42,7 +42,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: true,
-        examples: &[
+        examples: examples![
             ("head -n 5 f.txt", "auto"),
             ("head -5 f.txt", "auto"),
             ("head -n5 ~/.ssh/id_rsa", "ask"),
@@ -74,7 +74,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Files,
         digits: true,
-        examples: &[
+        examples: examples![
             ("tail -n 20 log.txt", "auto"),
             ("tail -f log.txt", "ask"),
             ("tail .env", "ask"),
@@ -97,7 +97,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[("--files0-from", Effect::ReadsFileList)],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("wc -l f.txt", "auto"),
             ("wc --files0-from=.env", "ask"),
             ("wc --files0-from=list.txt", "ask"),
@@ -172,7 +172,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::PatternThenFiles,
         digits: true,
-        examples: &[
+        examples: examples![
             ("grep -n TODO src/main.rs", "auto"),
             ("grep -f.env notes.txt", "ask"),
             ("grep -rn x src", "ask"),
@@ -201,7 +201,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("nl -ba f.py", "auto"), ("nl id_rsa", "ask")],
+        examples: examples![("nl -ba f.py", "auto"), ("nl id_rsa", "ask")],
     },
     Program {
         name: "diff",
@@ -274,7 +274,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("diff -u a.txt b.txt", "auto"),
             ("diff -r a b", "ask"),
             ("diff --from-file=.env a", "ask"),
@@ -296,7 +296,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("cmp a.bin b.bin", "auto")],
+        examples: examples![("cmp a.bin b.bin", "auto")],
     },
     Program {
         name: "comm",
@@ -313,7 +313,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("comm -12 a.txt b.txt", "auto")],
+        examples: examples![("comm -12 a.txt b.txt", "auto")],
     },
     Program {
         name: "cut",
@@ -333,7 +333,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("cut -d: -f1 /etc/passwd", "auto"),
             ("cut -c1-5 .env", "ask"),
         ],
@@ -382,7 +382,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("sort -u -k2 f.txt", "auto"),
             ("sort -o out f", "ask"),
             ("sort --files0-from=.env", "ask"),
@@ -409,7 +409,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::InputThenOutput,
         digits: false,
-        examples: &[
+        examples: examples![
             ("uniq -c f.txt", "auto"),
             ("uniq a b", "ask"),
             ("uniq -- *.txt", "ask"),
@@ -424,7 +424,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Data,
         digits: false,
-        examples: &[("tr a-z A-Z", "auto")],
+        examples: examples![("tr a-z A-Z", "auto")],
     },
     Program {
         // jq 1.6. It reads the files after its program; `--rawfile`/`--slurpfile`
@@ -466,7 +466,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::PatternThenFiles,
         digits: false,
-        examples: &[
+        examples: examples![
             ("jq -r .name package.json", "auto"),
             ("jq -n --arg x 1 '$x'", "auto"),
             ("jq --rawfile k .env -n '$k'", "ask"),
@@ -598,7 +598,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::PatternThenFiles,
         digits: false,
-        examples: &[
+        examples: examples![
             ("git log | rg -i fix", "auto"),
             ("rg --files src", "auto"),
             ("rg TODO src", "ask"),
@@ -642,7 +642,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::PatternThenFiles,
         digits: false,
-        examples: &[
+        examples: examples![
             ("sed -n '240,260p' f.py", "auto"),
             ("nl -ba f.py | sed -n '1,50p'", "auto"),
             ("sed -n '/def write/,/return/p' f.py", "auto"),
@@ -677,7 +677,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("od -c src/lib.rs", "auto"),
             ("od -An -tx1 -N16 f.bin", "auto"),
             ("od -c .env", "ask"),
@@ -709,7 +709,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         ],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("hexdump -C f.bin", "auto"),
             ("hexdump -f .env f.bin", "ask"),
             ("hexdump -C ~/.ssh/id_rsa", "ask"),
@@ -736,7 +736,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: true,
-        examples: &[
+        examples: examples![
             ("strings -n 8 f.bin", "auto"),
             ("strings .env", "ask"),
             ("strings @.env", "ask"),
@@ -774,7 +774,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[
+        examples: examples![
             ("column -t -s, data.csv", "auto"),
             ("column -t .env", "ask"),
         ],
@@ -789,7 +789,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: true,
-        examples: &[("fold -w 80 notes.txt", "auto"), ("fold .env", "ask")],
+        examples: examples![("fold -w 80 notes.txt", "auto"), ("fold .env", "ask")],
     },
     Program {
         // GNU coreutils 9.
@@ -801,7 +801,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("paste -d, a.txt b.txt", "auto"), ("paste .env", "ask")],
+        examples: examples![("paste -d, a.txt b.txt", "auto"), ("paste .env", "ask")],
     },
     Program {
         // util-linux 2.38.
@@ -813,7 +813,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("rev notes.txt", "auto"), ("rev .env", "ask")],
+        examples: examples![("rev notes.txt", "auto"), ("rev .env", "ask")],
     },
     Program {
         // GNU coreutils 9.
@@ -825,7 +825,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Files,
         digits: false,
-        examples: &[("tac log.txt", "auto"), ("tac ~/.ssh/id_rsa", "ask")],
+        examples: examples![("tac log.txt", "auto"), ("tac ~/.ssh/id_rsa", "ask")],
     },
     Program {
         // GNU coreutils 9: its arguments are an expression.
@@ -837,6 +837,6 @@ pub(super) const PROGRAMS: &[Program] = &[
         effects: &[],
         operands: Operands::Printed,
         digits: false,
-        examples: &[("expr 1 + 2", "auto"), ("expr length abc", "auto")],
+        examples: examples![("expr 1 + 2", "auto"), ("expr length abc", "auto")],
     },
 ];
