@@ -218,12 +218,7 @@ impl Registry {
             Some(p) => p,
             None => return Err(self.not_pending(id, "an approval")),
         };
-        if now_ms >= pending.deadline_ms {
-            return Err(Error::AlreadyResolved {
-                id: id.to_string(),
-                ended: Ended::Expired,
-            });
-        }
+        not_expired(id, pending.deadline_ms, now_ms)?;
         if !pending.anchor.matches(anchor) {
             return Err(Error::AnchorMismatch { id: id.to_string() });
         }
@@ -278,12 +273,7 @@ impl Registry {
             Some(q) => q,
             None => return Err(self.not_pending(id, "a question")),
         };
-        if now_ms >= q.deadline_ms {
-            return Err(Error::AlreadyResolved {
-                id: id.to_string(),
-                ended: Ended::Expired,
-            });
-        }
+        not_expired(id, q.deadline_ms, now_ms)?;
         let mut settled = Vec::new();
         self.settle_question(
             id,
@@ -666,6 +656,18 @@ impl Registry {
     fn deadline(&self, timeout_ms: u64, now_ms: u64) -> u64 {
         now_ms.saturating_add(timeout_ms.min(self.config.max_timeout_ms))
     }
+}
+
+/// A request whose deadline has passed is resolved (expired), even before the sweep
+/// has run: it can no longer be answered.
+fn not_expired(id: RequestId, deadline_ms: u64, now_ms: u64) -> Result<(), Error> {
+    if now_ms >= deadline_ms {
+        return Err(Error::AlreadyResolved {
+            id: id.to_string(),
+            ended: Ended::Expired,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -26,14 +26,7 @@ impl<'a> Parser<'a> {
         start: usize,
         stop: Stop,
     ) -> Result<Command, ParseError> {
-        loop {
-            self.skip_blanks();
-            if self.peek() == Some(b'\n') {
-                self.newline()?;
-            } else {
-                break;
-            }
-        }
+        self.skip_blank_lines()?;
         let body = self.command(stop)?;
         Ok(Command::Function {
             name,

@@ -225,6 +225,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skips blanks and newlines, reading the here-docs that a newline ends.
+    pub(super) fn skip_blank_lines(&mut self) -> Result<(), ParseError> {
+        loop {
+            self.skip_blanks();
+            if self.peek() != Some(b'\n') {
+                return Ok(());
+            }
+            self.newline()?;
+        }
+    }
+
     /// Consumes a newline and reads the bodies of the here-docs declared on its line.
     pub(super) fn newline(&mut self) -> Result<(), ParseError> {
         self.pos += 1;
@@ -357,14 +368,7 @@ impl<'a> Parser<'a> {
                     return Err(self.err("a pipe with nothing before it", self.pos));
                 }
                 self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
-                loop {
-                    self.skip_blanks();
-                    if self.peek() == Some(b'\n') {
-                        self.newline()?;
-                    } else {
-                        break;
-                    }
-                }
+                self.skip_blank_lines()?;
                 continue;
             }
             return Ok(pl);

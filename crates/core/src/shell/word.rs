@@ -1,6 +1,6 @@
 //! Words: quoting (`'…'`, `"…"`, `$'…'`, `\`), parameters, substitutions and backticks.
 
-use super::ast::{ParseError, Word};
+use super::ast::{ParseError, Script, Word};
 use super::brace::{
     expand_braces, has_brace_expansion, sync_marked, BRACE_CLOSE, BRACE_COMMA, BRACE_OPEN,
 };
@@ -171,15 +171,7 @@ impl<'a> Parser<'a> {
             // empty word that the caller would read again and again.
             return Err(self.too_deep(self.pos));
         }
-        self.pos += 2;
-        self.comsub += 1;
-        let script = self.nested(Stop::Paren);
-        self.comsub -= 1;
-        let script = script?;
-        if self.peek() != Some(b')') {
-            return Err(self.err("unterminated process substitution", start));
-        }
-        self.pos += 1;
+        let script = self.paren_script(start, "unterminated process substitution")?;
         w.subs.push(script);
         w.dynamic = true;
         w.text = self.src[start..self.pos].to_string();
@@ -298,6 +290,25 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The script of `$(…)`, `<(…)` or `>(…)` whose two-byte opener is at the current
+    /// position, through its `)`; `unterminated` is the error without one.
+    fn paren_script(
+        &mut self,
+        start: usize,
+        unterminated: &'static str,
+    ) -> Result<Script, ParseError> {
+        self.pos += 2;
+        self.comsub += 1;
+        let script = self.nested(Stop::Paren);
+        self.comsub -= 1;
+        let script = script?;
+        if self.peek() != Some(b')') {
+            return Err(self.err(unterminated, start));
+        }
+        self.pos += 1;
+        Ok(script)
+    }
+
     /// `$…` at the current position: `$(…)`, `$((…))`, `${…}`, `$NAME`, `$1`, `$@`, or a
     /// literal `$`.
     pub(super) fn dollar(&mut self, w: &mut Word, in_dq: bool) -> Result<(), ParseError> {
@@ -325,15 +336,7 @@ impl<'a> Parser<'a> {
                 w.dynamic = true;
             }
             Some(b'(') => {
-                self.pos += 2;
-                self.comsub += 1;
-                let script = self.nested(Stop::Paren);
-                self.comsub -= 1;
-                let script = script?;
-                if self.peek() != Some(b')') {
-                    return Err(self.err("unterminated `$(`", start));
-                }
-                self.pos += 1;
+                let script = self.paren_script(start, "unterminated `$(`")?;
                 w.subs.push(script);
                 w.dynamic = true;
             }
