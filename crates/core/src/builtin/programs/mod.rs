@@ -498,6 +498,20 @@ mod tests {
     use super::*;
     use crate::{Policy, Tier, ToolCall};
 
+    /// Classifies `cmd` as a bash call; a tier other than `want` goes into `bad`.
+    fn check(policy: &Policy, cmd: &str, want: &str, bad: &mut Vec<String>) {
+        let v = policy.classify(&ToolCall::new(
+            "bash",
+            serde_json::json!({ "command": cmd }),
+        ));
+        if Tier::parse(want) != Some(v.tier) {
+            bad.push(format!(
+                "{cmd}: want {want}, got {} {} ({})",
+                v.tier, v.rule, v.reason
+            ));
+        }
+    }
+
     /// Each entry's examples get the tier they name from the built-in policy.
     #[test]
     fn examples_hold() {
@@ -519,16 +533,7 @@ mod tests {
         for p in all {
             assert!(!p.examples.is_empty(), "{}: no examples", p.name);
             for (cmd, want) in p.examples {
-                let v = policy.classify(&ToolCall::new(
-                    "bash",
-                    serde_json::json!({ "command": cmd }),
-                ));
-                if Tier::parse(want) != Some(v.tier) {
-                    bad.push(format!(
-                        "{cmd}: want {want}, got {} {} ({})",
-                        v.tier, v.rule, v.reason
-                    ));
-                }
+                check(&policy, cmd, want, &mut bad);
             }
         }
         assert!(bad.is_empty(), "{}", bad.join("\n"));
@@ -548,17 +553,7 @@ mod tests {
                 } else {
                     name
                 };
-                let cmd = cmd.replace("{}", invoke);
-                let v = policy.classify(&ToolCall::new(
-                    "bash",
-                    serde_json::json!({ "command": cmd }),
-                ));
-                if Tier::parse(want) != Some(v.tier) {
-                    bad.push(format!(
-                        "{cmd}: want {want}, got {} {} ({})",
-                        v.tier, v.rule, v.reason
-                    ));
-                }
+                check(&policy, &cmd.replace("{}", invoke), want, &mut bad);
             }
             let own_rules = matches!(k, Kind::PowerVerb | Kind::OwnRule | Kind::Test);
             assert!(
