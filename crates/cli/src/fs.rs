@@ -8,13 +8,43 @@
 //! [`MAX_TREE_ENTRIES`] entries, or one whose walk hits an error.
 
 use toolgate_core::facts::{follow_links, FsFacts, FsNeeds, Step, Tree};
-use toolgate_core::{Policy, SessionRules, ToolCall, Verdict};
+use toolgate_core::rule_id::RuleId;
+use toolgate_core::{Policy, SessionRules, Tier, ToolCall, Verdict};
 
 /// Entries one tree walk may visit; a larger tree is not vouched for (its reads ask).
 pub const MAX_TREE_ENTRIES: usize = 200_000;
 
-/// Classifies `call`, with file-system facts when `fs` is set.
+/// The rule id of a call whose classification panicked.
+pub const INTERNAL_ERROR_RULE: &str = RuleId::InternalError.as_str();
+
+/// Runs one classification; if it panics (a bug in the classifier), the call is
+/// answered `ask` with [`INTERNAL_ERROR_RULE`] instead of ending the process, so a
+/// stream goes on with its next line and a host that reads a crashed gate as "no
+/// objection" never sees one. The policy is read-only shared state (a classification
+/// keeps its own), so the next call is judged by the same, unchanged policy. The panic
+/// message still reaches stderr through the default hook.
+fn guarded(classify: impl FnOnce() -> Verdict) -> Verdict {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(classify)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        Verdict::new(
+            Tier::Ask,
+            INTERNAL_ERROR_RULE,
+            format!("the classifier failed ({what}); asking instead"),
+        )
+    })
+}
+
+/// Classifies `call`, with file-system facts when `fs` is set; a panic asks
+/// ([`guarded`]).
 pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
+    guarded(|| classify_unguarded(policy, call, fs))
+}
+
+fn classify_unguarded(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
     if !fs {
         return policy.classify(call);
     }
@@ -25,13 +55,10 @@ pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
 /// [`classify`] for a raw JSON object `{"tool":…,"args":…}`; anything malformed is
 /// classified as the core classifies it (`ask`).
 pub fn classify_value(policy: &Policy, value: &serde_json::Value, fs: bool) -> Verdict {
-    if !fs {
-        return policy.classify_value(value);
-    }
-    match ToolCall::from_value(value) {
-        Ok(call) => classify(policy, &call, true),
-        Err(_) => policy.classify_value(value),
-    }
+    guarded(|| match ToolCall::from_value(value) {
+        Ok(call) if fs => classify_unguarded(policy, &call, true),
+        _ => policy.classify_value(value),
+    })
 }
 
 /// Looks up `needs` on this machine's file system.

@@ -102,9 +102,15 @@ impl Scanner<'_> {
                 self.copy(i, end);
                 end
             }
+            // A here-string, `<<<`: its word is read on, not a here-document's
+            // delimiter (its second `<` must not start one either).
             (Ctx::Cmd { .. }, b'<')
-                if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') =>
+                if b.get(i + 1) == Some(&b'<') && b.get(i + 2) == Some(&b'<') =>
             {
+                self.copy(i, i + 3);
+                i + 3
+            }
+            (Ctx::Cmd { .. }, b'<') if b.get(i + 1) == Some(&b'<') => {
                 let strip_tabs = b.get(i + 2) == Some(&b'-');
                 let mut j = i + 2 + usize::from(strip_tabs);
                 while matches!(b.get(j), Some(b' ' | b'\t')) {
@@ -350,6 +356,10 @@ mod tests {
             ("cat <<E\n$\\\n(curl x)\nE\n", "cat <<E\n$(curl x)\nE\n"),
             ("echo \"$(echo 'a\\\nb')\"", "echo \"$(echo 'a\\\nb')\""),
             ("a \\\n  b", "a   b"),
+            // A here-string's word, not a here-document's delimiter.
+            ("cat <<< \"$\\\n(git push)\"", "cat <<< \"$(git push)\""),
+            ("cat <<<$\\\n(git push)", "cat <<<$(git push)"),
+            ("cat<<<\"a\"<<E\n$\\\n(x)\nE\n", "cat<<<\"a\"<<E\n$(x)\nE\n"),
         ] {
             assert_eq!(clean(src), want, "{src:?}");
         }
@@ -364,6 +374,7 @@ mod tests {
             "cat <<'E'\nx\\\ny\nE\n",
             "cat <<\"E\"\nx\\\ny\nE\n",
             "cat <<\\E\nx\\\ny\nE\n",
+            "cat <<< 'x\\\ny'",
             "echo \\\\",
             "no continuation here",
         ] {

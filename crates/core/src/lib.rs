@@ -28,6 +28,21 @@ pub mod toml_shape;
 pub mod url;
 pub mod verdict;
 
+/// The marker input of the test-only `panic-probe` feature: a shell command holding it
+/// makes the classifier panic, so the hosts' fail-closed boundaries (the CLI's
+/// `builtin.internal-error`, the wasm bindings' `internal_error`) can be shown to hold.
+/// The feature is off in every shipped build; without it the marker is plain text.
+pub const PANIC_PROBE: &str = "TOOLGATE_PANIC_PROBE";
+
+/// Panics when `cmd` holds [`PANIC_PROBE`] (the `panic-probe` feature only).
+#[cfg(feature = "panic-probe")]
+#[allow(clippy::panic)] // the point of the test-only feature
+pub fn panic_probe(cmd: &str) {
+    if cmd.contains(PANIC_PROBE) {
+        panic!("panic-probe: the classifier was given the test-only marker input");
+    }
+}
+
 pub use call::{anchor, canonical_json, Anchor, Family, ToolCall};
 pub use error::Error;
 pub use marker::{

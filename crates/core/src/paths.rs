@@ -227,6 +227,9 @@ pub const SECRET_NAMES: &[SecretName] = &[
     SecretName::Exact(".pgpass"),
     SecretName::Exact(".npmrc"),
     SecretName::Exact(".pypirc"),
+    // `/proc/PID/environ`, `/proc/self/task/TID/environ`: a process's environment, where
+    // an agent host keeps its keys.
+    SecretName::Exact("environ"),
     SecretName::Under {
         parent: ".aws",
         name: "credentials",

@@ -32,6 +32,9 @@ pub enum RuleId {
     FetchPublic,
     /// `builtin.fetch-scheme`
     FetchScheme,
+    /// `builtin.internal-error`: the classifier failed (a panic caught at a host's
+    /// boundary); the call asks.
+    InternalError,
     /// `builtin.malformed`
     Malformed,
     /// `builtin.mcp`
@@ -84,6 +87,9 @@ pub enum RuleId {
     ShellHostnameArgs,
     /// `builtin.shell.nested`
     ShellNested,
+    /// `builtin.shell.local-program`: the program is named by a path to a file that is
+    /// not a system program (`./ls`, `bin/cat`): whatever that file is.
+    ShellLocalProgram,
     /// `builtin.shell.network`
     ShellNetwork,
     /// `builtin.shell.option-effect`
@@ -108,6 +114,9 @@ pub enum RuleId {
     ShellRmRoot,
     /// `builtin.shell.secret-file`
     ShellSecretFile,
+    /// `builtin.shell.secret-env`: the value of an environment variable whose name
+    /// looks secret may reach the output.
+    ShellSecretEnv,
     /// `builtin.shell.sed-script`
     ShellSedScript,
     /// `builtin.shell.sort-o`
@@ -134,7 +143,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every built-in rule, in the order of their ids.
-    pub const ALL: [RuleId; 60] = [
+    pub const ALL: [RuleId; 63] = [
         RuleId::Default,
         RuleId::EditGit,
         RuleId::EditOutside,
@@ -146,6 +155,7 @@ impl RuleId {
         RuleId::FetchPrivate,
         RuleId::FetchPublic,
         RuleId::FetchScheme,
+        RuleId::InternalError,
         RuleId::Malformed,
         RuleId::Mcp,
         RuleId::Other,
@@ -172,6 +182,7 @@ impl RuleId {
         RuleId::ShellGitOption,
         RuleId::ShellHostnameArgs,
         RuleId::ShellNested,
+        RuleId::ShellLocalProgram,
         RuleId::ShellNetwork,
         RuleId::ShellOptionEffect,
         RuleId::ShellPipeToShell,
@@ -184,6 +195,7 @@ impl RuleId {
         RuleId::ShellRgPre,
         RuleId::ShellRmRoot,
         RuleId::ShellSecretFile,
+        RuleId::ShellSecretEnv,
         RuleId::ShellSedScript,
         RuleId::ShellSortO,
         RuleId::ShellSystemWrite,
@@ -198,7 +210,7 @@ impl RuleId {
     ];
 
     /// The stable id (`builtin.shell.priv-esc`).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             RuleId::Default => "builtin.default",
             RuleId::EditGit => "builtin.edit-git",
@@ -211,6 +223,7 @@ impl RuleId {
             RuleId::FetchPrivate => "builtin.fetch-private",
             RuleId::FetchPublic => "builtin.fetch-public",
             RuleId::FetchScheme => "builtin.fetch-scheme",
+            RuleId::InternalError => "builtin.internal-error",
             RuleId::Malformed => "builtin.malformed",
             RuleId::Mcp => "builtin.mcp",
             RuleId::Other => "builtin.other",
@@ -237,6 +250,7 @@ impl RuleId {
             RuleId::ShellGitOption => "builtin.shell.git-option",
             RuleId::ShellHostnameArgs => "builtin.shell.hostname-args",
             RuleId::ShellNested => "builtin.shell.nested",
+            RuleId::ShellLocalProgram => "builtin.shell.local-program",
             RuleId::ShellNetwork => "builtin.shell.network",
             RuleId::ShellOptionEffect => "builtin.shell.option-effect",
             RuleId::ShellPipeToShell => "builtin.shell.pipe-to-shell",
@@ -249,6 +263,7 @@ impl RuleId {
             RuleId::ShellRgPre => "builtin.shell.rg-pre",
             RuleId::ShellRmRoot => "builtin.shell.rm-root",
             RuleId::ShellSecretFile => "builtin.shell.secret-file",
+            RuleId::ShellSecretEnv => "builtin.shell.secret-env",
             RuleId::ShellSedScript => "builtin.shell.sed-script",
             RuleId::ShellSortO => "builtin.shell.sort-o",
             RuleId::ShellSystemWrite => "builtin.shell.system-write",
@@ -277,6 +292,7 @@ impl RuleId {
             "builtin.fetch-private" => RuleId::FetchPrivate,
             "builtin.fetch-public" => RuleId::FetchPublic,
             "builtin.fetch-scheme" => RuleId::FetchScheme,
+            "builtin.internal-error" => RuleId::InternalError,
             "builtin.malformed" => RuleId::Malformed,
             "builtin.mcp" => RuleId::Mcp,
             "builtin.other" => RuleId::Other,
@@ -303,6 +319,7 @@ impl RuleId {
             "builtin.shell.git-option" => RuleId::ShellGitOption,
             "builtin.shell.hostname-args" => RuleId::ShellHostnameArgs,
             "builtin.shell.nested" => RuleId::ShellNested,
+            "builtin.shell.local-program" => RuleId::ShellLocalProgram,
             "builtin.shell.network" => RuleId::ShellNetwork,
             "builtin.shell.option-effect" => RuleId::ShellOptionEffect,
             "builtin.shell.pipe-to-shell" => RuleId::ShellPipeToShell,
@@ -315,6 +332,7 @@ impl RuleId {
             "builtin.shell.rg-pre" => RuleId::ShellRgPre,
             "builtin.shell.rm-root" => RuleId::ShellRmRoot,
             "builtin.shell.secret-file" => RuleId::ShellSecretFile,
+            "builtin.shell.secret-env" => RuleId::ShellSecretEnv,
             "builtin.shell.sed-script" => RuleId::ShellSedScript,
             "builtin.shell.sort-o" => RuleId::ShellSortO,
             "builtin.shell.system-write" => RuleId::ShellSystemWrite,
@@ -580,8 +598,42 @@ pub const EXAMPLES: &[(RuleId, &[&str], &[&str])] = &[
     ),
     (
         RuleId::ShellSecretFile,
-        &["cat .env", "tac ~/.ssh/id_rsa", "cat .npmrc"],
+        &[
+            "cat .env",
+            "tac ~/.ssh/id_rsa",
+            "cat .npmrc",
+            "cat /proc/self/environ",
+        ],
         &["cat env.txt"],
+    ),
+    (
+        RuleId::ShellLocalProgram,
+        &[
+            "./ls -la",
+            "bin/cat x",
+            "/home/dev/app/ls",
+            "../grep x y",
+            "env ./ls",
+        ],
+        &["ls -la", "/usr/bin/ls -la", "/bin/cat x"],
+    ),
+    (
+        RuleId::ShellSecretEnv,
+        &[
+            "echo $AWS_SECRET_ACCESS_KEY",
+            "echo \"token: ${GITHUB_TOKEN}\"",
+            "cat <<< $OPENAI_API_KEY",
+            "x=$DB_PASSWORD",
+            "jq -n env",
+            "jq -n '$ENV.HOME'",
+        ],
+        &[
+            "echo $HOME",
+            "echo \"$PATH\"",
+            "[ -n \"$GITHUB_TOKEN\" ]",
+            "echo '$AWS_SECRET_ACCESS_KEY'",
+            "jq .env package.json",
+        ],
     ),
     (
         RuleId::ShellSedScript,
@@ -619,6 +671,8 @@ pub const EXAMPLES: &[(RuleId, &[&str], &[&str])] = &[
     ),
     (RuleId::TooLong, &[], &["ls"]),
     (RuleId::Malformed, &["tool:bash"], &["ls"]),
+    // Only a host gives it, when the classifier panicked (crates/cli/tests/cli.rs).
+    (RuleId::InternalError, &[], &["ls", "find -D"]),
 ];
 
 impl fmt::Display for RuleId {

@@ -6,6 +6,8 @@
 mod fuzz_checks;
 #[path = "../benches/common/structured.rs"]
 mod structured;
+#[path = "../benches/common/table_commands.rs"]
+mod table_commands;
 
 use std::path::Path;
 
@@ -37,6 +39,13 @@ fn shell_regressions() {
     });
     replay("shell_structured", |d| {
         fuzz_checks::shell(&structured::build(d))
+    });
+}
+
+#[test]
+fn table_command_regressions() {
+    replay("table_commands", |d| {
+        fuzz_checks::table_command(&table_commands::build(d))
     });
 }
 

@@ -137,3 +137,18 @@ pub fn sed(script: &str) {
         v.rule
     );
 }
+
+/// A command built from the program tables: the checks of [`shell`], and a verdict
+/// whose rule id is a built-in one (no policy rules here).
+pub fn table_command(cmd: &str) {
+    shell(cmd);
+    let v = policy().classify(&ToolCall::new(
+        "bash",
+        serde_json::json!({ "command": cmd }),
+    ));
+    assert!(
+        toolgate_core::rule_id::RuleId::parse(&v.rule).is_some(),
+        "unknown rule id {} for {cmd:?}",
+        v.rule
+    );
+}

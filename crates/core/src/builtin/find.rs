@@ -26,7 +26,8 @@ impl<'a> Walker<'a> {
             if matches!(t, "-H" | "-L" | "-P") || t.starts_with("-O") {
                 i += 1;
             } else if t == "-D" {
-                i += 2;
+                // `-D debugopts`; a `-D` with no value (`find -D`) ends the words.
+                i = (i + 2).min(args.len());
             } else if t == "--" {
                 // `find -- / -delete`: the end of options, then the paths.
                 i += 1;

@@ -1,8 +1,8 @@
 //! Read-only `git` subcommands and `git add`.
 
-use super::reach::ReadOnly;
+use super::programs::GIT_FILE_OPTIONS;
+use super::reach::{operand_reach, ReadOnly};
 use super::Walker;
-use crate::paths::{self};
 use crate::rule_id::RuleId;
 use crate::shell::{Span, Word};
 use crate::verdict::Tier;
@@ -16,10 +16,15 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
     let Some(sub) = args.get(i) else {
         return ReadOnly::No;
     };
-    let rest = &args[i + 1..];
+    let rest = args.get(i + 1..).unwrap_or(&[]);
     if sub.text == "add" {
         // Global options before `add` (`-C DIR`, `--work-tree`) move where its paths are.
-        if let Some(g) = args[..i].iter().find(|a| a.text != "--no-pager") {
+        if let Some(g) = args
+            .get(..i)
+            .unwrap_or(&[])
+            .iter()
+            .find(|a| a.text != "--no-pager")
+        {
             return flag(
                 RuleId::ShellGitAdd,
                 "git add after a global option that moves where its paths are",
@@ -28,7 +33,7 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         }
         return git_add(rest, w);
     }
-    if let Some(flagged) = git_options(sub, rest) {
+    if let Some(flagged) = git_options(sub, rest, &git_dirs(args.get(..i).unwrap_or(&[])), w) {
         return flagged;
     }
     match sub.text.as_str() {
@@ -122,23 +127,139 @@ fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
     Ok(i)
 }
 
-/// The subcommand's arguments: a secret path, or an option that writes a file or runs a
-/// program (`--output`, `--ext-diff`, `-O`).
-fn git_options<'w>(sub: &Word, rest: &[&'w Word]) -> Option<ReadOnly<'w>> {
+/// The directories `-C DIR` moves git to, in order (relative paths git opens are
+/// relative to the last of them joined).
+fn git_dirs(globals: &[&Word]) -> Option<String> {
+    let mut dir: Option<String> = None;
+    let mut it = globals.iter();
+    while let Some(a) = it.next() {
+        if a.text == "-C" {
+            let d = it.next().map_or("", |w| w.text.as_str());
+            dir = Some(match dir {
+                Some(prev) if !d.starts_with(['/', '~']) => format!("{prev}/{d}"),
+                _ => d.to_string(),
+            });
+        }
+    }
+    dir
+}
+
+/// Judges `value`, a path git opens, written in word `a` (an operand, or an option's
+/// value in every spelling): a secret (by name, from any directory bash or `-C` may
+/// put git in, or a glob, bash's or git's own pathspec one, that may name one), or a
+/// name known only at run time.
+fn git_path<'w>(
+    a: &'w Word,
+    value: &str,
+    dir: &Option<String>,
+    w: &Walker,
+) -> Option<ReadOnly<'w>> {
+    if a.dynamic {
+        return Some(ReadOnly::Flag(
+            RuleId::ShellGitDynamic,
+            format!("git opens a file named only at run time: {}", a.text),
+            a.span,
+        ));
+    }
+    if value.is_empty() || value == "-" {
+        return None;
+    }
+    let tilde = a.tilde && std::ptr::eq(value, a.text.as_str());
+    let text = match dir {
+        Some(d) if !value.starts_with('/') && !tilde => format!("{d}/{value}"),
+        _ => value.to_string(),
+    };
+    let probe = Word {
+        span: a.span,
+        glob: text.contains(['*', '?', '[']),
+        tilde: tilde || text.starts_with('~'),
+        text,
+        ..Word::default()
+    };
+    match operand_reach(&probe, w) {
+        ReadOnly::Yes | ReadOnly::No => None,
+        ReadOnly::Secret(_) => Some(ReadOnly::Secret(a)),
+        ReadOnly::Flag(rule, why, _) => Some(ReadOnly::Flag(rule, why, a.span)),
+        ReadOnly::Edit(t, rule, why, _) => Some(ReadOnly::Edit(t, rule, why, a.span)),
+    }
+}
+
+/// The file options of subcommand `sub` that word `t` writes: for a long option, the
+/// attached value if any (`Some(None)`: the value is the next word); for a short
+/// cluster, the value after each file letter in it (conservatively, any letter of
+/// the cluster may be the option).
+fn file_option_values<'t>(sub: &str, t: &'t str) -> Vec<Option<&'t str>> {
+    let mut out = Vec::new();
+    let options = GIT_FILE_OPTIONS.iter().filter(|o| o.subs.contains(&sub));
+    if let Some(long) = t.strip_prefix("--") {
+        let (name, value) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (long, None),
+        };
+        if name.is_empty() || name.starts_with("no-") {
+            return out;
+        }
+        for o in options {
+            if o.long.is_some_and(|l| l.starts_with(name)) {
+                out.push(value);
+            }
+        }
+    } else if let Some(cluster) = t.strip_prefix('-') {
+        for o in options {
+            let Some(c) = o.short else { continue };
+            for (at, _) in cluster.match_indices(c) {
+                let rest = cluster.get(at + c.len_utf8()..).unwrap_or("");
+                out.push((!rest.is_empty()).then_some(rest));
+            }
+        }
+    }
+    out
+}
+
+/// `-L<range>:<file>`: the file after the range; any other value is a path.
+fn file_of(sub_short_l: bool, value: &str) -> &str {
+    if sub_short_l {
+        value.rsplit_once(':').map_or("", |(_, f)| f)
+    } else {
+        value
+    }
+}
+
+/// The subcommand's arguments: a secret path (an operand, `REV:PATH`, or the value of
+/// an option that opens a file, [`GIT_FILE_OPTIONS`]), or an option that writes a file
+/// or runs a program (`--output`, `--ext-diff`, `-O`).
+fn git_options<'w>(
+    sub: &Word,
+    rest: &[&'w Word],
+    dir: &Option<String>,
+    w: &Walker,
+) -> Option<ReadOnly<'w>> {
     let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     // Short options of `git grep` whose value is the rest of the cluster: an `O` after
     // one of them is part of that value (`-eFOO`), not `-O`.
     let grep = sub.text == "grep";
+    let line_range = matches!(sub.text.as_str(), "log" | "show");
     let mut value_next = false;
+    // The next word is a file option's value (`--contents .env`, `-S .env`, `-L 1,2:.env`).
+    let mut file_next = false;
     let mut paths_only = false;
     for a in rest {
         let t = a.text.as_str();
+        if file_next {
+            file_next = false;
+            let is_l = line_range && !t.starts_with('-');
+            if let Some(r) = git_path(a, file_of(is_l && t.contains(':'), t), dir, w) {
+                return Some(r);
+            }
+            continue;
+        }
         // `git show HEAD:.env`, `git diff --no-index ~/.ssh/id_rsa /dev/null`,
-        // `git log -p -- .env`: reads a secret file.
-        if !a.dynamic && !t.starts_with('-') {
+        // `git log -p -- .env`, `git log -- '.e*'` (git's own pathspec glob): reads a
+        // secret file.
+        if !t.starts_with('-') || paths_only || a.dynamic {
             let path = t.rsplit_once(':').map_or(t, |(_, p)| p);
-            if paths::is_secret(path) {
-                return Some(ReadOnly::Secret(a));
+            if let Some(r) = git_path(a, path, dir, w) {
+                return Some(r);
             }
         }
         if value_next || paths_only {
@@ -150,16 +271,28 @@ fn git_options<'w>(sub: &Word, rest: &[&'w Word]) -> Option<ReadOnly<'w>> {
             paths_only = true; // paths from here on (checked above for secrets)
             continue;
         }
+        for value in file_option_values(&sub.text, t) {
+            match value {
+                Some(v) => {
+                    let is_l = line_range && !t.starts_with("--");
+                    if let Some(r) = git_path(a, file_of(is_l, v), dir, w) {
+                        return Some(r);
+                    }
+                }
+                None => file_next = true,
+            }
+        }
+        if file_next {
+            continue;
+        }
         if grep
             && matches!(
                 t,
-                "-e" | "-f"
-                    | "-A"
+                "-e" | "-A"
                     | "-B"
                     | "-C"
                     | "-m"
                     | "--regexp"
-                    | "--file"
                     | "--max-count"
                     | "--after-context"
                     | "--before-context"

@@ -114,6 +114,8 @@ pub fn analyze(cmd: &str, env: &Env) -> Vec<RawPart> {
 /// the result holds an `ask` part `builtin.shell.too-complex` at the span where the
 /// work stopped. Tests and benchmarks read [`Budget::spent`] from it.
 pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
+    #[cfg(feature = "panic-probe")]
+    crate::panic_probe(cmd);
     if cmd.len() > MAX_COMMAND_BYTES {
         return vec![RawPart {
             span: [0, 0],
@@ -149,6 +151,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         piped_in: false,
         wrote: Cell::new(false),
         tree_used: Cell::new(false),
+        quiet_words: Vec::new(),
     };
     let start = w.steps.clone();
     match shell::parse_in(cmd, 0, None, 0, &mut w.steps) {
@@ -235,6 +238,9 @@ struct Walker<'a> {
     wrote: Cell<bool>,
     /// A walked tree made a recursive read read-only.
     tree_used: Cell<bool>,
+    /// Words of the `test` / `[` command being walked whose value cannot reach the
+    /// output (`[ -n "$GITHUB_TOKEN" ]`): a secret variable in them is not a leak.
+    quiet_words: Vec<Span>,
 }
 
 /// Nested scripts may add up to this many times the command's length of parsing.

@@ -66,6 +66,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
             }
         }
         "git" => git_readonly(args, w),
+        "jq" => jq_env(args, entry),
         "sed" => sed_readonly(args, w),
         // GNU binutils read more arguments from the file an `@FILE` operand names.
         "strings" => match args.iter().find(|a| a.text.starts_with('@') || a.dynamic) {
@@ -95,6 +96,34 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         }
     }
     result
+}
+
+/// `jq`'s program may read the environment (`env`, `$ENV`, an imported module), where
+/// an agent host keeps its keys; a program from a file (`-f`) could too.
+fn jq_env<'w>(args: &[&'w Word], entry: Option<&programs::Program>) -> ReadOnly<'w> {
+    let Some(p) = entry else {
+        return ReadOnly::No;
+    };
+    let scan = p.scan(args);
+    let flag =
+        |why: &str, span: Span| ReadOnly::Flag(RuleId::ShellSecretEnv, why.to_string(), span);
+    if let Some(f) = scan
+        .options
+        .iter()
+        .find(|f| f.option.is("-f") || f.option.is("--from-file"))
+    {
+        return flag(
+            "jq runs a program from a file, which may read the environment (env, $ENV)",
+            f.word.span,
+        );
+    }
+    match scan.operands.first() {
+        Some(prog) if super::secrets::jq_reads_env(&prog.text) => flag(
+            "jq reads the environment (env, $ENV), where an agent host keeps its keys",
+            prog.span,
+        ),
+        _ => ReadOnly::Yes,
+    }
 }
 
 /// `tail -f`/`-F`/`--follow`/`--retry` and the obsolete `+1f`: it never ends.

@@ -6,27 +6,54 @@ use crate::paths::{self, SecretName, SECRET_NAMES};
 use crate::shell::{SimpleCommand, Word};
 use std::borrow::Cow;
 
-/// A glob segment as a lower-case pattern of `*` and `?` (a bracket expression counts
-/// as one `?`; just after `[` or `[!` / `[^`, a `]` is a member, not the end: bash
-/// matches `.[]e]nv` against `.env`).
+/// A glob segment as a lower-case pattern of `*` and `?`: a bracket expression counts
+/// as one `?`, parsed as bash's "Pattern Matching" reads one. After `[`, an optional
+/// `!` or `^`, then a `]` that comes first is a member, not the end (`.[]e]nv` matches
+/// `.env`); `[:class:]`, `[=c=]` and `[.sym.]` are members whose `]` does not end the
+/// expression (`.[[:lower:]]nv` matches `.env`); a `[` with no `]` to end it is itself.
 pub(super) fn secret_pattern(seg: &str) -> String {
+    let chars: Vec<char> = seg.chars().collect();
     let mut pattern = String::new();
-    let mut in_bracket = false;
-    let mut first = false;
-    for c in seg.chars() {
-        match c {
-            '[' if !in_bracket => {
-                in_bracket = true;
-                first = true;
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if c == '[' {
+            if let Some(end) = bracket_end(&chars, i) {
                 pattern.push('?');
+                i = end + 1;
+                continue;
             }
-            '!' | '^' if in_bracket && first => {}
-            ']' if in_bracket && !first => in_bracket = false,
-            _ if in_bracket => first = false,
-            _ => pattern.extend(c.to_lowercase()),
         }
+        pattern.extend(c.to_lowercase());
+        i += 1;
     }
     pattern
+}
+
+/// Where the bracket expression opened at `chars[open]` (a `[`) ends: the index of its
+/// closing `]`, or `None` when nothing closes it (then bash matches `[` itself).
+pub(super) fn bracket_end(chars: &[char], open: usize) -> Option<usize> {
+    let mut j = open + 1;
+    if matches!(chars.get(j), Some('!' | '^')) {
+        j += 1;
+    }
+    if chars.get(j) == Some(&']') {
+        j += 1;
+    }
+    while let Some(&c) = chars.get(j) {
+        match c {
+            ']' => return Some(j),
+            '[' if matches!(chars.get(j + 1), Some(':' | '=' | '.')) => {
+                // `[:alpha:]`: up to the same delimiter followed by `]`; unclosed, the
+                // `[` is a member like any other.
+                let delim = chars.get(j + 1).copied().unwrap_or(':');
+                let close = (j + 2..chars.len().saturating_sub(1))
+                    .find(|&k| chars.get(k) == Some(&delim) && chars.get(k + 1) == Some(&']'));
+                j = close.map_or(j + 1, |k| k + 2);
+            }
+            _ => j += 1,
+        }
+    }
+    None
 }
 
 /// Extensions of source and text files: a glob ending in one (`*.rs`, `test_*.py`)
@@ -100,6 +127,125 @@ pub(super) fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
                     w.path_secret(&candidate, a.tilde) != Some(false)
                 })
         })
+    })
+}
+
+/// How a secret variable name is recognised (the name upper-cased).
+#[derive(Debug, Clone, Copy)]
+pub enum VarName {
+    Prefix(&'static str),
+    Suffix(&'static str),
+    Contains(&'static str),
+    Exact(&'static str),
+}
+
+/// The names of environment variables that hold secrets: an agent host's environment
+/// holds real keys, so a command that may print one asks. One table, with a name each
+/// pattern catches (checked by a test); `HOME`, `PATH`, `USER`, `PWD`, `SHELL`, `LANG`
+/// match none.
+pub const SECRET_VARS: &[(VarName, &str)] = &[
+    (VarName::Suffix("_KEY"), "STRIPE_SECRET_KEY"),
+    (VarName::Suffix("_KEYS"), "SIGNING_KEYS"),
+    (VarName::Contains("API_KEY"), "OPENAI_API_KEY"),
+    (VarName::Contains("APIKEY"), "SENDGRID_APIKEY"),
+    (VarName::Contains("PRIVATE_KEY"), "PRIVATE_KEY_PEM"),
+    (VarName::Contains("TOKEN"), "GITHUB_TOKEN"),
+    (VarName::Contains("SECRET"), "AWS_SECRET_ACCESS_KEY"),
+    (VarName::Contains("PASSWORD"), "PGPASSWORD"),
+    (VarName::Contains("PASSWD"), "SMTP_PASSWD"),
+    (VarName::Suffix("_PASS"), "SMTP_PASS"),
+    (VarName::Contains("PASSPHRASE"), "GPG_PASSPHRASE"),
+    (VarName::Suffix("_PWD"), "MYSQL_PWD"),
+    (
+        VarName::Contains("CREDENTIAL"),
+        "GOOGLE_APPLICATION_CREDENTIALS",
+    ),
+    (VarName::Suffix("_AUTH"), "NPM_AUTH"),
+    (VarName::Suffix("_PAT"), "AZURE_DEVOPS_PAT"),
+    (VarName::Suffix("_DSN"), "SENTRY_DSN"),
+    (VarName::Contains("WEBHOOK"), "SLACK_WEBHOOK_URL"),
+    (VarName::Suffix("DATABASE_URL"), "DATABASE_URL"),
+    (
+        VarName::Contains("CONNECTION_STRING"),
+        "AZURE_STORAGE_CONNECTION_STRING",
+    ),
+    (VarName::Contains("COOKIE"), "SESSION_COOKIE"),
+    (VarName::Prefix("AWS_"), "AWS_ACCESS_KEY_ID"),
+    (VarName::Exact("KEY"), "KEY"),
+];
+
+/// Does environment variable `name` look like it holds a secret ([`SECRET_VARS`])?
+pub fn secret_var(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let n = upper.as_str();
+    SECRET_VARS.iter().any(|(p, _)| match *p {
+        VarName::Prefix(x) => n.starts_with(x),
+        VarName::Suffix(x) => n.ends_with(x),
+        VarName::Contains(x) => n.contains(x),
+        VarName::Exact(x) => n == x,
+    })
+}
+
+/// The first variable with a secret-looking name ([`secret_var`]) that text `t` expands,
+/// as `$NAME`, `${NAME}`, `${NAME…}`, `${#NAME}` or `${!NAME}`: `t` is a word's text with
+/// its expansions as written (the parser keeps them so), or an unquoted here-document.
+/// Text in single quotes inside the same word is read too (the fail-closed side).
+pub(super) fn secret_reference(t: &str) -> Option<&str> {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b.get(i) {
+            Some(b'\\') => i += 2,
+            Some(b'$') => {
+                let mut j = i + 1;
+                if b.get(j) == Some(&b'{') {
+                    j += 1;
+                    if matches!(b.get(j), Some(b'#' | b'!')) {
+                        j += 1;
+                    }
+                }
+                let start = j;
+                while b
+                    .get(j)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    j += 1;
+                }
+                let name = t.get(start..j).unwrap_or("");
+                if !name.is_empty()
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                    && secret_var(name)
+                {
+                    return Some(name);
+                }
+                i = j.max(i + 1);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A jq program that reads the environment: the `env` builtin or `$ENV` (`jq -n env`,
+/// `jq '$ENV.AWS_SECRET_ACCESS_KEY'`), or a module it imports, which could.
+pub(super) fn jq_reads_env(program: &str) -> bool {
+    let b = program.as_bytes();
+    let word = |at: usize, w: &str| {
+        let end = at + w.len();
+        program.get(at..end) == Some(w)
+            && !b
+                .get(end)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            && !at
+                .checked_sub(1)
+                .and_then(|p| b.get(p))
+                .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$'))
+    };
+    (0..b.len()).any(|i| {
+        word(i, "env")
+            || word(i, "import")
+            || word(i, "include")
+            || program.get(i..i + 4) == Some("$ENV")
     })
 }
 

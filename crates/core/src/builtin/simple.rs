@@ -21,7 +21,10 @@ impl<'a> Walker<'a> {
             return self.simple(&known);
         }
         self.track_consts(sc);
+        let quiet = test_quiet_words(sc);
+        let outer = std::mem::replace(&mut self.quiet_words, quiet);
         self.walk_values(sc);
+        self.quiet_words = outer;
         // The command's finding first: on equal tiers it explains best.
         let (mut finding, mut traits, norm) = self.command_finding(sc);
         self.option_like_values(sc, &mut finding);
@@ -45,9 +48,21 @@ impl<'a> Walker<'a> {
         traits
     }
 
+    /// An unquoted here-document's body is expanded: a secret variable in it is printed
+    /// by whatever reads it (`cat <<E⏎$AWS_SECRET_ACCESS_KEY⏎E`).
+    fn heredoc_secret_env(&mut self, sc: &SimpleCommand) {
+        for r in &sc.redirects {
+            if let Some(doc) = r.heredoc.as_ref().filter(|d| !d.quoted) {
+                let body = doc.body.clone();
+                self.secret_env(&body, r.span);
+            }
+        }
+    }
+
     /// The substitutions in a command's assignments, words and redirections, and the
     /// variables it makes numeric or fills with code kept as data.
     fn walk_values(&mut self, sc: &SimpleCommand) {
+        self.heredoc_secret_env(sc);
         for w in sc.assigns.iter().chain(sc.words.iter()) {
             self.word_subs(w);
             if w.assign {
@@ -516,4 +531,32 @@ impl<'a> Walker<'a> {
         }
         out
     }
+}
+
+/// The words of a `test`, `[` or `[[` command whose value cannot reach the output: a
+/// whole parameter expansion (quoted, but for `[[`, which does not split) that is the
+/// operand of `-n` / `-z` or a side of `=`, `==`, `!=`. An operand of `-eq` and the
+/// like can (bash prints it in "integer expression expected").
+fn test_quiet_words(sc: &SimpleCommand) -> Vec<crate::shell::Span> {
+    let words = &sc.words;
+    let name = words.first().map_or("", |w| w.text.as_str());
+    let double = name == "[[";
+    if !matches!(name, "test" | "[" | "[[") {
+        return Vec::new();
+    }
+    let text = |i: Option<usize>| i.and_then(|i| words.get(i)).map_or("", |w| w.text.as_str());
+    words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, w)| {
+            let whole = w.param == Some(true) || (double && w.param.is_some());
+            let before = text(i.checked_sub(1));
+            let after = text(Some(i + 1));
+            whole
+                && (matches!(before, "-n" | "-z" | "=" | "==" | "!=")
+                    || matches!(after, "=" | "==" | "!="))
+        })
+        .map(|(_, w)| w.span)
+        .collect()
 }

@@ -21,6 +21,27 @@ pub(super) fn expands(body: &str) -> bool {
     false
 }
 
+/// The text a shell fed an unquoted here-document reads, before the values of its
+/// expansions are put in. In such a body a backslash quotes only `$`, `` ` `` and `\`
+/// (bash's manual, "Here Documents"; a backslash-newline is already gone), and the quote
+/// is removed: `\$(cmd)` and `` \`cmd\` `` reach the shell as `$(cmd)` and `` `cmd` ``,
+/// which it then runs. Any other backslash stays.
+pub(super) fn heredoc_text(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&n @ ('$' | '`' | '\\')) = chars.peek() {
+                out.push(n);
+                chars.next();
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The body with every expansion replaced by a newline: the reading of an expanded
 /// here-document in which each value ends a command (`ls ${x:-;} rm -rf /` runs `rm`).
 pub(super) fn expansions_as_separators(body: &str) -> String {

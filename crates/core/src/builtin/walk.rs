@@ -5,8 +5,8 @@ use super::inspect::{
     prints_numbers, stage_prints_paths, subscript_code, words_span,
 };
 use super::names::basename;
-use super::secrets::{find_may_list_secret, sensitive_env};
-use super::text::{arith_names, expands, expansions_as_separators};
+use super::secrets::{find_may_list_secret, secret_reference, sensitive_env};
+use super::text::{arith_names, expands, expansions_as_separators, heredoc_text};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::escapes::decode_echo;
 use crate::rule_id::RuleId;
@@ -144,6 +144,21 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// A here-document a shell runs: a quoted body as it is written, an unquoted one as
+    /// the shell receives it ([`heredoc_text`]: `\$` and `` \` `` become live).
+    pub(super) fn heredoc_script(&mut self, body: &str, quoted: bool, start: usize, span: Span) {
+        if quoted {
+            self.nested_text(body, Some(start), span);
+            return;
+        }
+        let text = heredoc_text(body);
+        if text == body {
+            self.nested_text(body, Some(start), span);
+        } else {
+            self.nested_text(&text, None, span);
+        }
+    }
+
     pub(super) fn echoed_script(&mut self, sc: &SimpleCommand) {
         let Some(first) = sc.words.first() else {
             return;
@@ -155,9 +170,9 @@ impl<'a> Walker<'a> {
                 match (r.op, &r.heredoc) {
                     (RedirOp::HereDoc, Some(doc)) => {
                         let body = doc.body.clone();
-                        self.nested_text(&body, Some(doc.start), r.span);
+                        self.heredoc_script(&body, doc.quoted, doc.start, r.span);
                         if !doc.quoted && expands(&body) {
-                            let split = expansions_as_separators(&body);
+                            let split = heredoc_text(&expansions_as_separators(&body));
                             self.nested_text(&split, None, r.span);
                             self.parts.push(RawPart {
                                 span: r.span,
@@ -350,6 +365,25 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Text that expands a variable whose name looks secret (`$AWS_SECRET_ACCESS_KEY`):
+    /// its value, a real key in an agent host's environment, may reach the output.
+    pub(super) fn secret_env(&mut self, text: &str, span: Span) {
+        if let Some(name) = secret_reference(text) {
+            self.parts.push(RawPart {
+                span,
+                finding: Finding::new(
+                    Tier::Ask,
+                    RuleId::ShellSecretEnv,
+                    format!(
+                        "expands ${name}, whose name looks like a secret: its value may be printed"
+                    ),
+                    span,
+                ),
+                norm: None,
+            });
+        }
+    }
+
     /// The values of a `for` variable of [`Walker::loop_static`] that `w` expands.
     pub(super) fn loop_values(&self, w: &Word) -> Option<&[Word]> {
         let t = w.text.trim_matches('"');
@@ -357,10 +391,24 @@ impl<'a> Walker<'a> {
             .strip_prefix("${")
             .and_then(|r| r.strip_suffix('}'))
             .or_else(|| t.strip_prefix('$'))?;
-        self.loop_static
+        let values = self
+            .loop_static
             .iter()
             .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_slice())
+            .map(|(_, v)| v.as_slice())?;
+        // Unquoted, a value is split into words and globbed again (bash's "Word
+        // Splitting"): `for x in ". -delete"; do find $x; done` runs `find . -delete`,
+        // and a file name a glob gave may hold spaces or glob characters. Only values
+        // that stay one literal word are each of them.
+        let unquoted = w.param != Some(true);
+        if unquoted
+            && values.iter().any(|v| {
+                v.glob || v.text.is_empty() || v.text.contains([' ', '\t', '\n', '*', '?', '['])
+            })
+        {
+            return None;
+        }
+        Some(values)
     }
 
     /// Text that bash may evaluate as code although it is written as data (a subscript
@@ -397,6 +445,9 @@ impl<'a> Walker<'a> {
     pub(super) fn word_subs(&mut self, w: &Word) {
         for s in &w.subs {
             self.sub_script(s);
+        }
+        if w.dynamic && !self.quiet_words.contains(&w.span) {
+            self.secret_env(&w.text, w.span);
         }
         if w.dynamic && (w.text.contains("$((") || w.text.contains("$[")) {
             // `$((x+1))`, `$(( $x ))`: bash evaluates the value of `x` as an

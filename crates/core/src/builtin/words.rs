@@ -59,6 +59,34 @@ impl<'a> Walker<'a> {
         words: &[&Word],
         sc: &SimpleCommand,
     ) -> (Finding, Traits, Option<String>) {
+        let (finding, traits, norm) = self.program_words(words, sc);
+        // `./ls`, `bin/cat`, `~/bin/rg`: the program is whatever that file is (a file
+        // the agent may have written), not the program of that name; what it would do
+        // as that program can still be denied.
+        let local = words
+            .first()
+            .and_then(|w| w.value())
+            .filter(|v| v.contains('/') && !system_program(v));
+        match local {
+            Some(path) if finding.tier == Tier::Auto => {
+                let span = words.first().map_or(sc.span, |w| w.span);
+                let why =
+                    format!("runs {path}, a file that is not a system program: whatever it holds");
+                (
+                    Finding::new(Tier::Ask, RuleId::ShellLocalProgram, why, span),
+                    traits,
+                    norm,
+                )
+            }
+            _ => (finding, traits, norm),
+        }
+    }
+
+    fn program_words(
+        &mut self,
+        words: &[&Word],
+        sc: &SimpleCommand,
+    ) -> (Finding, Traits, Option<String>) {
         let none = Traits::default();
         let Some(first) = words.first() else {
             return (
@@ -638,4 +666,21 @@ fn stream_traits(c: &Cmd) -> Traits {
         _ => {}
     }
     traits
+}
+
+/// A program named by an absolute path in a system directory (`/usr/bin/ls`), which
+/// only an edit outside the workspace (which asks) could have changed.
+fn system_program(path: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "/bin/",
+        "/sbin/",
+        "/usr/bin/",
+        "/usr/sbin/",
+        "/usr/local/bin/",
+        "/usr/local/sbin/",
+    ];
+    DIRS.iter().any(|d| {
+        path.strip_prefix(d)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+    })
 }

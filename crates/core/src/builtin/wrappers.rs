@@ -2,7 +2,7 @@
 
 use super::inspect::{mentions_var, script_runs, words_span};
 use super::programs::{kind, Kind};
-use super::text::{expands, expansions_as_separators};
+use super::text::{expands, expansions_as_separators, heredoc_text};
 use super::{Finding, Traits, Walker};
 use crate::paths::resolve;
 use crate::rule_id::RuleId;
@@ -470,13 +470,13 @@ impl<'a> Walker<'a> {
                 RedirOp::HereDoc => {
                     if let Some(doc) = &r.heredoc {
                         let body = doc.body.clone();
-                        self.nested_text(&body, Some(doc.start), r.span);
+                        self.heredoc_script(&body, doc.quoted, doc.start, r.span);
                         fed = true;
                         if !doc.quoted && expands(&body) {
                             // bash runs the body after expansion: `${x:-;}` can become
                             // a `;`, a value a whole command. The reading where every
                             // expansion ends a command is classified too.
-                            let split = expansions_as_separators(&body);
+                            let split = heredoc_text(&expansions_as_separators(&body));
                             self.nested_text(&split, None, r.span);
                             return Err((
                                 Finding::new(

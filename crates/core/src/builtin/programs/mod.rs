@@ -129,11 +129,16 @@ pub(super) const SUM_LONGS: &[&str] = &[
 ];
 
 mod files;
+mod git;
 mod kind;
 mod runners;
 mod system;
 mod text;
 
+#[doc(hidden)]
+pub mod spellings;
+
+pub use git::{GitFileOption, GIT_FILE_OPTIONS};
 pub use kind::{kind, Kind, KINDS, KIND_EXAMPLES};
 pub use runners::{find_primary, FIND_EXAMPLES, FIND_PRIMARIES, XARGS};
 
