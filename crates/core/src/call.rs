@@ -65,7 +65,7 @@ impl Family {
             for (d, s) in buf.iter_mut().zip(b) {
                 *d = s.to_ascii_lowercase();
             }
-            match &buf[..b.len()] {
+            match buf.get(..b.len()).unwrap_or_default() {
                 b"bash" | b"shell" | b"sh" | b"terminal" | b"exec" => return Family::Shell,
                 b"read" | b"read_file" | b"view" => return Family::Read,
                 b"edit" | b"write" | b"write_file" | b"create" | b"str_replace" => {
@@ -75,7 +75,11 @@ impl Family {
                 _ => {}
             }
         }
-        if b.len() > 5 && b[..5].eq_ignore_ascii_case(b"mcp__") {
+        if b.len() > 5
+            && b.get(..5)
+                .unwrap_or_default()
+                .eq_ignore_ascii_case(b"mcp__")
+        {
             Family::Mcp
         } else {
             Family::Other
@@ -244,7 +248,7 @@ impl Anchor {
     pub fn hex(&self) -> [u8; 64] {
         let mut out = [0u8; 64];
         for (pair, b) in out.chunks_exact_mut(2).zip(self.0.iter()) {
-            pair.copy_from_slice(&HEX_PAIRS[usize::from(*b)]);
+            pair.copy_from_slice(&hex_pair(*b));
         }
         out
     }
@@ -257,7 +261,7 @@ impl Anchor {
             && hex
                 .chunks_exact(2)
                 .zip(self.0.iter())
-                .all(|(pair, b)| pair == HEX_PAIRS[usize::from(*b)])
+                .all(|(pair, b)| pair == hex_pair(*b))
     }
 
     /// Parses the 64-lowercase-hex-digit form; anything else is `None`.
@@ -273,7 +277,8 @@ impl Anchor {
         };
         let mut out = [0u8; 32];
         for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
-            *o = (digit(pair[0])? << 4) | digit(pair[1])?;
+            let [hi, lo] = *pair else { return None };
+            *o = (digit(hi)? << 4) | digit(lo)?;
         }
         Some(Anchor(out))
     }
@@ -323,7 +328,14 @@ impl Serialize for Anchor {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// The two lowercase hex digits of byte `b` (a table of all 256).
+fn hex_pair(b: u8) -> [u8; 2] {
+    HEX_PAIRS.get(usize::from(b)).copied().unwrap_or([b'0'; 2])
+}
+
 /// The two lowercase hex digits of every byte.
+// Built at compile time: an index out of bounds would be a compile error.
+#[allow(clippy::indexing_slicing)]
 const HEX_PAIRS: [[u8; 2]; 256] = {
     let mut t = [[0u8; 2]; 256];
     let mut i = 0;

@@ -50,7 +50,7 @@ pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
     let mut i = 0;
     while i < b.len() {
         // A continuation, in every context the scanner stacks.
-        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+        if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'\n') {
             i += 2;
             s.removed = true;
             continue;
@@ -79,7 +79,7 @@ struct Scanner<'a> {
 
 impl Scanner<'_> {
     fn copy(&mut self, from: usize, to: usize) {
-        for (k, &c) in self.b[from..to].iter().enumerate() {
+        for (k, &c) in self.b.get(from..to).unwrap_or_default().iter().enumerate() {
             self.out.push(c);
             self.map.push(from + k);
         }
@@ -92,10 +92,15 @@ impl Scanner<'_> {
         if let Some(next) = self.quoting(ctx, i) {
             return next;
         }
-        match (ctx, b[i]) {
+        let Some(&c) = b.get(i) else {
+            return b.len();
+        };
+        match (ctx, c) {
             (Ctx::Cmd { .. }, b'#') if word_start(&self.out) => {
                 // A comment, to the end of its line, as written.
-                let end = b[i..]
+                let end = b
+                    .get(i..)
+                    .unwrap_or_default()
                     .iter()
                     .position(|&q| q == b'\n')
                     .map_or(b.len(), |k| i + k);
@@ -146,7 +151,7 @@ impl Scanner<'_> {
     /// stack; `None` for any other byte.
     fn quoting(&mut self, ctx: Ctx, i: usize) -> Option<usize> {
         let b = self.b;
-        let next = match (ctx, b[i]) {
+        let next = match (ctx, *b.get(i)?) {
             (_, b'\\') => {
                 // An escaped character: both bytes as they are.
                 let end = (i + 2).min(b.len());
@@ -207,7 +212,9 @@ impl Scanner<'_> {
             }
             (Ctx::Cmd { .. } | Ctx::Backtick, b'\'') => {
                 // Single quotes: kept as written.
-                let end = b[i + 1..]
+                let end = b
+                    .get(i + 1..)
+                    .unwrap_or_default()
                     .iter()
                     .position(|&q| q == b'\'')
                     .map_or(b.len(), |k| i + 2 + k);
@@ -241,8 +248,8 @@ impl Scanner<'_> {
 /// The end of `$'…'` whose text starts at `from` (just after the opening quote).
 fn ansi_c_end(b: &[u8], from: usize) -> usize {
     let mut j = from;
-    while j < b.len() {
-        match b[j] {
+    while let Some(&cur) = b.get(j) {
+        match cur {
             b'\\' => j += 2,
             b'\'' => return j + 1,
             _ => j += 1,
@@ -267,11 +274,13 @@ fn delimiter(b: &[u8], mut j: usize) -> (String, bool, usize) {
             b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => break,
             b'\'' | b'"' => {
                 quoted = true;
-                let end = b[j + 1..]
+                let end = b
+                    .get(j + 1..)
+                    .unwrap_or_default()
                     .iter()
                     .position(|&q| q == c)
                     .map_or(b.len(), |k| j + 1 + k);
-                text.extend_from_slice(&b[j + 1..end]);
+                text.extend_from_slice(b.get(j + 1..end).unwrap_or_default());
                 j = (end + 1).min(b.len());
             }
             b'\\' => {
@@ -306,14 +315,16 @@ fn body(
 ) -> usize {
     let mut line = from;
     while line < b.len() {
-        let end = b[line..]
+        let end = b
+            .get(line..)
+            .unwrap_or_default()
             .iter()
             .position(|&q| q == b'\n')
             .map_or(b.len(), |k| line + k);
-        let text = &b[line..end];
+        let text = b.get(line..end).unwrap_or_default();
         let text = if doc.strip_tabs {
             let tabs = text.iter().take_while(|&&t| t == b'\t').count();
-            &text[tabs..]
+            text.get(tabs..).unwrap_or_default()
         } else {
             text
         };
@@ -321,12 +332,13 @@ fn body(
         let stop = (end + 1).min(b.len());
         let mut k = line;
         while k < stop {
-            if !doc.quoted && !is_delim && b[k] == b'\\' && b.get(k + 1) == Some(&b'\n') {
+            if !doc.quoted && !is_delim && b.get(k) == Some(&b'\\') && b.get(k + 1) == Some(&b'\n')
+            {
                 k += 2;
                 *removed = true;
                 continue;
             }
-            out.push(b[k]);
+            out.extend(b.get(k));
             map.push(k);
             k += 1;
         }

@@ -55,15 +55,15 @@ pub fn decode_one(rest: &[u8], dialect: Dialect) -> (Escape, usize) {
         return (Escape::Char(ch), 1);
     }
     match c {
-        b'x' => match digits(&rest[1..], 16, 2) {
+        b'x' => match digits(rest.get(1..).unwrap_or_default(), 16, 2) {
             (_, 0) if ansi => (Escape::Nothing, 1),
             (v, n) => (Escape::Code(v), 1 + n),
         },
-        b'u' if ansi => code_or_nothing(&rest[1..], 4),
-        b'U' if ansi => code_or_nothing(&rest[1..], 8),
+        b'u' if ansi => code_or_nothing(rest.get(1..).unwrap_or_default(), 4),
+        b'U' if ansi => code_or_nothing(rest.get(1..).unwrap_or_default(), 8),
         b'0'..=b'7' => {
             let more = if ansi { 2 } else { 3 };
-            let (v, n) = digits(&rest[1..], 8, more);
+            let (v, n) = digits(rest.get(1..).unwrap_or_default(), 8, more);
             let first = u32::from(c - b'0');
             let v = first.wrapping_mul(8u32.pow(n as u32)).wrapping_add(v);
             (Escape::Code(v & 0xff), 1 + n)
@@ -105,13 +105,13 @@ pub fn decode_echo(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' || i + 1 >= b.len() {
-            out.push(b[i]);
+    while let Some(&c) = b.get(i) {
+        let Some(&next) = b.get(i + 1).filter(|_| c == b'\\') else {
+            out.push(c);
             i += 1;
             continue;
-        }
-        match decode_one(&b[i + 1..], Dialect::Echo) {
+        };
+        match decode_one(b.get(i + 1..).unwrap_or_default(), Dialect::Echo) {
             (Escape::Char(c), n) => {
                 let mut buf = [0u8; 4];
                 out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
@@ -124,7 +124,7 @@ pub fn decode_echo(s: &str) -> String {
             (Escape::Nothing, n) => i += 1 + n,
             (Escape::Verbatim, _) => {
                 out.push(b'\\');
-                out.push(b[i + 1]);
+                out.push(next);
                 i += 2;
             }
         }

@@ -140,7 +140,13 @@ impl FsFacts {
             self.links
                 .range(format!("{prefix}/")..)
                 .take_while(|(link, _)| link.starts_with(&format!("{prefix}/")))
-                .filter(|(link, _)| link[prefix.len() + 1..].split('/').count() <= depth)
+                .filter(|(link, _)| {
+                    link.get(prefix.len() + 1..)
+                        .unwrap_or_default()
+                        .split('/')
+                        .count()
+                        <= depth
+                })
                 .all(|(link, _)| {
                     self.resolve(link)
                         .is_some_and(|real| !paths::is_secret(&real))

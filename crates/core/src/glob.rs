@@ -7,25 +7,27 @@ pub fn match_str(pattern: &str, text: &str) -> bool {
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+    while let Some(&tc) = t.get(ti) {
+        match p.get(pi) {
+            Some(&pc) if pc == '?' || pc == tc => {
+                pi += 1;
+                ti += 1;
+            }
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
         }
     }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    p.get(pi..).unwrap_or(&[]).iter().all(|&c| c == '*')
 }
 
 /// Matches a `/`-separated path against a pattern where `**` is any number of whole
@@ -35,25 +37,27 @@ pub fn match_path(pattern: &str, path: &str) -> bool {
     let ts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let (mut pi, mut ti) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
-    while ti < ts.len() {
-        if pi < ps.len() && ps[pi] == "**" {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < ps.len() && segment(ps[pi], ts[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+    while let Some(&tseg) = ts.get(ti) {
+        match ps.get(pi) {
+            Some(&"**") => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(&pseg) if segment(pseg, tseg) => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
         }
     }
-    while pi < ps.len() && ps[pi] == "**" {
-        pi += 1;
-    }
-    pi == ps.len()
+    ps.get(pi..).unwrap_or(&[]).iter().all(|&s| s == "**")
 }
 
 fn segment(p: &str, t: &str) -> bool {
@@ -69,27 +73,36 @@ fn segment(p: &str, t: &str) -> bool {
 /// position left after `prefix` is a witness.
 pub fn may_start_with(pattern: &str, prefix: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
+    // `states[i]`: the pattern may be at position `i` (one past the end: all consumed).
     let mut states = vec![false; p.len() + 1];
+    // A `*` at a reachable position may match nothing: the next position is reachable.
     let close = |states: &mut Vec<bool>| {
-        for i in 0..p.len() {
-            if states[i] && p[i] == '*' {
-                states[i + 1] = true;
+        for (i, &c) in p.iter().enumerate() {
+            if c == '*' && states.get(i) == Some(&true) {
+                if let Some(s) = states.get_mut(i + 1) {
+                    *s = true;
+                }
             }
         }
     };
-    states[0] = true;
+    if let Some(s) = states.first_mut() {
+        *s = true;
+    }
     close(&mut states);
     for c in prefix.chars() {
         let mut next = vec![false; p.len() + 1];
-        for i in 0..p.len() {
-            if !states[i] {
+        for (i, &pc) in p.iter().enumerate() {
+            if states.get(i) != Some(&true) {
                 continue;
             }
-            match p[i] {
-                '*' => next[i] = true,
-                '?' => next[i + 1] = true,
-                x if x == c => next[i + 1] = true,
-                _ => {}
+            let to = match pc {
+                '*' => i,
+                '?' => i + 1,
+                x if x == c => i + 1,
+                _ => continue,
+            };
+            if let Some(s) = next.get_mut(to) {
+                *s = true;
             }
         }
         close(&mut next);

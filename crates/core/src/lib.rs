@@ -3,6 +3,18 @@
 //! and parks / resumes runs through durable permission markers.
 //! No wasm, no I/O, no wall clock: time and randomness are passed in.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 pub mod budget;
 pub mod builtin;
 pub mod call;

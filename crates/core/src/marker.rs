@@ -459,7 +459,10 @@ impl Marker {
         }
         for (i, call) in self.calls.iter().enumerate() {
             check_id("tool_call_id", &call.tool_call_id)?;
-            if self.calls[..i]
+            if self
+                .calls
+                .get(..i)
+                .unwrap_or_default()
                 .iter()
                 .any(|c| c.tool_call_id == call.tool_call_id)
             {
@@ -503,8 +506,13 @@ impl Marker {
                     tool_call_id: d.tool_call_id.clone(),
                 });
             };
-            let call = &self.calls[i];
-            if chosen[i].is_some() {
+            let (Some(call), Some(slot)) = (self.calls.get(i), chosen.get_mut(i)) else {
+                return Err(Error::UnknownToolCall {
+                    run_id: self.run_id.clone(),
+                    tool_call_id: d.tool_call_id.clone(),
+                });
+            };
+            if slot.is_some() {
                 return Err(Error::DuplicateDecision {
                     run_id: self.run_id.clone(),
                     tool_call_id: d.tool_call_id.clone(),
@@ -518,7 +526,7 @@ impl Marker {
                     got: d.anchor.clone(),
                 });
             }
-            chosen[i] = Some(&d.choice);
+            *slot = Some(&d.choice);
         }
         let missing: Vec<String> = self
             .calls

@@ -71,7 +71,8 @@ fn is_normal(path: &str) -> bool {
         return true;
     }
     // Each component: the bytes after a `/` up to the next one.
-    b[1..]
+    b.get(1..)
+        .unwrap_or_default()
         .split(|&c| c == b'/')
         .all(|comp| !matches!(comp, b"" | b"." | b".."))
 }
@@ -112,7 +113,9 @@ pub fn is_within(path: &str, dir: &str) -> bool {
         return true;
     }
     path == dir
-        || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// True when `path` lies under one of `dirs` (or is one of them). `/lib*` counts for
@@ -241,11 +244,15 @@ impl SecretName {
     /// name (a [`SecretName::Dir`] matches any segment: see [`is_secret`]).
     fn names(self, seg: &str, parent: &str) -> bool {
         let starts = |s: &str, p: &str| {
-            s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+            s.as_bytes()
+                .get(..p.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(p.as_bytes()))
         };
         let ends = |s: &str, p: &str| {
-            s.len() >= p.len()
-                && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+            s.len()
+                .checked_sub(p.len())
+                .and_then(|at| s.as_bytes().get(at..))
+                .is_some_and(|tail| tail.eq_ignore_ascii_case(p.as_bytes()))
         };
         match self {
             SecretName::Exact(n) | SecretName::Dir(n) => seg.eq_ignore_ascii_case(n),

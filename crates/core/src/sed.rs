@@ -40,14 +40,17 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
     let mut depth = 0usize;
     loop {
         // Between commands: blanks, newlines and `;`.
-        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b';') {
+        while b
+            .get(i)
+            .is_some_and(|&c| matches!(c, b' ' | b'\t' | b'\n' | b';'))
+        {
             i += 1;
         }
         if i >= b.len() {
             break;
         }
-        if b[i] == b'#' {
-            while i < b.len() && b[i] != b'\n' {
+        if b.get(i) == Some(&b'#') {
+            while b.get(i).is_some_and(|&c| c != b'\n') {
                 i += 1;
             }
             continue;
@@ -79,7 +82,7 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
             }
             b'b' | b't' | b'T' => {
                 // An optional label, up to `;` or a newline.
-                while i < b.len() && !matches!(b[i], b';' | b'\n') {
+                while b.get(i).is_some_and(|&c| !matches!(c, b';' | b'\n')) {
                     i += 1;
                 }
                 continue;
@@ -87,7 +90,7 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
             b':' => {
                 skip_blanks(b, &mut i);
                 let start = i;
-                while i < b.len() && !matches!(b[i], b';' | b'\n') {
+                while b.get(i).is_some_and(|&c| !matches!(c, b';' | b'\n')) {
                     i += 1;
                 }
                 if i == start {
@@ -114,8 +117,8 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
                         i += 1;
                     }
                 }
-                while i < b.len() && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
+                while b.get(i).is_some_and(|&c| c != b'\n') {
+                    i += if b.get(i) == Some(&b'\\') { 2 } else { 1 };
                 }
                 continue;
             }
@@ -161,13 +164,13 @@ fn check(script: &str, text_commands: bool) -> Result<(), NotReadOnly> {
 fn addresses(b: &[u8], mut i: usize) -> Result<usize, NotReadOnly> {
     i = address(b, i)?;
     skip_blanks(b, &mut i);
-    if i < b.len() && b[i] == b',' {
+    if b.get(i) == Some(&b',') {
         i += 1;
         skip_blanks(b, &mut i);
-        if i < b.len() && matches!(b[i], b'+' | b'~') {
+        if b.get(i).is_some_and(|&c| matches!(c, b'+' | b'~')) {
             i += 1;
             let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
+            while b.get(i).is_some_and(|c| c.is_ascii_digit()) {
                 i += 1;
             }
             if i == start {
@@ -182,7 +185,7 @@ fn addresses(b: &[u8], mut i: usize) -> Result<usize, NotReadOnly> {
         }
         skip_blanks(b, &mut i);
     }
-    while i < b.len() && b[i] == b'!' {
+    while b.get(i) == Some(&b'!') {
         i += 1;
         skip_blanks(b, &mut i);
     }
@@ -224,13 +227,13 @@ fn unknown(what: &str, at: usize) -> NotReadOnly {
 }
 
 fn skip_blanks(b: &[u8], i: &mut usize) {
-    while *i < b.len() && matches!(b[*i], b' ' | b'\t') {
+    while b.get(*i).is_some_and(|&c| matches!(c, b' ' | b'\t')) {
         *i += 1;
     }
 }
 
 fn skip_digits(b: &[u8], i: &mut usize) {
-    while *i < b.len() && b[*i].is_ascii_digit() {
+    while b.get(*i).is_some_and(|c| c.is_ascii_digit()) {
         *i += 1;
     }
 }
@@ -270,8 +273,8 @@ fn regex_flags(b: &[u8], mut i: usize) -> Result<usize, NotReadOnly> {
 /// the delimiter. A newline inside is allowed only escaped, as in sed.
 fn delimited(b: &[u8], mut i: usize, delim: u8) -> Result<usize, NotReadOnly> {
     let start = i;
-    while i < b.len() {
-        match b[i] {
+    while let Some(&cur) = b.get(i) {
+        match cur {
             b'\\' => i += 2,
             c if c == delim => return Ok(i + 1),
             b'\n' => return Err(unknown("a newline in a regex or replacement", i)),

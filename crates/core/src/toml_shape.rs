@@ -28,15 +28,15 @@ pub fn check(text: &str) -> Result<(), (usize, String)> {
     }
     let b = text.as_bytes();
     let (mut i, mut line, mut depth, mut dots) = (0usize, 1usize, 0usize, 0usize);
-    while i < b.len() {
-        match b[i] {
+    while let Some(&cur) = b.get(i) {
+        match cur {
             b'\n' => {
                 line += 1;
                 dots = 0;
                 i += 1;
             }
             b'#' => {
-                while i < b.len() && b[i] != b'\n' {
+                while b.get(i).is_some_and(|&c| c != b'\n') {
                     i += 1;
                 }
             }
@@ -84,8 +84,8 @@ pub fn check(text: &str) -> Result<(), (usize, String)> {
 /// end (multi-line); the parser reports it.
 fn skip_string(b: &[u8], start: usize, q: u8, multi: bool, line: &mut usize) -> usize {
     let mut i = start + if multi { 3 } else { 1 };
-    while i < b.len() {
-        match b[i] {
+    while let Some(&cur) = b.get(i) {
+        match cur {
             b'\\' if q == b'"' => {
                 if b.get(i + 1) == Some(&b'\n') {
                     *line += 1;
@@ -106,7 +106,7 @@ fn skip_string(b: &[u8], start: usize, q: u8, multi: bool, line: &mut usize) -> 
                 if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
                     // Up to two more quotes may belong to the content (`""""`).
                     let mut end = i + 3;
-                    while end < b.len() && b[end] == q && end < i + 5 {
+                    while b.get(end) == Some(&q) && end < i + 5 {
                         end += 1;
                     }
                     return end;

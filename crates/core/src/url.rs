@@ -89,9 +89,10 @@ pub fn url_readings(url: &str) -> Vec<UrlClass> {
         // has exactly one (this is on the classifier's hot path).
         let backslash = text.contains('\\');
         // `scheme:` followed by anything but exactly `//` and a host.
-        let odd_slashes = text
-            .split_once(':')
-            .is_some_and(|(_, rest)| !rest.starts_with("//") || rest[2..].starts_with(['/', '\\']));
+        let odd_slashes = text.split_once(':').is_some_and(|(_, rest)| {
+            rest.strip_prefix("//")
+                .is_none_or(|host| host.starts_with(['/', '\\']))
+        });
         // The mapping only changes non-ASCII characters (possibly percent-encoded).
         let maps: &[bool] = if text.is_ascii() && !text.contains('%') {
             &[false]
@@ -164,10 +165,9 @@ pub fn map_host(host: &str) -> String {
 
 /// Classifies one reading (see [`Reading`]) of a URL (already trimmed).
 fn classify_one(url: &str, reading: Reading) -> UrlClass {
-    let Some(colon) = url.find(':') else {
+    let Some((scheme, after_colon)) = url.split_once(':') else {
         return UrlClass::Malformed { why: "no scheme" };
     };
-    let scheme = &url[..colon];
     let valid_scheme = scheme
         .chars()
         .next()
@@ -185,12 +185,11 @@ fn classify_one(url: &str, reading: Reading) -> UrlClass {
         };
     }
     // Browsers treat `\` like `/` in special URLs.
-    let rest: std::borrow::Cow<str> =
-        if reading.backslash_is_slash && url[colon + 1..].contains('\\') {
-            url[colon + 1..].replace('\\', "/").into()
-        } else {
-            url[colon + 1..].into()
-        };
+    let rest: std::borrow::Cow<str> = if reading.backslash_is_slash && after_colon.contains('\\') {
+        after_colon.replace('\\', "/").into()
+    } else {
+        after_colon.into()
+    };
     let after = if reading.skip_slashes {
         rest.trim_start_matches('/')
     } else {
@@ -199,15 +198,14 @@ fn classify_one(url: &str, reading: Reading) -> UrlClass {
         };
         after.trim_start_matches('/')
     };
-    let end = after.find(['/', '?', '#']).unwrap_or(after.len());
-    let authority = &after[..end];
-    let hostport = match authority.rfind('@') {
-        Some(i) => &authority[i + 1..],
+    let authority = after.split(['/', '?', '#']).next().unwrap_or("");
+    let hostport = match authority.rsplit_once('@') {
+        Some((_, hp)) => hp,
         None => authority,
     };
     let host = if let Some(inner) = hostport.strip_prefix('[') {
-        match inner.find(']') {
-            Some(i) => &inner[..i],
+        match inner.split_once(']') {
+            Some((h, _)) => h,
             None => {
                 return UrlClass::Malformed {
                     why: "unterminated IPv6 host",
@@ -215,8 +213,8 @@ fn classify_one(url: &str, reading: Reading) -> UrlClass {
             }
         }
     } else {
-        match hostport.rfind(':') {
-            Some(i) => &hostport[..i],
+        match hostport.rsplit_once(':') {
+            Some((h, _)) => h,
             None => hostport,
         }
     };
@@ -265,7 +263,7 @@ fn classify_host(host: String) -> UrlClass {
         (".intranet", "an .intranet name"),
         (".corp", "a .corp name"),
     ] {
-        if host.ends_with(suffix) || host == suffix[1..] {
+        if host.ends_with(suffix) || Some(host.as_str()) == suffix.strip_prefix('.') {
             return UrlClass::Internal { host, why };
         }
     }
@@ -278,7 +276,11 @@ fn classify_host(host: String) -> UrlClass {
         "lvh.me",
         "traefik.me",
     ] {
-        if host == svc || (host.ends_with(svc) && host[..host.len() - svc.len()].ends_with('.')) {
+        if host == svc
+            || host
+                .strip_suffix(svc)
+                .is_some_and(|before| before.ends_with('.'))
+        {
             return UrlClass::Internal {
                 host,
                 why: "a DNS name that resolves to an address it spells",
@@ -332,8 +334,9 @@ fn classify_v6(ip: Ipv6Addr, host: String) -> UrlClass {
         return UrlClass::Metadata { host };
     }
     // Embedded IPv4: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96).
-    let embeds_v4 = (seg[..5] == [0, 0, 0, 0, 0] && (seg[5] == 0xffff || seg[5] == 0))
-        || seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    let embeds_v4 = (seg.get(..5).unwrap_or_default() == [0, 0, 0, 0, 0]
+        && (seg[5] == 0xffff || seg[5] == 0))
+        || seg.get(..6).unwrap_or_default() == [0x64, 0xff9b, 0, 0, 0, 0];
     let embedded = embeds_v4.then(|| {
         Ipv4Addr::new(
             (seg[6] >> 8) as u8,
@@ -400,8 +403,7 @@ pub fn parse_ipv4_loose(host: &str) -> Option<Ipv4Addr> {
     for p in &parts {
         nums.push(parse_num(p)?);
     }
-    let last = *nums.last()?;
-    let head = &nums[..nums.len() - 1];
+    let (&last, head) = nums.split_last()?;
     if head.iter().any(|&n| n > 255) {
         return None;
     }
@@ -430,8 +432,8 @@ fn parse_num(p: &str) -> Option<u64> {
         }
         return u64::from_str_radix(hex, 16).ok();
     }
-    if p.len() > 1 && p.starts_with('0') {
-        return u64::from_str_radix(&p[1..], 8).ok();
+    if let Some(octal) = p.strip_prefix('0').filter(|o| !o.is_empty()) {
+        return u64::from_str_radix(octal, 8).ok();
     }
     p.parse::<u64>().ok()
 }
@@ -443,16 +445,18 @@ fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            let hex = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok());
             if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                 out.push(v);
                 i += 3;
                 continue;
             }
         }
-        out.push(b[i]);
+        out.push(c);
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()

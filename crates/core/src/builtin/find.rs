@@ -17,12 +17,12 @@ impl<'a> Walker<'a> {
         words: &[&Word],
         sc: &SimpleCommand,
     ) -> (Finding, Traits, Option<String>) {
-        let args = &words[1..];
+        let args = words.get(1..).unwrap_or_default();
         let all = words_span(words, sc.span);
         let mut i = 0;
         // Leading options -H -L -P -D x -Olevel
-        while i < args.len() {
-            let t = args[i].text.as_str();
+        while let Some(t_word) = args.get(i) {
+            let t = t_word.text.as_str();
             if matches!(t, "-H" | "-L" | "-P") || t.starts_with("-O") {
                 i += 1;
             } else if t == "-D" {
@@ -37,19 +37,18 @@ impl<'a> Walker<'a> {
             }
         }
         let mut roots: Vec<&Word> = Vec::new();
-        while i < args.len() {
-            let t = args[i].text.as_str();
+        while let Some(t_word) = args.get(i) {
+            let t = t_word.text.as_str();
             if (t.starts_with('-') && t.len() > 1) || t == "(" || t == "!" || t == "," {
                 break;
             }
-            roots.push(args[i]);
+            roots.push(t_word);
             i += 1;
         }
         let expr_start = i;
         let mut unsafe_action: Option<&Word> = None;
         let mut deletes = false;
-        while i < args.len() {
-            let w = args[i];
+        while let Some(&w) = args.get(i) {
             let t = w.text.as_str();
             i += 1;
             match t {
@@ -60,10 +59,10 @@ impl<'a> Walker<'a> {
                 "-exec" | "-execdir" | "-ok" | "-okdir" => {
                     unsafe_action.get_or_insert(w);
                     let start = i;
-                    while i < args.len() && args[i].text != ";" && args[i].text != "+" {
+                    while args.get(i).is_some_and(|a| a.text != ";" && a.text != "+") {
                         i += 1;
                     }
-                    let inner = &args[start..i.min(args.len())];
+                    let inner = args.get(start..i.min(args.len())).unwrap_or_default();
                     i += 1;
                     deletes |= self.find_exec(inner, all);
                 }
@@ -105,7 +104,7 @@ impl<'a> Walker<'a> {
                 norm,
             );
         }
-        if let Some(f) = self.find_expression(&args[expr_start..]) {
+        if let Some(f) = self.find_expression(args.get(expr_start..).unwrap_or_default()) {
             return (f, Traits::default(), norm);
         }
         if let Some(w) = roots
@@ -128,7 +127,7 @@ impl<'a> Walker<'a> {
                 Tier::Auto,
                 RuleId::ShellReadonly,
                 "read-only command: find",
-                words[0].span,
+                words.first().map_or(all, |w| w.span),
             ),
             Traits::default(),
             norm,
@@ -179,8 +178,7 @@ impl<'a> Walker<'a> {
     /// find prints in its errors), judged as `cat F` would be.
     pub(super) fn find_expression(&self, expr: &[&Word]) -> Option<Finding> {
         let mut i = 0;
-        while i < expr.len() {
-            let w = expr[i];
+        while let Some(&w) = expr.get(i) {
             i += 1;
             if w.dynamic {
                 return Some(Finding::new(
@@ -203,7 +201,7 @@ impl<'a> Walker<'a> {
                 ));
             };
             if n == u8::MAX {
-                while i < expr.len() && expr[i].text != ";" && expr[i].text != "+" {
+                while expr.get(i).is_some_and(|a| a.text != ";" && a.text != "+") {
                     i += 1;
                 }
                 i += 1;

@@ -39,8 +39,7 @@ impl<'w> Opts<'w> {
         };
         let mut i = 0;
         let mut ended = false;
-        while i < args.len() {
-            let w = args[i];
+        while let Some(&w) = args.get(i) {
             let t = w.text.as_str();
             if ended || w.dynamic || !t.starts_with('-') || t == "-" {
                 if stop_at_operand {
@@ -68,7 +67,7 @@ impl<'w> Opts<'w> {
                 }
                 continue;
             }
-            for (ci, c) in t[1..].char_indices() {
+            for (ci, c) in t.get(1..).unwrap_or_default().char_indices() {
                 o.shorts.push((c, w));
                 if takes.contains(c) {
                     if ci + c.len_utf8() == t.len() - 1 {

@@ -53,7 +53,7 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                 ) || (t.starts_with('-')
                     && !t.starts_with("--")
                     && t.len() > 1
-                    && t[1..].chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l')));
+                    && t.get(1..).unwrap_or_default().chars().all(|c| matches!(c, 'a' | 'r' | 'v' | 'l')));
                 if !ok {
                     return flag(
                         RuleId::ShellGitBranch,
@@ -73,13 +73,13 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
 fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
     let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let mut i = 0;
-    while i < args.len() {
-        let t = args[i].text.as_str();
-        if args[i].dynamic {
+    while let Some(t_word) = args.get(i) {
+        let t = t_word.text.as_str();
+        if t_word.dynamic {
             return Err(flag(
                 RuleId::ShellGitDynamic,
                 "git with an argument known only at run time",
-                args[i].span,
+                t_word.span,
             ));
         }
         let git_dir = t.strip_prefix("--git-dir=").or_else(|| {
@@ -97,7 +97,7 @@ fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
                 return Err(flag(
                     RuleId::ShellGitConfig,
                     "git --git-dir outside a .git directory: its config can run programs",
-                    args[i].span,
+                    t_word.span,
                 ));
             }
         }
@@ -112,13 +112,13 @@ fn git_globals<'w>(args: &[&'w Word]) -> Result<usize, ReadOnly<'w>> {
             return Err(flag(
                 RuleId::ShellGitConfig,
                 "git -c sets configuration, which can run programs",
-                args[i].span,
+                t_word.span,
             ));
         } else if t.starts_with('-') {
             return Err(flag(
                 RuleId::ShellGitOption,
                 "git global option not on the read-only list",
-                args[i].span,
+                t_word.span,
             ));
         } else {
             break;

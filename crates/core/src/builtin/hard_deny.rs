@@ -20,7 +20,7 @@ impl<'a> Walker<'a> {
     /// Privilege escalation and power control: hard deny.
     pub(super) fn power_or_priv_esc(&self, c: &Cmd) -> Option<Judged> {
         let (name, first, all) = (c.name, c.first, c.all);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         if c.kind == Kind::PrivEsc {
             return Some(self.deny(
                 c,
@@ -62,7 +62,7 @@ impl<'a> Walker<'a> {
     /// Programs that delete, change owners, write devices or change the directory.
     pub(super) fn destructive(&mut self, c: &Cmd) -> Option<Judged> {
         let (words, sc, name, all) = (c.words, c.sc, c.name, c.all);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         // --- hard deny on specific programs ------------------------------------------
         match name {
             "rm" => {
@@ -151,7 +151,7 @@ impl<'a> Walker<'a> {
 
     /// `dd of=…` into a device or a system directory: hard deny.
     pub(super) fn dd(&self, c: &Cmd) -> Judged {
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         for a in args {
             if let Some(path) = a.text.strip_prefix("of=") {
                 let p = Word {
@@ -188,7 +188,7 @@ impl<'a> Walker<'a> {
     /// Partition tools: hard deny unless they only list.
     pub(super) fn partition(&self, c: &Cmd) -> Judged {
         let (name, all) = (c.name, c.all);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         // Listing only: `-l`/`--list`, or parted's `print`, with nothing else but
         // devices and flags (`parted -l /dev/sda rm 1` removes a partition).
         let only_listing_words = args
@@ -216,8 +216,7 @@ impl<'a> Walker<'a> {
 
     /// `tee`: the files it writes, and whether an interpreter reads what it copies.
     pub(super) fn tee(&mut self, c: &Cmd) -> Judged {
-        let words = c.words;
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         let o = Opts::parse(args, "", &[]);
         for w in &o.operands {
             if let Some(abs) = self.resolve_word(w) {
@@ -239,7 +238,7 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let (f, mut t, n) = match readonly("tee", args, self, words[0].span) {
+        let (f, mut t, n) = match readonly("tee", args, self, c.first.span) {
             ReadOnly::Edit(tier, rule, why, span) => (
                 Finding::new(tier, rule, why, span),
                 Traits::default(),
@@ -255,7 +254,7 @@ impl<'a> Walker<'a> {
                     Tier::Auto,
                     RuleId::ShellReadonly,
                     "tee with no file writes only its output",
-                    words[0].span,
+                    c.first.span,
                 ),
                 Traits::default(),
                 self.norm(c),
@@ -272,7 +271,7 @@ impl<'a> Walker<'a> {
 
     /// `cd`/`pushd`: the directory bash may be in next.
     pub(super) fn change_dir(&mut self, c: &Cmd) {
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         let next = match args
             .iter()
             .find(|a| !a.text.starts_with('-') || a.text == "-")

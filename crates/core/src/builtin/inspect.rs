@@ -88,7 +88,9 @@ pub(super) fn calls_itself_in_background_or_pipe(name: &str, body: &Command) -> 
 pub(super) fn mentions_var(text: &str, var: &str) -> bool {
     let braced = format!("${{{var}");
     if text.match_indices(&braced).any(|(i, _)| {
-        !text[i + braced.len()..]
+        !text
+            .get(i + braced.len()..)
+            .unwrap_or_default()
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -97,7 +99,9 @@ pub(super) fn mentions_var(text: &str, var: &str) -> bool {
     }
     let plain = format!("${var}");
     text.match_indices(&plain).any(|(i, _)| {
-        !text[i + plain.len()..]
+        !text
+            .get(i + plain.len()..)
+            .unwrap_or_default()
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -116,7 +120,10 @@ pub(super) fn prints_numbers(s: &Script) -> bool {
         };
         match basename(&first.text) {
             "date" | "wc" | "nproc" | "expr" | "seq" | "stat" | "getconf" | "id" => true,
-            "echo" | "printf" => sc.words[1..]
+            "echo" | "printf" => sc
+                .words
+                .get(1..)
+                .unwrap_or_default()
                 .iter()
                 .all(|w| w.value().is_some() && !w.text.contains(['[', '\\', '$', '`'])),
             _ => false,
@@ -198,7 +205,7 @@ pub(super) fn may_be_option(w: &Word) -> bool {
     }
     // `$(pwd)`, `$(find src …)`: output that cannot begin with `-`.
     let whole_sub = w.subs.len() == 1 && (t.starts_with("$(") || t.starts_with('`'));
-    !(whole_sub && prints_paths_only(&w.subs[0]))
+    !(whole_sub && w.subs.first().is_some_and(prints_paths_only))
 }
 
 /// A glob that can expand to a name beginning with `-` (`*`, `?*`, `[-a]*`): a
@@ -258,7 +265,10 @@ pub(super) fn simple_prints_paths(sc: &SimpleCommand) -> bool {
     match basename(&first.text) {
         "pwd" => sc.words.len() == 1,
         "find" => {
-            let starts: Vec<&Word> = sc.words[1..]
+            let starts: Vec<&Word> = sc
+                .words
+                .get(1..)
+                .unwrap_or_default()
                 .iter()
                 .take_while(|w| {
                     !w.text.starts_with('-') && !w.text.starts_with('(') && w.text != "!"
@@ -295,12 +305,12 @@ pub(super) fn evaluates_value_as_code(text: &str) -> Option<&'static str> {
     }
     let mut rest = text;
     while let Some(i) = rest.find("${!") {
-        let after = &rest[i + 3..];
+        let after = rest.get(i + 3..).unwrap_or_default();
         let name_len = after
             .bytes()
             .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
             .count();
-        let tail = &after[name_len..];
+        let tail = after.get(name_len..).unwrap_or_default();
         let lists = tail.starts_with("*}")
             || tail.starts_with("@}")
             || tail.starts_with("[@]}")
@@ -317,7 +327,7 @@ pub(super) fn evaluates_value_as_code(text: &str) -> Option<&'static str> {
 /// bash runs that code when the text is used as a variable name or in arithmetic.
 pub(super) fn subscript_code(text: &str) -> bool {
     text.find('[').is_some_and(|i| {
-        let rest = &text[i..];
+        let rest = text.get(i..).unwrap_or_default();
         rest.contains("$(") || rest.contains('`')
     })
 }
@@ -345,8 +355,12 @@ pub(super) fn inline_code_execs_stdin(code: &str) -> bool {
 /// Does `code` contain `name` as a whole identifier followed by `(`, a space or `{`?
 pub(super) fn calls(code: &str, name: &str) -> bool {
     code.match_indices(name).any(|(i, _)| {
-        let before = code[..i].chars().next_back();
-        let after = code[i + name.len()..].chars().next();
+        let before = code.get(..i).unwrap_or_default().chars().next_back();
+        let after = code
+            .get(i + name.len()..)
+            .unwrap_or_default()
+            .chars()
+            .next();
         !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
             && matches!(after, Some('(' | ' ' | '{'))
     })
@@ -366,8 +380,8 @@ pub(super) fn interpreter_reads_stdin(name: &str, args: &[&Word]) -> bool {
     };
     let takes_value: &[&str] = &["-W", "-X", "-I", "-r", "--require", "-M"];
     let mut i = 0;
-    while i < args.len() {
-        let t = args[i].text.as_str();
+    while let Some(t_word) = args.get(i) {
+        let t = t_word.text.as_str();
         if let Some(f) = inline
             .iter()
             .find(|f| t == **f || (f.len() == 2 && t.starts_with(**f) && !t.starts_with("--")))
@@ -375,7 +389,7 @@ pub(super) fn interpreter_reads_stdin(name: &str, args: &[&Word]) -> bool {
             // Inline code runs instead of stdin, unless that code reads its input and
             // executes it: `python3 -c 'exec(sys.stdin.read())'`, `perl -e 'eval <STDIN>'`.
             let code = if t.len() > f.len() && f.len() == 2 {
-                &t[2..]
+                t.get(2..).unwrap_or_default()
             } else {
                 args.get(i + 1).map_or("", |w| w.text.as_str())
             };

@@ -163,7 +163,9 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
             // unparseable tail cannot hide a hard deny before it.
             if e.kind == ParseErrorKind::Syntax {
                 if let Some(nl) = cmd.get(..e.span[0]).and_then(|head| head.rfind('\n')) {
-                    if let Ok(script) = shell::parse_in(&cmd[..nl], 0, None, 0, &mut w.steps) {
+                    if let Ok(script) =
+                        shell::parse_in(cmd.get(..nl).unwrap_or_default(), 0, None, 0, &mut w.steps)
+                    {
                         w.script(&script);
                     }
                 }

@@ -45,7 +45,7 @@ pub(super) fn basename(s: &str) -> &str {
     let t = s.trim_end_matches('/');
     // A byte loop: names are short, and `rfind` sets up a searcher for each.
     match t.bytes().rposition(|b| b == b'/') {
-        Some(i) => &t[i + 1..],
+        Some(i) => t.get(i + 1..).unwrap_or_default(),
         None => t,
     }
 }

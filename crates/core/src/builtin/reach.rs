@@ -95,7 +95,12 @@ pub(super) fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
             }
         }
         if a.subs.len() == 1 && (t.starts_with("$(") || t.starts_with('`')) {
-            if let Some(sc) = last_simple(&a.subs[0]).filter(|sc| simple_prints_paths(sc)) {
+            if let Some(sc) = a
+                .subs
+                .first()
+                .and_then(last_simple)
+                .filter(|sc| simple_prints_paths(sc))
+            {
                 return if find_may_list_secret(sc, w) {
                     ReadOnly::Flag(
                         RuleId::ShellRecursiveRead,
@@ -270,8 +275,8 @@ impl<'a> Walker<'a> {
             .iter()
             .position(|c| c.contains(['*', '?', '[']))
             .unwrap_or(comps.len());
-        let prefix = comps[..k].join("/");
-        if comps[..k].contains(&"..") {
+        let prefix = comps.get(..k).unwrap_or_default().join("/");
+        if comps.get(..k).unwrap_or_default().contains(&"..") {
             return true;
         }
         let root = match prefix.as_str() {
@@ -430,7 +435,11 @@ impl<'a> Walker<'a> {
         }
         if tilde && !t.starts_with("~/") && t != "~" {
             // `~user`: another user's home directory.
-            return !t[1..].trim_end_matches('/').contains('/');
+            return !t
+                .get(1..)
+                .unwrap_or_default()
+                .trim_end_matches('/')
+                .contains('/');
         }
         while t.len() > 1 && t.ends_with('/') {
             t.pop();
@@ -440,7 +449,7 @@ impl<'a> Walker<'a> {
             // `/*`, `~/.*`, `/usr/*/lib`, `/[a-z]*` all reach a protected directory.
             let comps: Vec<&str> = t.split('/').collect();
             if let Some(k) = comps.iter().position(|c| c.contains(['*', '?', '['])) {
-                let prefix = comps[..k].join("/");
+                let prefix = comps.get(..k).unwrap_or_default().join("/");
                 let prefix = if prefix.is_empty() {
                     if t.starts_with('/') {
                         "/".to_string()

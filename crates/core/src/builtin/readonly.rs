@@ -13,11 +13,14 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
     let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     let entry = programs::lookup(name);
     let result = match name {
-        "printf" if args.first().is_some_and(|a| a.text.starts_with("-v")) => flag(
-            RuleId::ShellPrintfV,
-            "printf -v assigns a shell variable, which can change what later commands run",
-            args[0].span,
-        ),
+        "printf" => match args.first().filter(|a| a.text.starts_with("-v")) {
+            Some(a) => flag(
+                RuleId::ShellPrintfV,
+                "printf -v assigns a shell variable, which can change what later commands run",
+                a.span,
+            ),
+            None => ReadOnly::Yes,
+        },
         "tail" => tail_flag(args),
         "rg" => {
             let o = Opts::parse(args, "ABCEefgjMmrTtd", RG_LONG_TAKES);
@@ -55,14 +58,13 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         "sort" => sort_flag(args),
         "uniq" => {
             let o = Opts::parse(args, "fsw", &["skip-fields", "skip-chars", "check-chars"]);
-            if o.operands.len() > 1 {
-                flag(
+            match o.operands.get(1) {
+                Some(out) => flag(
                     RuleId::ShellUniq2,
                     "uniq with two file arguments writes the second",
-                    o.operands[1].span,
-                )
-            } else {
-                ReadOnly::Yes
+                    out.span,
+                ),
+                None => ReadOnly::Yes,
             }
         }
         "git" => git_readonly(args, w),
@@ -617,7 +619,10 @@ pub(super) fn recursive_read(name: &str, args: &[&Word], w: &Walker, prog: Span)
                 return None;
             }
             // A named path may be a directory: rg searches everything under it.
-            let roots = &o.operands[usize::from(!pattern_given).min(o.operands.len())..];
+            let roots = o
+                .operands
+                .get(usize::from(!pattern_given).min(o.operands.len())..)
+                .unwrap_or_default();
             let span = roots.first().map_or(prog, |a| a.span);
             // `-L` follows links anywhere: no walk can vouch for that.
             if o.has_short('L').is_some() || o.has_long("follow").is_some() {

@@ -121,9 +121,12 @@ pub(super) fn glob_may_name_secret(a: &Word, w: &Walker) -> bool {
                     if hides_dots && witness.starts_with('.') {
                         return false;
                     }
-                    let mut parts: Vec<&str> = segs.clone();
-                    parts[i] = &witness;
-                    let candidate = parts.join("/");
+                    let candidate = segs
+                        .iter()
+                        .enumerate()
+                        .map(|(k, s)| if k == i { &*witness } else { *s })
+                        .collect::<Vec<&str>>()
+                        .join("/");
                     w.path_secret(&candidate, a.tilde) != Some(false)
                 })
         })
@@ -300,7 +303,7 @@ pub(super) fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
     }
     let shallow = words
         .windows(2)
-        .any(|p| p[0] == "-maxdepth" && matches!(p[1], "0" | "1"));
+        .any(|p| matches!(p, ["-maxdepth", "0" | "1"]));
     if !shallow
         || words
             .iter()
@@ -308,7 +311,10 @@ pub(super) fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
     {
         return true;
     }
-    let starts_secret = sc.words[1..]
+    let starts_secret = sc
+        .words
+        .get(1..)
+        .unwrap_or_default()
         .iter()
         .take_while(|x| !x.text.starts_with('-'))
         .any(|x| w.resolve_word(x).is_none_or(|p| paths::is_secret(&p)));
@@ -317,8 +323,10 @@ pub(super) fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
     }
     let names: Vec<String> = words
         .windows(2)
-        .filter(|p| matches!(p[0], "-name" | "-iname"))
-        .map(|p| secret_pattern(p[1]))
+        .filter_map(|p| match p {
+            ["-name" | "-iname", pattern] => Some(secret_pattern(pattern)),
+            _ => None,
+        })
         .collect();
     !names.iter().any(|pat| !pattern_may_be_secret_name(pat))
 }

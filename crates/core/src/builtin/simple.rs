@@ -77,7 +77,7 @@ impl<'a> Walker<'a> {
                 let printed_number = w.subs.len() == 1
                     && value.starts_with("$(")
                     && value.ends_with(')')
-                    && prints_numbers(&w.subs[0]);
+                    && w.subs.first().is_some_and(prints_numbers);
                 let literal = literal || printed_number;
                 self.numeric.retain(|k| k != name);
                 if literal && !name.ends_with('+') {
@@ -129,7 +129,7 @@ impl<'a> Walker<'a> {
             for (slot, w) in buf.iter_mut().zip(&sc.words) {
                 *slot = w;
             }
-            self.words(&buf[..sc.words.len()], sc)
+            self.words(buf.get(..sc.words.len()).unwrap_or_default(), sc)
         } else {
             let words: Vec<&Word> = sc.words.iter().collect();
             self.words(&words, sc)
@@ -148,19 +148,27 @@ impl<'a> Walker<'a> {
                 // Words after `--` are operands. A `--` right after an option may be
                 // that option's value (`rg -e -- *`), so only one after the program or
                 // an operand counts.
-                let needs = sc.words[1..].iter().any(|w| w.glob || w.dynamic);
+                let needs = sc
+                    .words
+                    .get(1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|w| w.glob || w.dynamic);
                 let end = match entry.filter(|_| needs) {
                     // The table knows which options take a value.
                     Some(p) => {
-                        let args: Vec<&Word> = sc.words[1..].iter().collect();
+                        let args: Vec<&Word> =
+                            sc.words.get(1..).unwrap_or_default().iter().collect();
                         p.scan(&args).end.map_or(sc.words.len(), |e| e + 1)
                     }
-                    None => (1..sc.words.len())
-                        .find(|&i| {
-                            sc.words[i].value() == Some("--")
-                                && !sc.words[i - 1].text.starts_with('-')
+                    None => sc
+                        .words
+                        .windows(2)
+                        .position(|p| {
+                            matches!(p, [before, w] if w.value() == Some("--")
+                                && !before.text.starts_with('-'))
                         })
-                        .unwrap_or(sc.words.len()),
+                        .map_or(sc.words.len(), |i| i + 1),
                 };
                 // A loop variable is each of its values: `for f in *; do sort $f; done`
                 // sorts a file named `-o`.
@@ -169,7 +177,10 @@ impl<'a> Walker<'a> {
                     self.loop_values(w)
                         .is_some_and(|vals| harmless || !vals.iter().any(glob_may_be_option))
                 };
-                if let Some(w) = sc.words[1..end]
+                if let Some(w) = sc
+                    .words
+                    .get(1..end)
+                    .unwrap_or_default()
                     .iter()
                     .find(|w| may_be_option(w) && !loop_ok(w))
                 {
@@ -182,7 +193,10 @@ impl<'a> Walker<'a> {
                         ),
                         w.span,
                     );
-                } else if let Some(w) = sc.words[1..end]
+                } else if let Some(w) = sc
+                    .words
+                    .get(1..end)
+                    .unwrap_or_default()
                     .iter()
                     .find(|w| glob_may_be_option(w) && !harmless)
                 {
@@ -404,7 +418,11 @@ impl<'a> Walker<'a> {
             let name = name.trim_end_matches('+');
             self.consts.retain(|(k, _)| k != name);
             let settable = sc.words.is_empty()
-                && !w.text[..w.text.find('=').unwrap_or(0)].ends_with('+')
+                && !w
+                    .text
+                    .get(..w.text.find('=').unwrap_or(0))
+                    .unwrap_or_default()
+                    .ends_with('+')
                 && !w.dynamic
                 && w.subs.is_empty()
                 && self.consts.len() < 32;

@@ -5,8 +5,8 @@
 pub(super) fn expands(body: &str) -> bool {
     let b = body.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    while let Some(&c) = b.get(i) {
+        match c {
             b'\\' => i += 2,
             b'`' => return true,
             b'$' if b
@@ -49,15 +49,15 @@ pub(super) fn expansions_as_separators(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut i = 0;
     let mut last = 0;
-    while i < b.len() {
-        let end = match b[i] {
+    while let Some(&c) = b.get(i) {
+        let end = match c {
             b'\\' => {
                 i += 2;
                 continue;
             }
-            b'`' => b[i + 1..]
-                .iter()
-                .position(|&c| c == b'`')
+            b'`' => b
+                .get(i + 1..)
+                .and_then(|r| r.iter().position(|&c| c == b'`'))
                 .map_or(b.len(), |k| i + 2 + k),
             b'$' => match b.get(i + 1) {
                 Some(&open @ (b'{' | b'(' | b'[')) => {
@@ -68,11 +68,11 @@ pub(super) fn expansions_as_separators(body: &str) -> String {
                     };
                     let mut depth = 0usize;
                     let mut j = i + 1;
-                    while j < b.len() {
-                        if b[j] == open {
+                    while let Some(&c) = b.get(j) {
+                        if c == open {
                             depth += 1;
-                        } else if b[j] == close {
-                            depth -= 1;
+                        } else if c == close {
+                            depth = depth.saturating_sub(1);
                             if depth == 0 {
                                 break;
                             }
@@ -82,7 +82,9 @@ pub(super) fn expansions_as_separators(body: &str) -> String {
                     (j + 1).min(b.len())
                 }
                 Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
-                    let n = b[i + 1..]
+                    let n = b
+                        .get(i + 1..)
+                        .unwrap_or(&[])
                         .iter()
                         .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
                         .count();
@@ -115,10 +117,10 @@ pub(super) fn arith_names(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
     let mut names = Vec::new();
     let mut i = 0;
-    while i < b.len() {
-        let (open_len, close) = if b[i..].starts_with(b"$((") {
+    while let Some(rest) = b.get(i..).filter(|r| !r.is_empty()) {
+        let (open_len, close) = if rest.starts_with(b"$((") {
             (3, b')')
-        } else if b[i..].starts_with(b"$[") {
+        } else if rest.starts_with(b"$[") {
             (2, b']')
         } else {
             i += 1;
@@ -127,8 +129,7 @@ pub(super) fn arith_names(text: &str) -> Vec<&str> {
         let open = if close == b')' { b'(' } else { b'[' };
         let mut depth = 1usize;
         let mut j = i + open_len;
-        while j < b.len() && depth > 0 {
-            let c = b[j];
+        while let Some(&c) = b.get(j).filter(|_| depth > 0) {
             if (c == b'$' && b.get(j + 1) == Some(&b'(') && b.get(j + 2) != Some(&b'('))
                 || c == b'`'
             {
@@ -136,10 +137,10 @@ pub(super) fn arith_names(text: &str) -> Vec<&str> {
                 let (o, cl) = if c == b'`' { (0u8, b'`') } else { (b'(', b')') };
                 let mut d = 0usize;
                 let mut k = j + 1;
-                while k < b.len() {
-                    if o != 0 && b[k] == o {
+                while let Some(&ck) = b.get(k) {
+                    if o != 0 && ck == o {
                         d += 1;
-                    } else if b[k] == cl {
+                    } else if ck == cl {
                         if d <= 1 {
                             break;
                         }
@@ -155,21 +156,25 @@ pub(super) fn arith_names(text: &str) -> Vec<&str> {
             } else if c == close {
                 depth -= 1;
             } else if (c.is_ascii_alphabetic() || c == b'_')
-                && !(j > 0
-                    && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'#' || b[j - 1] == b'_'))
+                && !j
+                    .checked_sub(1)
+                    .and_then(|p| b.get(p))
+                    .is_some_and(|&p| p.is_ascii_alphanumeric() || p == b'#' || p == b'_')
             {
-                let n = b[j..]
+                let n = b
+                    .get(j..)
+                    .unwrap_or(&[])
                     .iter()
                     .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
                     .count();
-                names.push(&text[j..j + n]);
+                names.extend(text.get(j..j + n));
                 j += n;
                 continue;
             } else if c == b'$'
                 && b.get(j + 1)
                     .is_some_and(|d| d.is_ascii_digit() || b"@*#?$!-".contains(d))
             {
-                names.push(&text[j..j + 2]);
+                names.extend(text.get(j..j + 2));
             }
             j += 1;
         }

@@ -63,8 +63,8 @@ impl<'a> Walker<'a> {
                     // The stage's own part: the last part with the stage's span, or the last.
                     (before..self.parts.len())
                         .rev()
-                        .find(|&i| self.parts[i].span == span)
-                        .unwrap_or(self.parts.len() - 1)
+                        .find(|&i| self.parts.get(i).is_some_and(|p| p.span == span))
+                        .unwrap_or(self.parts.len().saturating_sub(1))
                 });
                 stage_traits.push((t, main, span));
                 all = all.or(t);
@@ -118,7 +118,10 @@ impl<'a> Walker<'a> {
                 ),
                 (None, None) => {
                     // `echo STATIC | sh`: classify what is echoed as a script.
-                    if stages[j - 1].0.echo {
+                    if j.checked_sub(1)
+                        .and_then(|k| stages.get(k))
+                        .is_some_and(|s| s.0.echo)
+                    {
                         if let Some(Command::Simple(sc)) = pl.stages.get(j - 1) {
                             self.echoed_script(sc);
                         }
@@ -126,15 +129,15 @@ impl<'a> Walker<'a> {
                     continue;
                 }
             };
-            let span = join_span(stages[from].2, *span_j);
+            let span = join_span(stages.get(from).map_or(*span_j, |s| s.2), *span_j);
             let f = Finding::new(
                 Tier::Deny,
                 rule,
                 format!("{what}: {}", self.text(span)),
                 span,
             );
-            match main_j {
-                Some(i) => self.parts[*i].finding = f,
+            match main_j.and_then(|i| self.parts.get_mut(i)) {
+                Some(part) => part.finding = f,
                 None => self.parts.push(RawPart {
                     span,
                     finding: f,
@@ -195,7 +198,7 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        let args: Vec<&Word> = sc.words[1..].iter().collect();
+        let args: Vec<&Word> = sc.words.get(1..).unwrap_or_default().iter().collect();
         let text = if prog == "printf" {
             args.first().map(|w| decode_echo(&w.text))
         } else {

@@ -105,7 +105,7 @@ impl<'a> Walker<'a> {
             return (f, none, None);
         };
         let name = basename(value);
-        let args = &words[1..];
+        let args = words.get(1..).unwrap_or_default();
         let c = &Cmd {
             words,
             sc,
@@ -158,7 +158,7 @@ impl<'a> Walker<'a> {
     /// A wrapper runs the command in its arguments: that command is judged.
     pub(super) fn wrapper(&mut self, c: &Cmd) -> Option<Judged> {
         let (words, sc, name, first, all) = (c.words, c.sc, c.name, c.first, c.all);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         let none = Traits::default();
         // --- wrappers -------------------------------------------------------------
         match name {
@@ -170,10 +170,12 @@ impl<'a> Walker<'a> {
                     .iter()
                     .take_while(|a| a.text.starts_with('-') && a.text.len() > 1 && !a.dynamic)
                     .count();
-                let looks_up = args[..lead]
+                let looks_up = args
+                    .get(..lead)
+                    .unwrap_or_default()
                     .iter()
                     .take_while(|a| a.text != "--")
-                    .any(|a| a.text[1..].contains(['v', 'V']));
+                    .any(|a| a.text.get(1..).unwrap_or_default().contains(['v', 'V']));
                 if looks_up {
                     return Some((
                         Finding::new(
@@ -186,25 +188,27 @@ impl<'a> Walker<'a> {
                         self.norm(c),
                     ));
                 }
-                return Some(self.wrapped(&words[1 + lead..], sc, name));
+                return Some(self.wrapped(words.get(1 + lead..).unwrap_or_default(), sc, name));
             }
-            "builtin" | "coproc" => return Some(self.wrapped(&words[1..], sc, name)),
+            "builtin" | "coproc" => {
+                return Some(self.wrapped(words.get(1..).unwrap_or_default(), sc, name))
+            }
             "nohup" => {
                 let k = skip_opts(args, "", &[]);
-                return Some(self.wrapped(&words[1 + k..], sc, name));
+                return Some(self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name));
             }
             "exec" => {
                 let k = skip_opts(args, "a", &[]);
-                return Some(self.wrapped(&words[1 + k..], sc, name));
+                return Some(self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name));
             }
             "nice" => {
                 let k = skip_opts(args, "n", &["adjustment"]);
-                return Some(self.wrapped(&words[1 + k..], sc, name));
+                return Some(self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name));
             }
             "time" => {
                 let o = Opts::parse(args, "fo", &["format", "output"]);
                 let k = skip_opts(args, "fo", &["format", "output"]);
-                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
+                let (f, t, n) = self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name);
                 if (o.has_short('o').is_some() || o.has_long("output").is_some())
                     && f.tier < self.default_tier()
                 {
@@ -230,7 +234,7 @@ impl<'a> Walker<'a> {
             }
             "stdbuf" => {
                 let k = skip_opts(args, "ioe", &["input", "output", "error"]);
-                return Some(self.wrapped(&words[1 + k..], sc, name));
+                return Some(self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name));
             }
             "ionice" => {
                 let o = Opts::parse(args, "cnp", &["class", "classdata", "pid", "pgid", "uid"]);
@@ -241,12 +245,12 @@ impl<'a> Walker<'a> {
                     return Some(self.ask_default(c, "ionice changes another process".to_string()));
                 }
                 let k = skip_opts(args, "cnpPu", &["class", "classdata", "pid", "pgid", "uid"]);
-                return Some(self.wrapped(&words[1 + k..], sc, name));
+                return Some(self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name));
             }
             "setsid" | "chronic" | "unbuffer" | "caffeinate" => {
                 // Not transparent (not on the list), but what they run is still checked.
                 let k = skip_opts(args, "", &[]);
-                let (f, t, n) = self.wrapped(&words[1 + k..], sc, name);
+                let (f, t, n) = self.wrapped(words.get(1 + k..).unwrap_or_default(), sc, name);
                 if f.tier >= self.default_tier() {
                     return Some((f, t, n));
                 }
@@ -271,7 +275,7 @@ impl<'a> Walker<'a> {
     /// `eval`, and `busybox`/`toybox` applets.
     pub(super) fn script_runner(&mut self, c: &Cmd) -> Option<Judged> {
         let (words, sc, name, _first, all) = (c.words, c.sc, c.name, c.first, c.all);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         let none = Traits::default();
         match name {
             "trap" => {
@@ -301,12 +305,12 @@ impl<'a> Walker<'a> {
             }
             "busybox" | "toybox" if args.first().is_some_and(|a| !a.text.starts_with('-')) => {
                 // `busybox rm -rf /`: the applet is the command.
-                return Some(self.words(&words[1..], sc));
+                return Some(self.words(words.get(1..).unwrap_or_default(), sc));
             }
             "watch" => {
                 let o = Opts::parse(args, "nd", &["interval"]);
                 let k = skip_opts(args, "n", &["interval"]);
-                let rest = &words[1 + k..];
+                let rest = words.get(1 + k..).unwrap_or_default();
                 if rest.is_empty() {
                     return Some(self.ask_default(c, "watch with no command".to_string()));
                 }
@@ -348,7 +352,7 @@ impl<'a> Walker<'a> {
     /// `xargs`: the command it runs, the file it reads, and what the data it reads becomes.
     pub(super) fn xargs(&mut self, c: &Cmd) -> Judged {
         let (words, sc, name, all) = (c.words, c.sc, c.name, c.all);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         let none = Traits::default();
         let k = skip_opts(
             args,
@@ -364,11 +368,11 @@ impl<'a> Walker<'a> {
                 "process-slot-var",
             ],
         );
-        let rest = &words[1 + k..];
+        let rest = words.get(1 + k..).unwrap_or_default();
         // `xargs -a FILE`, `-0aFILE`, `--arg=FILE`: the items come from FILE,
         // which xargs opens (and echoes when no command follows).
         let arg_file = programs::XARGS
-            .scan(&args[..k])
+            .scan(args.get(..k).unwrap_or_default())
             .options
             .into_iter()
             .find(|f| f.option.is("-a") || f.option.is("--arg-file"))
@@ -412,7 +416,7 @@ impl<'a> Walker<'a> {
         let prog = rest.first().map_or("", |w| basename(&w.text));
         // What xargs reads becomes arguments: options (`-o PWN`) unless they come
         // from `find DIR …`, and code where `-I {}` puts them in a script.
-        let replace = args[..k].iter().any(|a| {
+        let replace = args.get(..k).unwrap_or_default().iter().any(|a| {
             a.text.starts_with("-I") || a.text.starts_with("-i") || a.text.starts_with("--replace")
         });
         let code = replace && (is_interpreter(prog) || prog == "eval");
@@ -459,7 +463,7 @@ impl<'a> Walker<'a> {
     /// `test`, `[`, `[[`, `let`: operands bash evaluates as arithmetic or subscripts.
     pub(super) fn test_operands(&mut self, c: &Cmd) {
         let name = c.name;
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         // `test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`: bash evaluates an array
         // subscript in a variable name or arithmetic operand, running what is in it.
         if c.kind == Kind::Test {
@@ -532,7 +536,7 @@ impl<'a> Walker<'a> {
     /// What the read-only allowlist says of the program.
     pub(super) fn readonly_finding(&mut self, c: &Cmd, traits: Traits) -> Judged {
         let (name, first) = (c.name, c.first);
-        let args = &c.words[1..];
+        let args = c.words.get(1..).unwrap_or_default();
         match readonly(name, args, self, first.span) {
             ReadOnly::Yes => (
                 Finding::new(
@@ -582,7 +586,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         let mut s = String::from(c.name);
-        for a in &c.words[1..] {
+        for a in c.words.get(1..).unwrap_or_default() {
             s.push(' ');
             s.push_str(&a.text);
         }
@@ -625,7 +629,7 @@ pub(super) type Judged = (Finding, Traits, Option<String>);
 /// What a program does to a pipeline: downloads, decodes, echoes static text.
 fn stream_traits(c: &Cmd) -> Traits {
     let (sc, name) = (c.sc, c.name);
-    let args = &c.words[1..];
+    let args = c.words.get(1..).unwrap_or_default();
     let mut traits = Traits::default();
     if c.kind == Kind::Downloader {
         traits.downloader = true;

@@ -102,8 +102,7 @@ impl<'a> Walker<'a> {
         let mut split_inline: Option<String> = None;
         // `-C DIR` / `--chdir=DIR`: the command runs there (`Some(None)`: unknown dir).
         let mut chdir: Option<Option<String>> = None;
-        while i < words.len() {
-            let w = words[i];
+        while let Some(&w) = words.get(i) {
             let t = w.text.as_str();
             if t == "--" {
                 i += 1;
@@ -179,10 +178,11 @@ impl<'a> Walker<'a> {
             }
             // A short cluster like `-iS'…'` or `-iu NAME`.
             if t.len() > 2 && t.starts_with('-') && !t.starts_with("--") && !w.dynamic {
-                let body = &t[1..];
-                if let Some(k) = body.find(['S', 'u', 'C']) {
-                    let letter = body.as_bytes()[k];
-                    let rest_of = &body[k + 1..];
+                let body = t.get(1..).unwrap_or_default();
+                if let Some((k, letter)) =
+                    body.bytes().enumerate().find(|(_, c)| b"SuC".contains(c))
+                {
+                    let rest_of = body.get(k + 1..).unwrap_or_default();
                     if letter == b'C' {
                         chdir = Some(if rest_of.is_empty() {
                             words.get(i + 1).and_then(|d| d.value().map(str::to_string))
@@ -273,14 +273,14 @@ impl<'a> Walker<'a> {
             match shell::parse_in(text, 0, Some(sw.span), self.depth + 1, &mut self.steps) {
                 Ok(script) => {
                     let cmds = shell::simple_commands(&script);
-                    if cmds.len() == 1 && script.pipelines.len() == 1 {
+                    if let ([only], 1) = (cmds.as_slice(), script.pipelines.len()) {
                         // `env -S 'NAME=value cmd'`: env sets those variables.
-                        for a in &cmds[0].assigns {
+                        for a in &only.assigns {
                             if let Some(f) = self.assign_finding(a) {
                                 findings.push(f);
                             }
                         }
-                        let mut ws: Vec<&Word> = cmds[0].words.iter().collect();
+                        let mut ws: Vec<&Word> = only.words.iter().collect();
                         ws.extend(rest.iter().copied());
                         let inner = SimpleCommand {
                             span: sc.span,
@@ -328,7 +328,7 @@ impl<'a> Walker<'a> {
         words: &[&Word],
         sc: &SimpleCommand,
     ) -> (Finding, Traits, Option<String>) {
-        let args = &words[1..];
+        let args = words.get(1..).unwrap_or_default();
         let all = words_span(words, sc.span);
         if let Some(f) = self.sink_check(args, sc, name) {
             return (f, Traits::default(), None);
@@ -607,8 +607,7 @@ impl<'a> Walker<'a> {
         let text = joined.join(" ");
         // An unquoted word maps back to the source only where its span is its text
         // (not a decoded string, whose spans are all the enclosing one's).
-        let base = if rest.len() == 1 {
-            let w = &rest[0];
+        let base = if let [w] = rest {
             w.content_start.or_else(|| {
                 (!w.quoted && w.span[1] - w.span[0] == w.text.len()).then_some(w.span[0])
             })
@@ -651,8 +650,7 @@ fn shell_options<'w>(args: &[&'w Word]) -> ShellOptions<'w> {
     let mut script_file: Option<&Word> = None;
     let mut stdin_flag = false;
     let mut want_c = false;
-    while i < args.len() {
-        let a = args[i];
+    while let Some(&a) = args.get(i) {
         let t = a.text.as_str();
         i += 1;
         if a.dynamic {
@@ -679,10 +677,10 @@ fn shell_options<'w>(args: &[&'w Word]) -> ShellOptions<'w> {
             continue;
         }
         if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
-            if t[1..].contains('c') {
+            if t.get(1..).unwrap_or_default().contains('c') {
                 want_c = true;
             }
-            if t[1..].contains('s') {
+            if t.get(1..).unwrap_or_default().contains('s') {
                 stdin_flag = true;
             }
             continue;

@@ -46,7 +46,10 @@ pub(super) fn str_arg<'c>(call: &'c ToolCall, keys: &[&str]) -> Result<&'c str, 
             None => {}
         }
     }
-    Err(malformed(&format!("missing `{}`", keys[0])))
+    Err(malformed(&format!(
+        "missing `{}`",
+        keys.first().copied().unwrap_or_default()
+    )))
 }
 
 /// The strictest of several verdicts for one call (one per path key or URL reading):
@@ -75,7 +78,9 @@ pub(super) fn combine(parts: Vec<(Part, bool)>) -> Verdict {
         best = match best {
             None => Some(i),
             Some(b) => {
-                let (bp, bhard) = &parts[b];
+                let Some((bp, bhard)) = parts.get(b) else {
+                    continue;
+                };
                 if p.tier > bp.tier || (p.tier == bp.tier && *hard && !bhard) {
                     Some(i)
                 } else {

@@ -106,7 +106,7 @@ impl Policy {
             let line = e.line_col().map_or(1, |(l, _)| l + 1);
             let msg = e.to_string();
             let msg = match msg.find(" at line ") {
-                Some(i) => msg[..i].to_string(),
+                Some(i) => msg.get(..i).unwrap_or_default().to_string(),
                 None => msg,
             };
             Error::Policy { line, message: msg }

@@ -46,10 +46,10 @@ impl Rule {
         }
         let (tool, spec) = match s.find('(') {
             Some(i) => {
-                let Some(inner) = s[i + 1..].strip_suffix(')') else {
+                let Some(inner) = s.get(i + 1..).unwrap_or_default().strip_suffix(')') else {
                     return Err(bad("missing `)` at the end"));
                 };
-                (&s[..i], Some(inner))
+                (s.get(..i).unwrap_or_default(), Some(inner))
             }
             None => (s, None),
         };
@@ -92,7 +92,7 @@ impl Rule {
                 let abs = if p.starts_with("**") || p.starts_with('/') {
                     p.to_string()
                 } else if p == "~" || p.starts_with("~/") {
-                    format!("{home}{}", &p[1..])
+                    format!("{home}{}", p.get(1..).unwrap_or_default())
                 } else {
                     format!(
                         "{}/{}",

@@ -91,7 +91,7 @@ impl Policy {
                 let mut out = vec![format!("{tool}({abs})")];
                 if let Some(i) = abs.rfind('/') {
                     if i > 0 {
-                        out.push(format!("{tool}({}/**)", &abs[..i]));
+                        out.push(format!("{tool}({}/**)", abs.get(..i).unwrap_or_default()));
                     }
                 }
                 out

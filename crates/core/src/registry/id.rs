@@ -68,7 +68,10 @@ impl Hasher for IdHasher {
     fn write(&mut self, bytes: &[u8]) {
         for chunk in bytes.chunks(8) {
             let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
+            // `chunks(8)` gives at most 8 bytes.
+            if let Some(dst) = buf.get_mut(..chunk.len()) {
+                dst.copy_from_slice(chunk);
+            }
             self.write_u64(u64::from_le_bytes(buf));
         }
     }

@@ -30,7 +30,7 @@ pub(super) fn expand_braces(m: &str) -> Option<Vec<String>> {
     if !expand_into(m, &mut out, 0) {
         return None;
     }
-    if out.len() == 1 && out[0] == m {
+    if matches!(out.as_slice(), [only] if *only == m) {
         // Braces that expand to nothing else (`{x..yz}`, `{a}`): literal.
         return None;
     }
@@ -63,7 +63,7 @@ pub(super) fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool 
         let mut level = 0usize;
         let mut commas = Vec::new();
         let mut close = None;
-        for &(bj, d) in &chars[i + 1..] {
+        for &(bj, d) in chars.get(i + 1..).unwrap_or_default() {
             match d {
                 BRACE_OPEN => level += 1,
                 BRACE_CLOSE if level == 0 => {
@@ -79,10 +79,10 @@ pub(super) fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool 
         if commas.is_empty() {
             // `{x..y}`, `{x..y..step}`: a sequence, expanded as bash does (`.e{n..n}v`
             // is `.env`); too long a sequence fails the expansion (a dynamic word).
-            match sequence(&m[bi + BRACE_OPEN.len_utf8()..close]) {
+            match sequence(m.get(bi + BRACE_OPEN.len_utf8()..close).unwrap_or_default()) {
                 Some(Some(items)) => {
-                    let pre = &m[..bi];
-                    let post = &m[close + BRACE_CLOSE.len_utf8()..];
+                    let pre = m.get(..bi).unwrap_or_default();
+                    let post = m.get(close + BRACE_CLOSE.len_utf8()..).unwrap_or_default();
                     for item in items {
                         if !expand_into(&format!("{pre}{item}{post}"), out, depth + 1) {
                             return false;
@@ -94,15 +94,15 @@ pub(super) fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool 
                 None => continue,
             }
         }
-        let pre = &m[..bi];
-        let post = &m[close + BRACE_CLOSE.len_utf8()..];
+        let pre = m.get(..bi).unwrap_or_default();
+        let post = m.get(close + BRACE_CLOSE.len_utf8()..).unwrap_or_default();
         let mut last = bi + BRACE_OPEN.len_utf8();
         let mut alts = Vec::new();
         for &cpos in &commas {
-            alts.push(&m[last..cpos]);
+            alts.push(m.get(last..cpos).unwrap_or_default());
             last = cpos + BRACE_COMMA.len_utf8();
         }
-        alts.push(&m[last..close]);
+        alts.push(m.get(last..close).unwrap_or_default());
         for alt in alts {
             let combined = format!("{pre}{alt}{post}");
             if !expand_into(&combined, out, depth + 1) {
@@ -115,7 +115,7 @@ pub(super) fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool 
     out.len() <= MAX_BRACE_ALTS
 }
 
-/// The items of a brace sequence body `x..y[..step]` (integers, or single letters):
+/// The items of a brace sequence body `x..y.get(..step).unwrap_or_default()` (integers, or single letters):
 /// `None` when it is not one (the braces are literal), `Some(None)` when it has more
 /// than [`MAX_BRACE_ALTS`] items.
 pub(super) fn sequence(body: &str) -> Option<Option<Vec<String>>> {

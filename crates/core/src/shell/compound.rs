@@ -289,7 +289,7 @@ impl<'a> Parser<'a> {
                     }
                     sc.words.push(Word {
                         span: self.span(s, self.pos),
-                        text: self.src[s..self.pos].to_string(),
+                        text: self.src.get(s..self.pos).unwrap_or_default().to_string(),
                         ..Word::default()
                     });
                 }

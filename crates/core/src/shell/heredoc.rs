@@ -16,11 +16,14 @@ impl<'a> Parser<'a> {
             let mut next = self.s.len();
             let mut line_start = self.pos;
             while line_start < self.s.len() {
-                let line_end = self.s[line_start..]
+                let line_end = self
+                    .s
+                    .get(line_start..)
+                    .unwrap_or_default()
                     .iter()
                     .position(|&b| b == b'\n')
                     .map_or(self.s.len(), |i| line_start + i);
-                let mut line = &self.src[line_start..line_end];
+                let mut line = self.src.get(line_start..line_end).unwrap_or_default();
                 if doc.strip_tabs {
                     line = line.trim_start_matches('\t');
                 }
@@ -43,7 +46,11 @@ impl<'a> Parser<'a> {
                 }
                 line_start = line_end + 1;
             }
-            let body = self.src[start..body_end].to_string();
+            let body = self
+                .src
+                .get(start..body_end)
+                .unwrap_or_default()
+                .to_string();
             let mut subs = Vec::new();
             if !doc.quoted {
                 // An unquoted body undergoes substitutions: find them.
@@ -51,7 +58,7 @@ impl<'a> Parser<'a> {
                 // it (a here-document nested in it cannot read past the body, which
                 // would also scan the same bytes again at every level).
                 let mut sub = Parser {
-                    s: &self.s[..body_end],
+                    s: self.s.get(..body_end).unwrap_or_default(),
                     src: self.src.get(..body_end).unwrap_or(self.src),
                     map: self.map,
                     pos: start,
@@ -105,10 +112,11 @@ impl<'a> Parser<'a> {
                     return Err(e);
                 }
             }
-            if doc.id < self.bodies.len() {
-                self.bodies[doc.id] = Some(HereDoc {
+            let start = self.base + self.orig(start);
+            if let Some(slot) = self.bodies.get_mut(doc.id) {
+                *slot = Some(HereDoc {
                     body,
-                    start: self.base + self.orig(start),
+                    start,
                     quoted: doc.quoted,
                     subs,
                     slot: None,

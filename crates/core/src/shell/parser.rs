@@ -63,16 +63,18 @@ pub(super) fn param_ref(src: &str) -> Option<bool> {
         .and_then(|r| r.strip_suffix('}'))
         .or_else(|| inner.strip_prefix('$'))?;
     let b = name.as_bytes();
-    let ok = (b.len() == 1 && b[0].is_ascii_digit())
+    let ok = matches!(b, [d] if d.is_ascii_digit())
         || (b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name(c)));
     ok.then_some(quoted)
 }
 
 pub(super) fn is_meta(b: u8) -> bool {
-    META[b as usize]
+    META.get(usize::from(b)).copied().unwrap_or(false)
 }
 
 /// [`is_meta`] as a table: the parser asks it of every byte of every word.
+// Built at compile time: an index out of bounds would be a compile error.
+#[allow(clippy::indexing_slicing)]
 pub(super) static META: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
@@ -203,7 +205,10 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn starts(&self, lit: &str) -> bool {
-        self.s[self.pos..].starts_with(lit.as_bytes())
+        self.s
+            .get(self.pos..)
+            .unwrap_or_default()
+            .starts_with(lit.as_bytes())
     }
 
     /// Skips blanks, line continuations and comments (not newlines).
@@ -388,7 +393,7 @@ impl<'a> Parser<'a> {
     /// The bare word at the current position (up to a metacharacter), for reserved
     /// word checks; quoted words never match a reserved word.
     pub(super) fn bare_word(&self) -> &'a str {
-        let rest = &self.s[self.pos..];
+        let rest = self.s.get(self.pos..).unwrap_or_default();
         let n = rest.iter().position(|&b| is_meta(b)).unwrap_or(rest.len());
         self.src.get(self.pos..self.pos + n).unwrap_or("")
     }
@@ -397,7 +402,7 @@ impl<'a> Parser<'a> {
     /// is the longest), else empty: the parser asks before every command, and a long
     /// word need not be read to the end.
     pub(super) fn keyword(&self) -> &'a str {
-        let rest = &self.s[self.pos..];
+        let rest = self.s.get(self.pos..).unwrap_or_default();
         match rest.iter().take(9).position(|&b| is_meta(b)) {
             Some(n) => self.src.get(self.pos..self.pos + n).unwrap_or(""),
             None if rest.len() <= 8 => self.src.get(self.pos..).unwrap_or(""),
@@ -407,7 +412,7 @@ impl<'a> Parser<'a> {
 
     /// `NAME=` or `NAME+=` here: an assignment (`time x=1` times it, and it sets `x`).
     pub(super) fn assignment_here(&self) -> bool {
-        let rest = &self.s[self.pos..];
+        let rest = self.s.get(self.pos..).unwrap_or_default();
         let n = rest.iter().take_while(|&&b| is_name(b)).count();
         n > 0
             && rest.first().is_some_and(|&b| is_name_start(b))
@@ -584,16 +589,16 @@ impl<'a> Parser<'a> {
 
     pub(super) fn redirect_here(&self) -> bool {
         let mut i = self.pos;
-        while i < self.s.len() && self.s[i].is_ascii_digit() {
+        while self.s.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
         }
-        if i < self.s.len() && self.s[i] == b'{' && i == self.pos {
+        if i < self.s.len() && self.s.get(i) == Some(&b'{') && i == self.pos {
             // {var}> form
             let mut j = i + 1;
-            while j < self.s.len() && is_name(self.s[j]) {
+            while self.s.get(j).is_some_and(|&c| is_name(c)) {
                 j += 1;
             }
-            if j < self.s.len() && self.s[j] == b'}' && j > i + 1 {
+            if j < self.s.len() && self.s.get(j) == Some(&b'}') && j > i + 1 {
                 i = j + 1;
             }
         }

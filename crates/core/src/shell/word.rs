@@ -133,9 +133,13 @@ impl<'a> Parser<'a> {
                     && !w.dynamic
                     && w.text.len() == self.pos - start
                     && !w.text.is_empty()
-                    && is_name_start(w.text.as_bytes()[0])
+                    && w.text.as_bytes().first().is_some_and(|&c| is_name_start(c))
                     && w.text.bytes().all(|c| is_name(c) || c == b'+')
-                    && !w.text[..w.text.len() - 1].contains('+') =>
+                    && !w
+                        .text
+                        .get(..w.text.len() - 1)
+                        .unwrap_or_default()
+                        .contains('+') =>
                 {
                     w.assign = true;
                     self.push_char(&mut w);
@@ -159,7 +163,7 @@ impl<'a> Parser<'a> {
                 w.dynamic = true;
             }
         }
-        w.param = param_ref(&self.src[start..self.pos]);
+        w.param = param_ref(self.src.get(start..self.pos).unwrap_or_default());
         w.span = self.span(start, self.pos);
         Ok(w)
     }
@@ -174,7 +178,11 @@ impl<'a> Parser<'a> {
         let script = self.paren_script(start, "unterminated process substitution")?;
         w.subs.push(script);
         w.dynamic = true;
-        w.text = self.src[start..self.pos].to_string();
+        w.text = self
+            .src
+            .get(start..self.pos)
+            .unwrap_or_default()
+            .to_string();
         w.span = self.span(start, self.pos);
         Ok(w)
     }
@@ -182,7 +190,10 @@ impl<'a> Parser<'a> {
     /// A run of ordinary bytes, taken at once.
     fn plain_run(&mut self, w: &mut Word) {
         // A run of ordinary bytes at once.
-        let run = self.s[self.pos..]
+        let run = self
+            .s
+            .get(self.pos..)
+            .unwrap_or_default()
             .iter()
             .position(|&c| is_meta(c) || is_special(c))
             .unwrap_or(self.s.len() - self.pos)
@@ -198,7 +209,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn push_char(&mut self, w: &mut Word) {
-        let len = utf8_len(self.s[self.pos]);
+        let len = self.s.get(self.pos).map_or(1, |&c| utf8_len(c));
         let end = (self.pos + len).min(self.s.len());
         w.text
             .push_str(self.src.get(self.pos..end).unwrap_or("\u{FFFD}"));
@@ -208,9 +219,16 @@ impl<'a> Parser<'a> {
     pub(super) fn single_quoted(&mut self, w: &mut Word) -> Result<(), ParseError> {
         let start = self.pos - 1;
         w.quoted = true;
-        match self.s[self.pos..].iter().position(|&b| b == b'\'') {
+        match self
+            .s
+            .get(self.pos..)
+            .unwrap_or_default()
+            .iter()
+            .position(|&b| b == b'\'')
+        {
             Some(i) => {
-                w.text.push_str(&self.src[self.pos..self.pos + i]);
+                w.text
+                    .push_str(self.src.get(self.pos..self.pos + i).unwrap_or_default());
                 self.pos += i + 1;
                 Ok(())
             }
@@ -273,7 +291,10 @@ impl<'a> Parser<'a> {
                     if self.peek().is_none() {
                         return Err(self.err("unterminated $'…'", start));
                     }
-                    let (escape, taken) = escapes::decode_one(&self.s[self.pos..], Dialect::AnsiC);
+                    let (escape, taken) = escapes::decode_one(
+                        self.s.get(self.pos..).unwrap_or_default(),
+                        Dialect::AnsiC,
+                    );
                     self.pos += taken;
                     match escape {
                         Escape::Char(c) => w.text.push(c),
@@ -371,7 +392,8 @@ impl<'a> Parser<'a> {
             }
         }
         let _ = in_dq;
-        w.text.push_str(&self.src[start..self.pos]);
+        w.text
+            .push_str(self.src.get(start..self.pos).unwrap_or_default());
         Ok(())
     }
 
@@ -459,7 +481,7 @@ impl<'a> Parser<'a> {
                     }
                 },
                 Some(_) => {
-                    let len = utf8_len(self.s[self.pos]);
+                    let len = self.s.get(self.pos).map_or(1, |&c| utf8_len(c));
                     let end = (self.pos + len).min(self.s.len());
                     body.push_str(self.src.get(self.pos..end).unwrap_or("\u{FFFD}"));
                     self.pos = end;
@@ -470,7 +492,8 @@ impl<'a> Parser<'a> {
         let script = parse_in(&body, 0, Some(span), self.depth + 1, &mut self.budget)?;
         w.subs.push(script);
         w.dynamic = true;
-        w.text.push_str(&self.src[start..self.pos]);
+        w.text
+            .push_str(self.src.get(start..self.pos).unwrap_or_default());
         Ok(())
     }
 }

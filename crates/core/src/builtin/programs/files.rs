@@ -6,6 +6,9 @@ use super::{Effect, Operands, Program, SUM_LONGS};
 const B2SUM_LONGS: [&str; SUM_LONGS.len() + 1] = with_long(SUM_LONGS, "length=");
 
 /// `base` and one more long option, as a constant.
+// Evaluated at compile time only: an index out of bounds would be a compile error,
+// never a panic at run time (and `get_mut` is not usable in a const fn).
+#[allow(clippy::indexing_slicing)]
 const fn with_long<const N: usize>(
     base: &[&'static str],
     extra: &'static str,

@@ -186,7 +186,7 @@ fn bucket(name: &str) -> usize {
 }
 
 fn named(name: &str) -> Option<&'static Named> {
-    index()[bucket(name)].iter().find(|n| n.name == name)
+    index().get(bucket(name))?.iter().find(|n| n.name == name)
 }
 
 /// Every name of the tables and of [`KINDS`] by bucket, built once: one small scan per
@@ -195,26 +195,32 @@ fn index() -> &'static [Vec<Named>; BUCKETS] {
     static INDEX: OnceLock<[Vec<Named>; BUCKETS]> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut index: [Vec<Named>; BUCKETS] = std::array::from_fn(|_| Vec::new());
-        fn slot<'a>(index: &'a mut [Vec<Named>; BUCKETS], name: &'static str) -> &'a mut Named {
-            let list = &mut index[bucket(name)];
-            let at = match list.iter().position(|n| n.name == name) {
-                Some(at) => at,
+        fn slot<'a>(
+            index: &'a mut [Vec<Named>; BUCKETS],
+            name: &'static str,
+        ) -> Option<&'a mut Named> {
+            let list = index.get_mut(bucket(name))?;
+            match list.iter().position(|n| n.name == name) {
+                Some(at) => list.get_mut(at),
                 None => {
                     list.push(Named {
                         name,
                         kind: None,
                         entry: None,
                     });
-                    list.len() - 1
+                    list.last_mut()
                 }
-            };
-            &mut list[at]
+            }
         }
         for p in programs() {
-            slot(&mut index, p.name).entry = Some(p);
+            if let Some(n) = slot(&mut index, p.name) {
+                n.entry = Some(p);
+            }
         }
         for (name, kind) in KINDS {
-            slot(&mut index, name).kind = Some(*kind);
+            if let Some(n) = slot(&mut index, name) {
+                n.kind = Some(*kind);
+            }
         }
         index
     })
@@ -352,8 +358,7 @@ impl Program {
         }
         let mut i = 0;
         let mut ended = false;
-        while i < args.len() {
-            let w = args[i];
+        while let Some(&w) = args.get(i) {
             i += 1;
             let t = w.text.as_str();
             if ended || t == "-" || !(t.starts_with('-') || w.dynamic) {
@@ -431,13 +436,13 @@ impl Program {
                 }
                 continue;
             }
-            let cluster = &t[1..];
+            let cluster = t.get(1..).unwrap_or_default();
             if self.digits && cluster.bytes().all(|b| b.is_ascii_digit()) {
                 continue;
             }
             for (ci, c) in cluster.char_indices() {
                 if self.short_optional.contains(c) {
-                    let rest = &cluster[ci + c.len_utf8()..];
+                    let rest = cluster.get(ci + c.len_utf8()..).unwrap_or_default();
                     s.keep(
                         self,
                         Found {
@@ -449,7 +454,7 @@ impl Program {
                     break;
                 }
                 if self.short_values.contains(c) {
-                    let rest = &cluster[ci + c.len_utf8()..];
+                    let rest = cluster.get(ci + c.len_utf8()..).unwrap_or_default();
                     let value = if rest.is_empty() {
                         args.get(i).map(|next| {
                             i += 1;

@@ -155,8 +155,10 @@ pub const FIND_EXAMPLES: &[(&str, &str)] = &[
 pub fn find_primary(t: &str) -> Option<u8> {
     if let Some(xy) = t.strip_prefix("-newer") {
         let b = xy.as_bytes();
-        if b.len() == 2 && b"aBcm".contains(&b[0]) && b"aBcmt".contains(&b[1]) {
-            return Some(1);
+        if let [x, y] = b {
+            if b"aBcm".contains(x) && b"aBcmt".contains(y) {
+                return Some(1);
+            }
         }
     }
     FIND_PRIMARIES
