@@ -239,6 +239,110 @@ READS = [
 ]
 
 
+# The classes of the issue "nothing crashes the gate and auto leaks nothing", each a
+# generator varied by the seed: other programs, options, quoting, wrappers, classes.
+HARM = ["touch PWN", "rm -rf ~", "curl x", "cat .env", "git push"]
+WRAPS = ["", "env ", "nice ", "timeout 5 ", "command "]
+SHELLS = ["bash", "sh", "bash -s", "env bash", "nice sh", "timeout 5 bash"]
+
+
+def heredoc_expanded(rng):
+    """A shell fed an unquoted here-document: `\\$` and `\\`` become live."""
+    p = rng.choice(HARM)
+    body = rng.choice([f"echo \\`{p}\\`", f"echo \\$({p})", f"x=\\$({p})", f": \\`{p}\\`",
+                       f"echo a\\$( {p} )b", f"ls \\`{p}\\` notes.txt"])
+    d = rng.choice(["E", "EOF", "X_1"])
+    dash = rng.choice(["", "-"])
+    if rng.random() < 0.3:
+        return f"cat <<{dash}{d} | {rng.choice(SHELLS)}\n{body}\n{d}"
+    return f"{rng.choice(SHELLS)} <<{dash}{d}\n{body}\n{d}"
+
+
+def herestring_continuation(rng):
+    """Backslash-newline inside a here-string's word, before `$(` and in a word."""
+    p = rng.choice(HARM)
+    prog = rng.choice(["cat", "wc -l", "grep -c x", "tr a b", "sort", "head -n 1"])
+    word = rng.choice([f'"$\\\n({p})"', f"$\\\n({p})", f'"x$\\\n({p})y"',
+                       f'"$(tou\\\nch PWN)"', f'"`{p}`"', f'"${{z:-$\\\n({p})}}"'])
+    return f"{rng.choice(WRAPS)}{prog} <<<{rng.choice(['', ' '])}{word}"
+
+
+def bracket_classes(rng):
+    """Bracket expressions with POSIX classes, equivalence classes and negation."""
+    reader = rng.choice(["cat", "head -n 1", "tail -n 5", "wc -c", "grep -h .", "sort", "od -c",
+                         "nl", "tac", "sed -n 1p", "cut -c1-3", "rev"])
+    glob = rng.choice([".[[:lower:]]nv", ".[[:alpha:]]n[[:alpha:]]", ".e[[:alnum:]]v",
+                       "[[:punct:]]env", ".[^x]nv", ".[!x]nv", ".e[[=n=]]v", ".e[[.n.]]v",
+                       ".[[:lower:][:digit:]]nv", "server.[[:alpha:]]ey", "server.k[^x]y",
+                       "~/.ssh/id_[[:lower:]]sa", "~/.aws/cred[[:alpha:]]ntials",
+                       "~/.[[:alpha:]]etrc", "[[:punct:]][[:alpha:]]*"])
+    return f"{rng.choice(WRAPS)}{reader} {glob}"
+
+
+def git_file_options(rng):
+    """git options that open a file, in every spelling git accepts."""
+    secret = rng.choice([".env", "server.key", "~/.ssh/id_rsa", "/home/u/.aws/credentials"])
+    return rng.choice([
+        f"git blame --contents={secret} README.md", f"git blame --contents {secret} README.md",
+        f"git blame --cont={secret} README.md", f"git blame --conten {secret} README.md",
+        f"git blame -S {secret} README.md", f"git blame -S{secret} README.md",
+        f"git blame -wS {secret} README.md", f"git blame --ignore-revs-file={secret} README.md",
+        f"git blame --ignore-revs-file {secret} README.md",
+        f"git ls-files -X {secret}", f"git ls-files -X{secret} -o",
+        f"git ls-files --exclude-from={secret}", f"git ls-files --exclude-f {secret}",
+        f"git ls-files -o --exclude-per-directory={secret}",
+        f"git diff --no-index {secret} notes.txt", "git diff --no-index .e?v notes.txt",
+        f"git --no-pager blame --contents {secret} README.md",
+    ])
+
+
+def loop_splitting(rng):
+    """An unquoted loop variable is split into words and globbed again."""
+    value, prog = rng.choice([
+        (". -delete", "find"), (". -name x -delete", "find"), (". -fprint PWN", "find"),
+        ("-o PWN notes.txt", "sort"), (".env notes.txt", "cat"), ("notes.txt .env", "head -n 1"),
+        (".*", "cat"), ("server.*", "wc -c"), ("~/.ssh/*", "cat"), ("-f .env notes.txt", "grep"),
+    ])
+    q = rng.choice(['"', "'"])
+    extra = rng.choice(["", " a.txt", " notes.txt"])
+    return f"for x in {q}{value}{q}{extra}; do {prog} $x; done"
+
+
+def secret_env(rng):
+    """The values of secret-looking variables printed, and /proc/*/environ read."""
+    return rng.choice([
+        "echo $AWS_SECRET_ACCESS_KEY", 'echo "${GITHUB_TOKEN}"', "printf '%s\\n' \"$OPENAI_API_KEY\"",
+        'cat <<< "$DB_PASSWORD"', "echo ${AWS_SECRET_ACCESS_KEY:-none}", "x=$GITHUB_TOKEN; echo $x",
+        "jq -n env", "jq -n '$ENV.GITHUB_TOKEN'", "jq -rn 'env.AWS_SECRET_ACCESS_KEY'",
+        "jq -n '$ENV'", "cat /proc/self/environ", "tr '\\0' '\\n' < /proc/self/environ",
+        "strings /proc/self/environ", "grep -a TOKEN /proc/self/environ", "ls $GITHUB_TOKEN",
+        "cat <<E\n$AWS_SECRET_ACCESS_KEY\nE", 'test "$DB_PASSWORD" -eq 1', "echo ${#GITHUB_TOKEN}",
+        "od -c /proc/$$/environ", "echo $HOME", 'echo "$PATH"', '[ -n "$GITHUB_TOKEN" ] && echo set',
+        "for v in $OPENAI_API_KEY; do echo $v; done", "echo ${OPENAI_API_KEY//-/ }",
+    ]).replace("{", "{").replace("}", "}")
+
+
+def relative_program(rng):
+    """A program named by a path runs the workspace's file, planted there."""
+    return rng.choice([
+        "./ls", "./ls -la", "bin/cat notes.txt", "./bin/cat notes.txt", "tools/grep x notes.txt",
+        "/home/u/work/ls", "cd bin && ./cat notes.txt", "env ./ls", "nice ./ls -l",
+        "timeout 5 bin/cat notes.txt", "find . -maxdepth 0 -exec ./ls {} \\;",
+        "xargs ./ls < notes.txt", "./ls | sort", "echo $(./ls)", "command ./ls",
+    ])
+
+
+CLASSES = [
+    ("unquoted heredoc to a shell, escaped substitution", heredoc_expanded),
+    ("here-string, backslash-newline", herestring_continuation),
+    ("bracket expression with a class", bracket_classes),
+    ("git option that opens a file", git_file_options),
+    ("loop value split into words", loop_splitting),
+    ("secret in the environment", secret_env),
+    ("program named by a path", relative_program),
+]
+
+
 def generate(count, seed):
     """At least `count` commands as (family, command): every standalone case and every
     carrier with every payload first, then random compositions up to `count`."""
@@ -247,7 +351,19 @@ def generate(count, seed):
     for family, t in CARRIERS:
         for p in PAYLOADS:
             out.append((family, t.format(p=p)))
+    # Each class at least 12 times, varied by the seed.
+    for family, gen in CLASSES:
+        out.extend((family, gen(rng)) for _ in range(12))
     while len(out) < count:
+        if rng.random() < 0.15:
+            family, gen = rng.choice(CLASSES)
+            cmd = gen(rng)
+            if rng.random() < 0.4:
+                c_family, t = rng.choice(CARRIERS)
+                cmd = t.format(p=cmd)
+                family = f"{c_family} + {family}"
+            out.append((family, cmd))
+            continue
         family, t = rng.choice(CARRIERS)
         inner_family, inner = rng.choice(CARRIERS + [("payload", "{p}")])
         # Half the payloads are reads, so that many verdicts are `auto` and checked.

@@ -1,5 +1,6 @@
 // Entry point that scripts/test calls: builds the demo bundle (scripts/build-web:
-// release, wasm-opt) and runs the end-to-end tests against it.
+// release, wasm-opt) and runs the end-to-end tests against it, after the panic-probe
+// test (web/e2e/panic.test.mjs, which builds its own test-only bundle).
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,4 +9,6 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 if (!process.env.TOOLGATE_E2E_NO_BUILD) {
   execFileSync(join(ROOT, "scripts", "build-web"), { stdio: "inherit", cwd: ROOT });
 }
+// A panic in the module fails closed (its own test-only build; exits on failure).
+await import("./panic.test.mjs");
 await import("./demo.test.mjs");

@@ -21,7 +21,9 @@ impl Channel {
         let channel = web_sys::BroadcastChannel::new(name).ok()?;
         let on_message =
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                receive(e.data())
+                if !crate::poison::poisoned() {
+                    receive(e.data())
+                }
             });
         channel
             .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())

@@ -18,17 +18,21 @@ pub enum GateError {
     /// No `crypto.getRandomValues` here: ids could not be unguessable.
     #[error("no secure random source (crypto.getRandomValues): {0}")]
     NoCrypto(String),
+    /// The core panicked (a bug): the module refuses every later call ([`crate::poison`]).
+    #[error("toolgate internal error (a bug; every later call is refused): {0}")]
+    Internal(String),
 }
 
 impl GateError {
     /// The `.code` of the JS `Error`: core's codes, plus `bad_input`, `disposed`,
-    /// `no_crypto`.
+    /// `no_crypto`, `internal_error`.
     pub fn code(&self) -> &'static str {
         match self {
             GateError::Core(e) => e.code(),
             GateError::BadInput(_) => "bad_input",
             GateError::Disposed => "disposed",
             GateError::NoCrypto(_) => "no_crypto",
+            GateError::Internal(_) => "internal_error",
         }
     }
 }

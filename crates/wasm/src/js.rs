@@ -354,7 +354,8 @@ export interface AskOptions {
 
 /** A JS `Error` thrown (or rejected) by toolgate, with a stable `code`:
  * `unknown_id`, `already_resolved`, `anchor_mismatch`, `hard_deny`, `scope_not_offered`,
- * `wrong_kind`, `bad_rule`, `policy`, `id_source`, `bad_input`, `disposed`, `no_crypto`;
+ * `wrong_kind`, `bad_rule`, `policy`, `id_source`, `bad_input`, `disposed`, `no_crypto`,
+ * `internal_error` (a panic in the module: from then on every call fails so);
  * for parked runs: `already_resumed`, `expired`, `not_found`, `run_id_taken`,
  * `marker_corrupt`, `not_awaiting_permission`, `illegal_transition`, `bad_park`,
  * `history_too_large`, `marker_too_large`, `history_rejected`, `unknown_tool_call`,

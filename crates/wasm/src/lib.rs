@@ -16,6 +16,7 @@ mod js_runs;
 mod locks;
 mod oneshot;
 mod pagehide;
+pub mod poison;
 mod policy;
 mod storage;
 mod storage_events;

@@ -94,5 +94,5 @@ impl Locks {
 /// machinery in the wasm (each distinct future type would instantiate it again).
 pub(crate) fn to_promise(fut: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
     let fut: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(fut);
-    future_to_promise(fut)
+    future_to_promise(crate::poison::Guarded(fut))
 }

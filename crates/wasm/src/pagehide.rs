@@ -11,9 +11,13 @@ pub(crate) struct PageHide {
 }
 
 impl PageHide {
-    pub(crate) fn listen(on_hide: impl FnMut() + 'static) -> Option<PageHide> {
+    pub(crate) fn listen(mut on_hide: impl FnMut() + 'static) -> Option<PageHide> {
         let window = web_sys::window()?;
-        let on_hide = Closure::<dyn FnMut()>::new(on_hide);
+        let on_hide = Closure::<dyn FnMut()>::new(move || {
+            if !crate::poison::poisoned() {
+                on_hide()
+            }
+        });
         window
             .add_event_listener_with_callback("pagehide", on_hide.as_ref().unchecked_ref())
             .ok()?;

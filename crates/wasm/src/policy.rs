@@ -38,6 +38,8 @@ impl Policy {
     /// Parses a TOML policy file; throws an `Error` naming the line (`code: "policy"`).
     #[wasm_bindgen(js_name = fromToml)]
     pub fn from_toml(text: &str) -> Result<Policy, JsValue> {
+        crate::poison::install();
+        crate::poison::check()?;
         tg::Policy::from_toml(text)
             .map(Policy::from_core)
             .map_err(into_error)
@@ -47,6 +49,8 @@ impl Policy {
     pub fn defaults(
         #[wasm_bindgen(unchecked_param_type = "PolicyDefaults")] options: JsValue,
     ) -> Result<Policy, JsValue> {
+        crate::poison::install();
+        crate::poison::check()?;
         let o: DefaultsJs =
             from_js(options, "Policy.defaults({workspace, home})").map_err(into_error)?;
         Ok(Policy::from_core(tg::Policy::defaults(
@@ -61,6 +65,7 @@ impl Policy {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
     ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let value: serde_json::Value =
             from_js(call, "classify(call)").unwrap_or(serde_json::Value::Null);
         to_js(&self.inner.classify_value(&value)).map_err(into_error)
@@ -74,6 +79,7 @@ impl Policy {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
     ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let needs = match call_of(call) {
             Ok(c) => self.inner.fs_needs(&c),
             Err(_) => tg::facts::FsNeeds::default(),
@@ -90,6 +96,7 @@ impl Policy {
         #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
         #[wasm_bindgen(unchecked_param_type = "FsFacts")] facts: JsValue,
     ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let facts: FactsJs =
             from_js(facts, "classifyWithFacts(call, facts)").map_err(into_error)?;
         let facts = facts.into_core();
@@ -108,12 +115,14 @@ impl Policy {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
     ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let call: tg::ToolCall = from_js(call, "scopes(call)").map_err(into_error)?;
         to_js(&self.inner.scopes(&call)).map_err(into_error)
     }
 
     #[wasm_bindgen(getter)]
-    pub fn workspace(&self) -> String {
-        self.inner.workspace().to_string()
+    pub fn workspace(&self) -> Result<String, JsValue> {
+        crate::poison::check()?;
+        Ok(self.inner.workspace().to_string())
     }
 }

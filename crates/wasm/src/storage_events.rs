@@ -18,6 +18,9 @@ impl StorageEvents {
     ) -> Option<StorageEvents> {
         let target = js_sys::global().dyn_into::<web_sys::EventTarget>().ok()?;
         let on_storage = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            if crate::poison::poisoned() {
+                return;
+            }
             let key = js_sys::Reflect::get(&e, &"key".into()).ok();
             receive(key.and_then(|k| k.as_string()));
         });

@@ -171,5 +171,5 @@ async fn gate_in_wasm() {
         promises.length(),
         (mem1 - mem0) / N as f64
     );
-    gate.dispose();
+    gate.dispose().unwrap();
 }

@@ -70,6 +70,7 @@ async fn respond_resolves_the_awaited_promise() {
     let listener = Closure::<dyn FnMut()>::new(move || c.set(c.get() + 1));
     let off: Function = g
         .on_change(listener.as_ref().unchecked_ref::<Function>().clone())
+        .unwrap()
         .unchecked_into();
     let response = js(&format!(
         r#"{{"decision":"allow_once","anchor":"{}"}}"#,
@@ -81,11 +82,14 @@ async fn respond_resolves_the_awaited_promise() {
     assert_eq!(s(&out, "toolCallId"), "call_1");
     assert_eq!(s(&get(&out, "verdict"), "tier"), "ask");
     assert_eq!(changes.get(), 1);
-    assert!(g.after_tool_call("call_1"), "the approval reserved a slot");
-    assert!(!g.after_tool_call("call_1"), "claimed once");
+    assert!(
+        g.after_tool_call("call_1").unwrap(),
+        "the approval reserved a slot"
+    );
+    assert!(!g.after_tool_call("call_1").unwrap(), "claimed once");
     off.call0(&JsValue::NULL).unwrap();
-    assert_eq!(g.listener_count(), 0);
-    assert_eq!((g.size(), g.pending_timers()), (0, 0));
+    assert_eq!(g.listener_count().unwrap(), 0);
+    assert_eq!((g.size().unwrap(), g.pending_timers().unwrap()), (0, 0));
 }
 
 #[wasm_bindgen_test]
@@ -130,14 +134,14 @@ async fn deny_resolves_with_the_message_and_a_late_respond_throws_with_code() {
 #[wasm_bindgen_test]
 async fn a_real_timer_expires_a_request() {
     let g = gate(30);
-    assert_eq!(g.pending_timers(), 0);
+    assert_eq!(g.pending_timers().unwrap(), 0);
     let p = g.check(ask_call(3));
-    assert_eq!(g.pending_timers(), 1);
+    assert_eq!(g.pending_timers().unwrap(), 1);
     let id = s(&g.pending().unwrap().unchecked_into::<Array>().get(0), "id");
     let out = JsFuture::from(p).await.unwrap();
     assert_eq!(s(&out, "outcome"), "expired");
     assert_eq!(s(&out, "id"), id);
-    assert_eq!((g.size(), g.pending_timers()), (0, 0));
+    assert_eq!((g.size().unwrap(), g.pending_timers().unwrap()), (0, 0));
     let e = g
         .respond(&id, js(r#"{"decision":"allow_once","anchor":""}"#))
         .unwrap_err();
@@ -150,11 +154,11 @@ async fn cleanup_resolves_1000_concurrent_checks_as_cancelled() {
     let promises: Array = (0..1000)
         .map(|n| JsValue::from(g.check(ask_call(n))))
         .collect();
-    assert_eq!(g.size(), 1000);
+    assert_eq!(g.size().unwrap(), 1000);
     let counts = g.cleanup().unwrap();
     assert_eq!(get(&counts, "approvals").as_f64(), Some(1000.0));
-    assert_eq!(g.size(), 0);
-    assert_eq!(g.pending_timers(), 0);
+    assert_eq!(g.size().unwrap(), 0);
+    assert_eq!(g.pending_timers().unwrap(), 0);
     let outs: Array = JsFuture::from(Promise::all(&promises))
         .await
         .unwrap()
@@ -165,8 +169,8 @@ async fn cleanup_resolves_1000_concurrent_checks_as_cancelled() {
     }
     // The gate stays usable after cleanup.
     let p = g.check(ask_call(5000));
-    assert_eq!(g.size(), 1);
-    g.dispose();
+    assert_eq!(g.size().unwrap(), 1);
+    g.dispose().unwrap();
     assert_eq!(s(&JsFuture::from(p).await.unwrap(), "outcome"), "cancelled");
 }
 
@@ -180,13 +184,24 @@ async fn dispose_leaves_no_timers_listeners_or_pending_promises() {
     let p = g.check(ask_call(4));
     let q = g.ask("Which branch?".into(), None);
     let flag = settled_flag(&p);
-    assert_eq!((g.size(), g.pending_timers(), changes.get()), (2, 1, 2));
-    g.dispose();
     assert_eq!(
-        (g.size(), g.pending_timers(), g.listener_count()),
+        (
+            g.size().unwrap(),
+            g.pending_timers().unwrap(),
+            changes.get()
+        ),
+        (2, 1, 2)
+    );
+    g.dispose().unwrap();
+    assert_eq!(
+        (
+            g.size().unwrap(),
+            g.pending_timers().unwrap(),
+            g.listener_count().unwrap()
+        ),
         (0, 0, 0)
     );
-    assert!(g.disposed());
+    assert!(g.disposed().unwrap());
     assert_eq!(s(&JsFuture::from(p).await.unwrap(), "outcome"), "cancelled");
     assert!(flag.get());
     assert_eq!(s(&JsFuture::from(q).await.unwrap(), "outcome"), "cancelled");
@@ -197,7 +212,7 @@ async fn dispose_leaves_no_timers_listeners_or_pending_promises() {
     // New work is refused with a code; dispose is idempotent.
     let e = JsFuture::from(g.check(ask_call(5))).await.unwrap_err();
     assert_eq!(s(&e, "code"), "disposed");
-    g.dispose();
+    g.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -226,7 +241,10 @@ async fn questions_resolve_to_answers() {
 async fn deny_all_pending_and_bad_input() {
     let g = gate(60_000);
     let a = g.check(ask_call(6));
-    assert_eq!(g.deny_all_pending("the user sent a new message"), 1);
+    assert_eq!(
+        g.deny_all_pending("the user sent a new message").unwrap(),
+        1
+    );
     let out = JsFuture::from(a).await.unwrap();
     assert_eq!(
         (s(&out, "outcome"), s(&out, "message")),
@@ -258,9 +276,9 @@ fn ids_are_random_and_sessions_are_separate() {
     ));
     let e = b.respond(&s(&ra, "id"), response).unwrap_err();
     assert_eq!(s(&e, "code"), "unknown_id");
-    assert_eq!((a.size(), b.size()), (1, 1));
-    a.dispose();
-    b.dispose();
+    assert_eq!((a.size().unwrap(), b.size().unwrap()), (1, 1));
+    a.dispose().unwrap();
+    b.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -283,7 +301,7 @@ async fn rust_side_api() {
     assert_eq!(fut.await.outcome, toolgate_wasm::Outcome::Approved);
     assert_eq!(hits.get(), 2);
     drop(sub);
-    assert_eq!(g.listener_count(), 0);
+    assert_eq!(g.listener_count().unwrap(), 0);
 }
 
 /// File-system facts through the JS API: `fsNeeds` lists what to look up,
@@ -333,7 +351,7 @@ async fn file_system_facts_through_the_js_api() {
     let held = g.check(js(
         r#"{"tool":"bash","args":{"command":"cat notes.txt"},"facts":{"links":{"/w/notes.txt":"/home/u/.ssh/id_rsa"}}}"#,
     ));
-    assert_eq!(g.size(), 1);
-    g.dispose();
+    assert_eq!(g.size().unwrap(), 1);
+    g.dispose().unwrap();
     let _ = JsFuture::from(held).await;
 }

@@ -77,7 +77,7 @@ async fn the_worst_inputs_are_ask_and_leave_the_gate_and_its_pending_requests_in
     }
     let n = worst().len() as u32;
     assert_eq!(
-        g.size(),
+        g.size().unwrap(),
         1 + n,
         "every hostile call is pending beside the first"
     );
@@ -105,9 +105,9 @@ async fn the_worst_inputs_are_ask_and_leave_the_gate_and_its_pending_requests_in
     assert_eq!(g.respond(&id, response).unwrap(), 1);
     let out = JsFuture::from(first).await.unwrap();
     assert_eq!(s(&out, "outcome"), "approved");
-    assert_eq!(g.deny_all_pending("done"), n);
-    assert_eq!(g.size(), 0);
-    g.dispose();
+    assert_eq!(g.deny_all_pending("done").unwrap(), n);
+    assert_eq!(g.size().unwrap(), 0);
+    g.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]

@@ -167,8 +167,8 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
             &mut resume_plain
         )
     );
-    plain.dispose();
-    g.dispose();
+    plain.dispose().unwrap();
+    g.dispose().unwrap();
     storage.clear().unwrap();
 
     // The same through the Rust-side API over a MemoryStore: the cost without storage.

@@ -165,7 +165,7 @@ async fn a_parked_run_survives_a_reload_and_resumes_once() {
         assert_eq!(calls.length(), 2);
         assert_eq!(s(&calls.get(0), "tier"), "ask");
         assert_eq!(s(&get(&calls.get(1), "args"), "path"), "/tmp/notes.txt");
-        tab.dispose();
+        tab.dispose().unwrap();
         // The tab goes away: dropped without anything else.
     }
     // The stored document is the DESIGN §3 marker, revision inside, under one key.
@@ -240,8 +240,8 @@ async fn a_parked_run_survives_a_reload_and_resumes_once() {
         (s(&failed, "status"), s(&failed, "lastError")),
         ("failed".into(), "the tool crashed".into())
     );
-    tab.dispose();
-    mallory.dispose();
+    tab.dispose().unwrap();
+    mallory.dispose().unwrap();
 }
 
 /// Two gates over one storage race to resume one run: exactly one wins.
@@ -249,7 +249,10 @@ async fn race(locks: bool) {
     fresh().await;
     let a = gate("tab-a", Some("alice"), locks);
     let b = gate("tab-b", Some("alice"), locks);
-    assert_eq!((a.uses_locks(), b.uses_locks()), (locks, locks));
+    assert_eq!(
+        (a.uses_locks().unwrap(), b.uses_locks().unwrap()),
+        (locks, locks)
+    );
     let run = get(&park(&a, "r-race", TWO_CALLS, "h").unwrap(), "run");
     // Both start before either settles.
     let pa = a.resume("r-race".into(), allow_all(&run));
@@ -271,8 +274,8 @@ async fn race(locks: bool) {
         "locks={locks}"
     );
     assert!(lost.is_instance_of::<js_sys::Error>());
-    a.dispose();
-    b.dispose();
+    a.dispose().unwrap();
+    b.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -289,7 +292,10 @@ async fn two_gates_racing_to_resume_exactly_one_wins_by_cas_alone() {
 async fn resume_waits_for_the_web_lock_of_its_run() {
     fresh().await;
     let g = gate("s-1", None, true);
-    assert!(g.uses_locks(), "headless Chromium has navigator.locks");
+    assert!(
+        g.uses_locks().unwrap(),
+        "headless Chromium has navigator.locks"
+    );
     let run = get(&park(&g, "r-lock", TWO_CALLS, "h").unwrap(), "run");
     // Another tab holds the run's lock until `release()` is called.
     let hold = Function::new_with_args(
@@ -320,7 +326,7 @@ async fn resume_waits_for_the_web_lock_of_its_run() {
     let out = JsFuture::from(p).await.unwrap();
     assert!(done.get());
     assert_eq!(s(&out, "runId"), "r-lock");
-    g.dispose();
+    g.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -404,7 +410,7 @@ async fn a_full_store_is_a_quota_error_and_nothing_changes() {
     assert_eq!(s(&g.run("r-old").unwrap(), "status"), "awaiting_permission");
     let parked = park(&g, "r-new", TWO_CALLS, &history).unwrap();
     assert_eq!(s(&get(&parked, "run"), "status"), "awaiting_permission");
-    g.dispose();
+    g.dispose().unwrap();
     fresh().await;
 }
 
@@ -458,14 +464,18 @@ async fn a_corrupt_stored_marker_fails_the_run_and_resume_fails_cleanly() {
     )
     .unwrap();
     assert_eq!(s(&doc, "status"), "failed");
-    g.dispose();
+    g.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
 async fn park_refuses_oversize_history_denied_calls_and_foreign_owners() {
     fresh().await;
     let g = gate("s-1", None, true);
-    assert_eq!(g.owner(), "s-1", "the owner defaults to the session id");
+    assert_eq!(
+        g.owner().unwrap(),
+        "s-1",
+        "the owner defaults to the session id"
+    );
     let big = "h".repeat(toolgate_core::marker::MAX_HISTORY_BYTES + 1);
     let e = park(&g, "r-big", "[]", &big).unwrap_err();
     assert_eq!(s(&e, "code"), "history_too_large", "{}", s(&e, "message"));
@@ -491,7 +501,7 @@ async fn park_refuses_oversize_history_denied_calls_and_foreign_owners() {
         .await
         .unwrap();
     assert_eq!(Array::from(&get(&out, "results")).length(), 0);
-    g.dispose();
+    g.dispose().unwrap();
     let e = park(&g, "r-after", "[]", "h").unwrap_err();
     assert_eq!(s(&e, "code"), "disposed");
 }
@@ -504,10 +514,10 @@ async fn other_gates_hear_of_park_resume_and_fail_and_dispose_closes_the_channel
     let c = gate("tab-c", Some("carol"), true);
     let (ra, rb, rc) = (Recorder::new(), Recorder::new(), Recorder::new());
     let (seen_a, seen_b, seen_c) = (&ra.seen, &rb.seen, &rc.seen);
-    let off_a: Function = a.on_runs_change(ra.function()).unchecked_into();
-    let _off_b = b.on_runs_change(rb.function());
-    let _off_c = c.on_runs_change(rc.function());
-    assert!(b.channel_open());
+    let off_a: Function = a.on_runs_change(ra.function()).unwrap().unchecked_into();
+    let _off_b = b.on_runs_change(rb.function()).unwrap();
+    let _off_c = c.on_runs_change(rc.function()).unwrap();
+    assert!(b.channel_open().unwrap());
     let run = get(&park(&a, "r-n", TWO_CALLS, "h").unwrap(), "run");
     // Local listeners hear at once; other gates after a message hop.
     assert_eq!(seen_a.borrow().len(), 1);
@@ -549,9 +559,9 @@ async fn other_gates_hear_of_park_resume_and_fail_and_dispose_closes_the_channel
     );
     let heard_by_b = seen_b.borrow().len();
     // Dispose closes b's channel and drops its listeners: it hears nothing more.
-    b.dispose();
-    assert!(!b.channel_open());
-    assert_eq!(b.runs_listener_count(), 0);
+    b.dispose().unwrap();
+    assert!(!b.channel_open().unwrap());
+    assert_eq!(b.runs_listener_count().unwrap(), 0);
     a.fail_run("r-n", "stop").unwrap();
     sleep(50).await;
     assert_eq!(seen_b.borrow().len(), heard_by_b);
@@ -560,9 +570,9 @@ async fn other_gates_hear_of_park_resume_and_fail_and_dispose_closes_the_channel
         "failed"
     );
     off_a.call0(&JsValue::NULL).unwrap();
-    assert_eq!(a.runs_listener_count(), 0);
-    a.dispose();
-    c.dispose();
+    assert_eq!(a.runs_listener_count().unwrap(), 0);
+    a.dispose().unwrap();
+    c.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -608,7 +618,7 @@ async fn rust_side_api_over_a_memory_store() {
         ]
     );
     drop(sub);
-    assert_eq!(g.runs_listener_count(), 0);
+    assert_eq!(g.runs_listener_count().unwrap(), 0);
 }
 
 // ---- Exactly once across processes: the IndexedDB claim -------------------------
@@ -750,13 +760,13 @@ async fn a_stale_marker_read_in_another_process_loses_by_the_indexeddb_claim() {
         a.gate().resume_guarantee_ready().await,
         ResumeGuarantee::IndexedDb
     );
-    assert_eq!(a.resume_guarantee(), "indexeddb");
+    assert_eq!(a.resume_guarantee().unwrap(), "indexeddb");
     let run = get(&park(&a, "r-stale", TWO_CALLS, "h").unwrap(), "run");
     // What another process's copy of localStorage still holds after a's resume.
     let before = LocalStore::new().get("r-stale").unwrap();
     assert_eq!(before.as_ref().map(|r| r.revision), Some(1));
     resume(&a, "r-stale", allow_all(&run)).await.unwrap();
-    assert!(a.claims_open());
+    assert!(a.claims_open().unwrap());
     let keys = claim_keys().await;
     assert_eq!(keys.len(), 1, "{keys:?}");
     let parts: Vec<&str> = keys[0].split(':').collect();
@@ -791,7 +801,7 @@ async fn a_stale_marker_read_in_another_process_loses_by_the_indexeddb_claim() {
     assert_eq!(c.gate().resume_guarantee(), ResumeGuarantee::SameProcess);
     assert!(resume(&c, "r-stale", allow_all(&run)).await.is_ok());
     for g in [a, b, c] {
-        g.dispose();
+        g.dispose().unwrap();
     }
 }
 
@@ -822,8 +832,8 @@ async fn a_won_claim_on_a_record_that_moved_on_clears_nothing() {
     assert_eq!(s(&a.run("r-moved").unwrap(), "status"), "failed");
     // The claim stays: a process still seeing that marker must not win it either.
     assert_eq!(claim_keys().await.len(), 1);
-    a.dispose();
-    b.dispose();
+    a.dispose().unwrap();
+    b.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -868,7 +878,7 @@ async fn a_re_park_of_the_same_run_id_is_a_new_claim_and_bad_decisions_claim_not
         (2, true),
         "{keys:?}"
     );
-    g.dispose();
+    g.dispose().unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -881,9 +891,10 @@ async fn without_indexeddb_resume_falls_back_to_same_process_and_says_so() {
         gate("tab-b", Some("alice"), true),
     );
     restore.call0(&JsValue::NULL).unwrap();
-    assert_eq!(a.resume_guarantee(), "same-process");
+    assert_eq!(a.resume_guarantee().unwrap(), "same-process");
     assert!(a
         .resume_guarantee_reason()
+        .unwrap()
         .unwrap()
         .contains("no indexedDB"));
     assert_eq!(
@@ -901,9 +912,9 @@ async fn without_indexeddb_resume_falls_back_to_same_process_and_says_so() {
         other => panic!("expected one winner: {other:?}"),
     };
     assert_eq!(s(&lost, "code"), "already_resumed");
-    assert!(!a.claims_open() && !b.claims_open());
-    a.dispose();
-    b.dispose();
+    assert!(!a.claims_open().unwrap() && !b.claims_open().unwrap());
+    a.dispose().unwrap();
+    b.dispose().unwrap();
 
     // indexedDB exists but cannot be opened (some private modes): known after the
     // first attempt, and resume still works.
@@ -916,17 +927,17 @@ async fn without_indexeddb_resume_falls_back_to_same_process_and_says_so() {
     let restore = replace_indexed_db(&broken);
     let g = gate("s-1", Some("alice"), true);
     restore.call0(&JsValue::NULL).unwrap();
-    assert_eq!(g.resume_guarantee(), "indexeddb", "not known yet");
+    assert_eq!(g.resume_guarantee().unwrap(), "indexeddb", "not known yet");
     let run = get(&park(&g, "r-fb2", TWO_CALLS, "h").unwrap(), "run");
     let ready: JsValue = JsFuture::from(g.resume_guarantee_ready()).await.unwrap();
     assert_eq!(ready.as_string().unwrap(), "same-process");
-    assert_eq!(g.resume_guarantee(), "same-process");
-    let why = g.resume_guarantee_reason().unwrap();
+    assert_eq!(g.resume_guarantee().unwrap(), "same-process");
+    let why = g.resume_guarantee_reason().unwrap().unwrap();
     assert!(why.starts_with("indexedDB.open(\"toolgate\")"), "{why}");
     resume(&g, "r-fb2", allow_all(&run)).await.unwrap();
     let e = resume(&g, "r-fb2", allow_all(&run)).await.unwrap_err();
     assert_eq!(s(&e, "code"), "already_resumed");
-    g.dispose();
+    g.dispose().unwrap();
     assert!(
         claim_keys().await.is_empty(),
         "nothing was claimed without IndexedDB"
@@ -948,11 +959,11 @@ async fn old_claims_are_pruned_and_dispose_closes_the_database() {
     // Younger: its marker may still be alive somewhere; kept.
     with_claims(&put("r-old:2:0000000000000000", 6.0)).await;
     let g = gate("s-1", Some("alice"), true);
-    assert!(!g.claims_open(), "opened on first need only");
+    assert!(!g.claims_open().unwrap(), "opened on first need only");
     let run = get(&park(&g, "r-p", TWO_CALLS, "h").unwrap(), "run");
     // The first claim of a connection prunes in the background.
     resume(&g, "r-p", allow_all(&run)).await.unwrap();
-    assert!(g.claims_open());
+    assert!(g.claims_open().unwrap());
     let mut keys = Vec::new();
     for _ in 0..50 {
         keys = claim_keys().await;
@@ -974,8 +985,8 @@ async fn old_claims_are_pruned_and_dispose_closes_the_database() {
     assert_eq!(g.prune_resume_claims().await.unwrap(), 0);
     assert_eq!(claim_keys().await.len(), 2);
 
-    g.dispose();
-    assert!(!g.claims_open());
+    g.dispose().unwrap();
+    assert!(!g.claims_open().unwrap());
     assert_eq!(
         s(
             &resume(&g, "r-p", allow_all(&run)).await.unwrap_err(),
@@ -1036,7 +1047,7 @@ async fn a_won_claim_whose_marker_write_fails_is_given_back() {
     assert!(claim_keys().await.is_empty(), "the claim was given back");
     resume(&g, "r-q", allow_all(&run)).await.unwrap();
     assert_eq!(claim_keys().await.len(), 1);
-    g.dispose();
+    g.dispose().unwrap();
 }
 
 /// Waits until `cond` holds, at most `ms` (a loaded machine can delay a message hop or
@@ -1084,7 +1095,7 @@ async fn a_note_that_overtakes_its_write_waits_for_the_write() {
     fresh().await;
     let b = gate("tab-b", Some("alice"), true);
     let rb = Recorder::new();
-    let _off = b.on_runs_change(rb.function());
+    let _off = b.on_runs_change(rb.function()).unwrap();
     // The note arrives; the record is not here yet.
     post_note("r-late", "alice", 1);
     sleep(50).await;
@@ -1135,7 +1146,7 @@ async fn a_note_that_overtakes_its_write_waits_for_the_write() {
     // dispose drops a waiting note with its timer.
     post_note("r-gone", "alice", 1);
     sleep(50).await;
-    b.dispose();
+    b.dispose().unwrap();
     sleep(1_100).await;
     assert_eq!(rb.seen.borrow().len(), 3);
 }
@@ -1146,7 +1157,7 @@ async fn finished_runs_are_forgotten_or_pruned_and_other_gates_hear_it() {
     let a = gate("tab-a", Some("alice"), true);
     let b = gate("tab-b", Some("alice"), true);
     let rb = Recorder::new();
-    let _off = b.on_runs_change(rb.function());
+    let _off = b.on_runs_change(rb.function()).unwrap();
     // r-done: parked, resumed, completed. r-wait: still awaiting permission.
     let run = get(&park(&a, "r-done", TWO_CALLS, "h").unwrap(), "run");
     resume(&a, "r-done", allow_all(&run)).await.unwrap();

@@ -330,3 +330,70 @@ pub(super) fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
         .collect();
     !names.iter().any(|pat| !pattern_may_be_secret_name(pat))
 }
+
+#[cfg(test)]
+mod secret_var_tests {
+    use super::*;
+
+    /// Each pattern of the table catches its example (and the example is no accident of
+    /// another pattern: it matches this one), and the ordinary variables match none.
+    #[test]
+    fn every_pattern_catches_its_example_and_ordinary_names_stay_plain() {
+        for (pattern, example) in SECRET_VARS {
+            let n = example.to_ascii_uppercase();
+            let hit = match *pattern {
+                VarName::Prefix(x) => n.starts_with(x),
+                VarName::Suffix(x) => n.ends_with(x),
+                VarName::Contains(x) => n.contains(x),
+                VarName::Exact(x) => n == x,
+            };
+            assert!(hit, "{pattern:?} does not catch its example {example}");
+            assert!(secret_var(example), "{example}");
+        }
+        for plain in [
+            "HOME",
+            "PATH",
+            "USER",
+            "PWD",
+            "OLDPWD",
+            "SHELL",
+            "LANG",
+            "TERM",
+            "EDITOR",
+            "CI",
+            "HOSTNAME",
+            "LC_ALL",
+            "TZ",
+            "SSH_AUTH_SOCK",
+            "x",
+            "f",
+            "i",
+        ] {
+            assert!(!secret_var(plain), "{plain} is not a secret");
+        }
+        assert!(secret_var("github_token"), "names compare without case");
+    }
+
+    #[test]
+    fn references_are_found_in_every_form_and_not_in_plain_text() {
+        for (text, want) in [
+            ("$AWS_SECRET_ACCESS_KEY", Some("AWS_SECRET_ACCESS_KEY")),
+            ("x${GITHUB_TOKEN}y", Some("GITHUB_TOKEN")),
+            ("${#GITHUB_TOKEN}", Some("GITHUB_TOKEN")),
+            ("${OPENAI_API_KEY:-none}", Some("OPENAI_API_KEY")),
+            ("$HOME/$PATH", None),
+            ("\\$GITHUB_TOKEN", None),
+            ("$1$GITHUB_TOKEN", Some("GITHUB_TOKEN")),
+            ("GITHUB_TOKEN", None),
+        ] {
+            assert_eq!(secret_reference(text), want, "{text}");
+        }
+        assert!(jq_reads_env("env"));
+        assert!(jq_reads_env("$ENV.HOME"));
+        assert!(jq_reads_env("{a: env.X}"));
+        assert!(jq_reads_env("import \"m\" as m; m::f"));
+        assert!(!jq_reads_env(".env"));
+        assert!(!jq_reads_env(".environment | length"));
+        assert!(!jq_reads_env("$envx"));
+    }
+}

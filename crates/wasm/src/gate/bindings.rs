@@ -11,7 +11,6 @@ use crate::clock::now_ms;
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js, AskJs, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
 use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
-use crate::locks::to_promise;
 use std::rc::Rc;
 use toolgate_core::ToolCall;
 use wasm_bindgen::prelude::*;
@@ -54,6 +53,8 @@ impl JsGate {
         policy: &Policy,
         #[wasm_bindgen(unchecked_param_type = "GateOptions")] options: JsValue,
     ) -> Result<JsGate, JsValue> {
+        crate::poison::install();
+        crate::poison::check()?;
         let o: GateOptionsJs =
             from_js(options, "new Gate(policy, {sessionId, timeoutMs})").map_err(into_error)?;
         Gate::create(policy, o.into_options())
@@ -68,29 +69,28 @@ impl JsGate {
         &self,
         #[wasm_bindgen(unchecked_param_type = "CheckCall")] call: JsValue,
     ) -> js_sys::Promise {
-        let fut =
-            from_js::<CheckJs>(call, "check({tool, args, toolCallId, facts})").and_then(|c| {
-                let facts = c
-                    .facts
-                    .map(crate::js::FactsJs::into_core)
-                    .unwrap_or_default();
-                self.gate.check_call_with_facts(
-                    ToolCall::new(c.tool, c.args),
-                    c.tool_call_id,
-                    &facts,
-                )
-            });
-        match fut {
-            Ok(fut) => wasm_bindgen_futures::future_to_promise(async move {
-                to_js(&fut.await).map_err(into_error)
-            }),
-            Err(e) => js_sys::Promise::reject(&into_error(e)),
-        }
+        crate::poison::promise(|| {
+            let fut = from_js::<CheckJs>(call, "check({tool, args, toolCallId, facts})")
+                .and_then(|c| {
+                    let facts = c
+                        .facts
+                        .map(crate::js::FactsJs::into_core)
+                        .unwrap_or_default();
+                    self.gate.check_call_with_facts(
+                        ToolCall::new(c.tool, c.args),
+                        c.tool_call_id,
+                        &facts,
+                    )
+                })
+                .map_err(into_error)?;
+            Ok(async move { to_js(&fut.await).map_err(into_error) })
+        })
     }
 
     /// Pending approvals, oldest first.
     #[wasm_bindgen(unchecked_return_type = "PendingRequest[]")]
     pub fn pending(&self) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let st = self.gate.inner.state.borrow();
         let list: Vec<PendingJs> = st
             .registry
@@ -109,6 +109,7 @@ impl JsGate {
         id: &str,
         #[wasm_bindgen(unchecked_param_type = "Response")] response: JsValue,
     ) -> Result<u32, JsValue> {
+        crate::poison::check()?;
         let r: RespondJs =
             from_js(response, "respond(id, {decision, anchor})").map_err(into_error)?;
         let (decision, anchor) = r.into_decision().map_err(into_error)?;
@@ -127,17 +128,18 @@ impl JsGate {
         question: String,
         #[wasm_bindgen(unchecked_optional_param_type = "AskOptions")] options: Option<JsValue>,
     ) -> js_sys::Promise {
-        match AskJs::decode(options).and_then(|o| self.gate.ask_question(question, o.timeout_ms)) {
-            Ok(fut) => wasm_bindgen_futures::future_to_promise(async move {
-                to_js(&fut.await).map_err(into_error)
-            }),
-            Err(e) => js_sys::Promise::reject(&into_error(e)),
-        }
+        crate::poison::promise(|| {
+            let fut = AskJs::decode(options)
+                .and_then(|o| self.gate.ask_question(question, o.timeout_ms))
+                .map_err(into_error)?;
+            Ok(async move { to_js(&fut.await).map_err(into_error) })
+        })
     }
 
     /// Pending questions, oldest first.
     #[wasm_bindgen(unchecked_return_type = "PendingQuestion[]")]
     pub fn questions(&self) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let st = self.gate.inner.state.borrow();
         let list: Vec<QuestionJs> = st
             .registry
@@ -150,38 +152,46 @@ impl JsGate {
 
     /// Answers question `id`; throws like `respond`.
     pub fn answer(&self, id: &str, text: String) -> Result<(), JsValue> {
+        crate::poison::check()?;
         self.gate.answer_question(id, text).map_err(into_error)
     }
 
     /// Cancels one pending request or question (e.g. the agent run was aborted).
     pub fn cancel(&self, id: &str) -> Result<(), JsValue> {
+        crate::poison::check()?;
         self.gate.cancel_request(id).map_err(into_error)
     }
 
     /// Denies every pending approval with `reason` (the user moved on) and drops every
     /// question. Returns how many it settled.
     #[wasm_bindgen(js_name = denyAllPending)]
-    pub fn deny_all_pending(&self, reason: &str) -> u32 {
-        self.gate
-            .inner
-            .with(|st| {
-                let s = st.registry.deny_all_pending(reason, now_ms());
-                Ok((u32::try_from(s.len()).unwrap_or(u32::MAX), s, false))
-            })
-            .unwrap_or(0)
+    pub fn deny_all_pending(&self, reason: &str) -> Result<u32, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            self.gate
+                .inner
+                .with(|st| {
+                    let s = st.registry.deny_all_pending(reason, now_ms());
+                    Ok((u32::try_from(s.len()).unwrap_or(u32::MAX), s, false))
+                })
+                .unwrap_or(0)
+        })
     }
 
     /// The host reports that tool call `toolCallId` finished. True if it had been
     /// approved (or was auto) in this session; false means it ran without a grant.
     #[wasm_bindgen(js_name = afterToolCall)]
-    pub fn after_tool_call(&self, tool_call_id: &str) -> bool {
-        self.gate
-            .inner
-            .state
-            .borrow_mut()
-            .registry
-            .claim_slot(tool_call_id)
-            .is_some()
+    pub fn after_tool_call(&self, tool_call_id: &str) -> Result<bool, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            self.gate
+                .inner
+                .state
+                .borrow_mut()
+                .registry
+                .claim_slot(tool_call_id)
+                .is_some()
+        })
     }
 
     /// Calls `listener` after every change; returns the function that unsubscribes.
@@ -189,24 +199,29 @@ impl JsGate {
     pub fn on_change(
         &self,
         #[wasm_bindgen(unchecked_param_type = "() => void")] listener: js_sys::Function,
-    ) -> JsValue {
-        let id = self.gate.add_listener(Listener::Js(listener));
-        let gate = Rc::downgrade(&self.gate.inner);
-        // Owned by the JS GC (freed when the function is collected); holds only a weak
-        // reference, so it keeps nothing alive and is a no-op after dispose.
-        Closure::<dyn FnMut()>::new(move || remove_listener(&gate, id)).into_js_value()
+    ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            let id = self.gate.add_listener(Listener::Js(listener));
+            let gate = Rc::downgrade(&self.gate.inner);
+            // Owned by the JS GC (freed when the function is collected); holds only a weak
+            // reference, so it keeps nothing alive and is a no-op after dispose.
+            Closure::<dyn FnMut()>::new(move || remove_listener(&gate, id)).into_js_value()
+        })
     }
 
     /// Force-resolves everything pending: checks → `cancelled` (never approved),
     /// questions → nothing. Returns the counts. The gate stays usable.
     #[wasm_bindgen(unchecked_return_type = "CleanupCounts")]
     pub fn cleanup(&self) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         to_js(&self.gate.cleanup_counts()).map_err(into_error)
     }
 
     /// Resolves (as expired), then removes, entries older than `maxAgeMs`.
     #[wasm_bindgen(js_name = cleanupStale, unchecked_return_type = "CleanupCounts")]
     pub fn cleanup_stale(&self, max_age_ms: f64) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         if !(max_age_ms.is_finite() && max_age_ms >= 0.0) {
             return Err(into_error(GateError::BadInput(format!(
                 "cleanupStale(maxAgeMs): {max_age_ms} is not a non-negative number"
@@ -217,47 +232,60 @@ impl JsGate {
 
     /// Pending approvals plus questions.
     #[wasm_bindgen(getter)]
-    pub fn size(&self) -> u32 {
-        let n = self.gate.inner.state.borrow().registry.size();
-        u32::try_from(n).unwrap_or(u32::MAX)
+    pub fn size(&self) -> Result<u32, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            let n = self.gate.inner.state.borrow().registry.size();
+            u32::try_from(n).unwrap_or(u32::MAX)
+        })
     }
 
     /// Armed timers (0 or 1): the leak guard for tests.
     #[wasm_bindgen(getter, js_name = pendingTimers)]
-    pub fn pending_timers(&self) -> u32 {
-        u32::from(self.gate.inner.state.borrow().timer.is_some())
+    pub fn pending_timers(&self) -> Result<u32, JsValue> {
+        crate::poison::check()?;
+        Ok(u32::from(self.gate.inner.state.borrow().timer.is_some()))
     }
 
     /// Registered change listeners.
     #[wasm_bindgen(getter, js_name = listenerCount)]
-    pub fn listener_count(&self) -> u32 {
-        let n = self.gate.inner.state.borrow().listeners.len();
-        u32::try_from(n).unwrap_or(u32::MAX)
+    pub fn listener_count(&self) -> Result<u32, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            let n = self.gate.inner.state.borrow().listeners.len();
+            u32::try_from(n).unwrap_or(u32::MAX)
+        })
     }
 
     #[wasm_bindgen(getter, js_name = sessionId)]
-    pub fn session_id(&self) -> String {
-        self.gate
-            .inner
-            .state
-            .borrow()
-            .registry
-            .session_id()
-            .to_string()
+    pub fn session_id(&self) -> Result<String, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            self.gate
+                .inner
+                .state
+                .borrow()
+                .registry
+                .session_id()
+                .to_string()
+        })
     }
 
     #[wasm_bindgen(getter)]
-    pub fn disposed(&self) -> bool {
-        self.gate.inner.state.borrow().disposed
+    pub fn disposed(&self) -> Result<bool, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.inner.state.borrow().disposed)
     }
 
     /// Cleans up (every pending Promise settles as cancelled / no answer), cancels the
     /// timer, removes the `pagehide` listener and every change listener, closes the
     /// runs channel. Parked runs stay in the store. Idempotent.
-    pub fn dispose(&self) {
+    pub fn dispose(&self) -> Result<(), JsValue> {
+        crate::poison::check()?;
         if !self.gate.inner.state.borrow().disposed {
             self.gate.inner.teardown(true);
         }
+        Ok(())
     }
 
     /// Parks a run: `{run, stopReason: "paused"}`. Throws with `.code`:
@@ -268,6 +296,7 @@ impl JsGate {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ParkRequest")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let p: ParkJs = from_js(request, "park({runId, calls, history})").map_err(into_error)?;
         let (run_id, calls, history, ttl_ms) =
             p.into_parts(self.gate.owner()).map_err(into_error)?;
@@ -280,6 +309,7 @@ impl JsGate {
     /// The run (status, and the marker while it awaits permission) or `null`.
     #[wasm_bindgen(unchecked_return_type = "Run | null")]
     pub fn run(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         match self.gate.get_run(run_id).map_err(into_error)? {
             Some(run) => to_js(&RunJs::from(&run)).map_err(into_error),
             None => Ok(JsValue::NULL),
@@ -289,6 +319,7 @@ impl JsGate {
     /// This owner's runs, by run id.
     #[wasm_bindgen(unchecked_return_type = "Run[]")]
     pub fn runs(&self) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let runs = self.gate.list_runs().map_err(into_error)?;
         to_js(&runs.iter().map(RunJs::from).collect::<Vec<_>>()).map_err(into_error)
     }
@@ -305,22 +336,22 @@ impl JsGate {
         run_id: String,
         #[wasm_bindgen(unchecked_param_type = "ResumeRequest")] request: JsValue,
     ) -> js_sys::Promise {
-        let decisions = from_js::<ResumeJs>(request, "resume(runId, {decisions})")
-            .and_then(ResumeJs::into_decisions);
-        let decisions = match decisions {
-            Ok(d) => d,
-            Err(e) => return js_sys::Promise::reject(&into_error(e)),
-        };
-        let fut = self.gate.resume_run(&run_id, decisions);
-        to_promise(async move {
-            let resumed = fut.await.map_err(into_error)?;
-            to_js(&ResumedJs::from(&resumed)).map_err(into_error)
+        crate::poison::promise(|| {
+            let decisions = from_js::<ResumeJs>(request, "resume(runId, {decisions})")
+                .and_then(ResumeJs::into_decisions)
+                .map_err(into_error)?;
+            let fut = self.gate.resume_run(&run_id, decisions);
+            Ok(async move {
+                let resumed = fut.await.map_err(into_error)?;
+                to_js(&ResumedJs::from(&resumed)).map_err(into_error)
+            })
         })
     }
 
     /// Fails a run (`failed`, `lastError = why`, marker cleared); returns the run.
     #[wasm_bindgen(js_name = failRun, unchecked_return_type = "Run")]
     pub fn fail_run(&self, run_id: &str, why: &str) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let run = self.gate.fail_run(run_id, why).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
@@ -329,6 +360,7 @@ impl JsGate {
     /// Throws `run_id_taken` / `illegal_transition` when the id is in use.
     #[wasm_bindgen(js_name = startRun, unchecked_return_type = "Run")]
     pub fn start_run(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let run = self.gate.start_run(run_id).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
@@ -336,6 +368,7 @@ impl JsGate {
     /// Marks a `running` run `completed`; returns the run.
     #[wasm_bindgen(js_name = completeRun, unchecked_return_type = "Run")]
     pub fn complete_run(&self, run_id: &str) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
         let run = self.gate.complete_run(run_id).map_err(into_error)?;
         to_js(&RunJs::from(&run)).map_err(into_error)
     }
@@ -344,6 +377,7 @@ impl JsGate {
     /// `run_still_active` for a run that is running or awaiting permission.
     #[wasm_bindgen(js_name = forgetRun)]
     pub fn forget_run(&self, run_id: &str) -> Result<(), JsValue> {
+        crate::poison::check()?;
         self.gate.forget_run(run_id).map_err(into_error)
     }
 
@@ -352,6 +386,7 @@ impl JsGate {
     /// in `localStorage` until forgotten or pruned.
     #[wasm_bindgen(js_name = pruneRuns)]
     pub fn prune_runs(&self, older_than_ms: f64) -> Result<u32, JsValue> {
+        crate::poison::check()?;
         if older_than_ms.is_nan() || older_than_ms < 0.0 {
             return Err(into_error(GateError::BadInput(
                 "pruneRuns(olderThanMs): a number >= 0".to_string(),
@@ -371,81 +406,97 @@ impl JsGate {
         &self,
         #[wasm_bindgen(unchecked_param_type = "(change: RunsChange) => void")]
         listener: js_sys::Function,
-    ) -> JsValue {
-        let notify = Rc::downgrade(&self.gate.inner.runs.notify);
-        let id = match self.gate.check_open() {
-            Ok(()) => self
-                .gate
-                .inner
-                .runs
-                .add_listener(RunsListener::Js(listener)),
-            Err(_) => u32::MAX,
-        };
-        // Holds only a weak reference: keeps nothing alive, a no-op after dispose.
-        Closure::<dyn FnMut()>::new(move || remove_runs_listener(&notify, id)).into_js_value()
+    ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            let notify = Rc::downgrade(&self.gate.inner.runs.notify);
+            let id = match self.gate.check_open() {
+                Ok(()) => self
+                    .gate
+                    .inner
+                    .runs
+                    .add_listener(RunsListener::Js(listener)),
+                Err(_) => u32::MAX,
+            };
+            // Holds only a weak reference: keeps nothing alive, a no-op after dispose.
+            Closure::<dyn FnMut()>::new(move || remove_runs_listener(&notify, id)).into_js_value()
+        })
     }
 
     /// Registered `onRunsChange` listeners.
     #[wasm_bindgen(getter, js_name = runsListenerCount)]
-    pub fn runs_listener_count(&self) -> u32 {
-        let n = self.gate.inner.runs.notify.borrow().listeners.len();
-        u32::try_from(n).unwrap_or(u32::MAX)
+    pub fn runs_listener_count(&self) -> Result<u32, JsValue> {
+        crate::poison::check()?;
+        Ok({
+            let n = self.gate.inner.runs.notify.borrow().listeners.len();
+            u32::try_from(n).unwrap_or(u32::MAX)
+        })
     }
 
     /// The owner whose runs this gate sees (default: the session id).
     #[wasm_bindgen(getter, js_name = owner)]
-    pub fn owner(&self) -> String {
-        self.gate.owner().to_string()
+    pub fn owner(&self) -> Result<String, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.owner().to_string())
     }
 
     /// True when resume holds a Web Lock (`navigator.locks`) besides the CAS.
     #[wasm_bindgen(getter, js_name = usesLocks)]
-    pub fn uses_locks(&self) -> bool {
-        self.gate.uses_locks()
+    pub fn uses_locks(&self) -> Result<bool, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.uses_locks())
     }
 
     /// True while the change channel (BroadcastChannel) is open: false after dispose.
     #[wasm_bindgen(getter, js_name = channelOpen)]
-    pub fn channel_open(&self) -> bool {
-        self.gate.inner.runs.notify.borrow().channel.is_some()
+    pub fn channel_open(&self) -> Result<bool, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.inner.runs.notify.borrow().channel.is_some())
     }
 
     /// `"indexeddb"`: resume is exactly once across every tab, worker and process of
     /// the origin (an IndexedDB claim); `"same-process"`: only within one renderer
     /// process (no IndexedDB here, or it failed to open). See `resumeGuaranteeReady()`.
     #[wasm_bindgen(getter, js_name = resumeGuarantee, unchecked_return_type = "ResumeGuarantee")]
-    pub fn resume_guarantee(&self) -> String {
-        self.gate.resume_guarantee().as_str().to_string()
+    pub fn resume_guarantee(&self) -> Result<String, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.resume_guarantee().as_str().to_string())
     }
 
     /// Why resume is only same-process here, or `undefined`.
     #[wasm_bindgen(getter, js_name = resumeGuaranteeReason)]
-    pub fn resume_guarantee_reason(&self) -> Option<String> {
-        self.gate.resume_guarantee_reason()
+    pub fn resume_guarantee_reason(&self) -> Result<Option<String>, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.resume_guarantee_reason())
     }
 
     /// Opens the claims database if needed; resolves to the guarantee `resume` gives.
     #[wasm_bindgen(js_name = resumeGuaranteeReady, unchecked_return_type = "Promise<ResumeGuarantee>")]
     pub fn resume_guarantee_ready(&self) -> js_sys::Promise {
-        let fut = self.gate.resume_guarantee_ready();
-        to_promise(async move { Ok(JsValue::from_str(fut.await.as_str())) })
+        crate::poison::promise(|| {
+            let fut = self.gate.resume_guarantee_ready();
+            Ok(async move { Ok(JsValue::from_str(fut.await.as_str())) })
+        })
     }
 
     /// Deletes resume claims old enough to guard nothing (markers expired everywhere);
     /// resolves to how many. Resume also prunes on its own, now and then.
     #[wasm_bindgen(js_name = pruneResumeClaims, unchecked_return_type = "Promise<number>")]
     pub fn prune_resume_claims(&self) -> js_sys::Promise {
-        let fut = self.gate.prune_resume_claims();
-        to_promise(async move {
-            let n = fut.await.map_err(into_error)?;
-            Ok(JsValue::from_f64(f64::from(n)))
+        crate::poison::promise(|| {
+            let fut = self.gate.prune_resume_claims();
+            Ok(async move {
+                let n = fut.await.map_err(into_error)?;
+                Ok(JsValue::from_f64(f64::from(n)))
+            })
         })
     }
 
     /// True while the IndexedDB connection of the resume claims is open (opened by the
     /// first resume; false after dispose).
     #[wasm_bindgen(getter, js_name = claimsOpen)]
-    pub fn claims_open(&self) -> bool {
-        self.gate.inner.runs.claims.is_open()
+    pub fn claims_open(&self) -> Result<bool, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.inner.runs.claims.is_open())
     }
 }

@@ -219,6 +219,10 @@ impl Inner {
         let delay = deadline.saturating_sub(now_ms()).min(i32::MAX as u64) as u32;
         let weak: Weak<Inner> = Rc::downgrade(self);
         Timeout::new(delay, move || {
+            // A panic poisoned the module: its state may be half-updated; do nothing.
+            if crate::poison::poisoned() {
+                return;
+            }
             if let Some(inner) = weak.upgrade() {
                 inner.on_timer();
             }

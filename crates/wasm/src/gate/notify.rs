@@ -107,6 +107,9 @@ pub(super) fn heard(notify: &Weak<RefCell<Notify>>, store: &dyn MarkerStore, cha
     let run_id = change.run_id.clone();
     let revision = change.revision;
     let timer = Timeout::new(NOTE_WAIT_MS, move || {
+        if crate::poison::poisoned() {
+            return;
+        }
         let due = weak.upgrade().and_then(|n| {
             let mut n = n.try_borrow_mut().ok()?;
             match n.waiting.get(&run_id) {
