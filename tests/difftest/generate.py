@@ -276,6 +276,11 @@ def bracket_classes(rng):
                        ".[[:lower:][:digit:]]nv", "server.[[:alpha:]]ey", "server.k[^x]y",
                        "~/.ssh/id_[[:lower:]]sa", "~/.aws/cred[[:alpha:]]ntials",
                        "~/.[[:alpha:]]etrc", "[[:punct:]][[:alpha:]]*"])
+    if rng.random() < 0.25:
+        # The value of an option that opens a file, globbed by bash first.
+        opt = rng.choice(["grep -c -f {g} notes.txt", "grep --file {g} notes.txt",
+                          "jq --rawfile k {g} -n 1", "date -f {g}"])
+        return f"{rng.choice(WRAPS)}{opt.format(g=glob)}"
     return f"{rng.choice(WRAPS)}{reader} {glob}"
 
 

@@ -98,6 +98,20 @@ fn git_options_that_open_a_file() {
     ]);
 }
 
+/// An option's value in a word of its own is globbed by bash before the program opens
+/// it, with classes too (`grep -f .[[:lower:]]nv` reads `.env`).
+#[test]
+fn a_glob_in_an_option_value_that_opens_a_file() {
+    check(&[
+        ("grep -f .e?v notes.txt", "ask"),
+        ("grep -f .[[:lower:]]nv notes.txt", "ask"),
+        ("grep --file .[e]nv notes.txt", "ask"),
+        ("jq --rawfile k .e?v -n 1", "ask"),
+        ("grep -f pats*.txt notes.txt", "auto"),
+        ("grep -f notes.txt README.md", "auto"),
+    ]);
+}
+
 /// bash's manual, "Word Splitting" and "Filename Expansion": an unquoted loop variable
 /// is split and globbed again.
 #[test]
@@ -138,6 +152,9 @@ fn secrets_in_the_environment() {
         ("[ -n \"$GITHUB_TOKEN\" ] && echo set", "auto"),
         ("[[ -z $OPENAI_API_KEY ]] || echo ok", "auto"),
         ("jq .env package.json", "auto"),
+        // A name the command sets holds the command's value.
+        ("for token in a b; do echo $token; done", "auto"),
+        ("echo $REDIS_URL", "ask"),
     ]);
 }
 

@@ -3,6 +3,7 @@
 use super::getopt::Opts;
 use super::git::git_readonly;
 use super::reach::{files_reach, operand_reach, unknown_option, ReadOnly};
+use super::secrets::glob_may_name_secret;
 use super::Walker;
 use crate::builtin::programs::{self, Effect};
 use crate::rule_id::RuleId;
@@ -460,6 +461,21 @@ fn option_effect<'w>(
                     format!("{} opens a file named only at run time", f.option),
                     vw.span,
                 ));
+            }
+            // A glob in the value's word is expanded by bash first (`grep -f .e?v`,
+            // `grep -f .[[:lower:]]nv`: the value is `.env`), also where it is attached
+            // (a file named `--file=.env` matches `--file=.e?v`).
+            if vw.glob {
+                let probe = Word {
+                    span: vw.span,
+                    text: (*value).to_string(),
+                    glob: true,
+                    tilde: vw.tilde && std::ptr::eq(*value, vw.text.as_str()),
+                    ..Word::default()
+                };
+                if glob_may_name_secret(&probe, w) {
+                    return Some(ReadOnly::Secret(f.word));
+                }
             }
             match w.path_secret(value, value.starts_with('~')) {
                 Some(false) => {}

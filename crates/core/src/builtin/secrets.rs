@@ -139,7 +139,6 @@ pub enum VarName {
     Prefix(&'static str),
     Suffix(&'static str),
     Contains(&'static str),
-    Exact(&'static str),
 }
 
 /// The names of environment variables that hold secrets: an agent host's environment
@@ -168,13 +167,15 @@ pub const SECRET_VARS: &[(VarName, &str)] = &[
     (VarName::Suffix("_DSN"), "SENTRY_DSN"),
     (VarName::Contains("WEBHOOK"), "SLACK_WEBHOOK_URL"),
     (VarName::Suffix("DATABASE_URL"), "DATABASE_URL"),
+    (VarName::Suffix("_DB_URL"), "ANALYTICS_DB_URL"),
+    (VarName::Contains("REDIS_URL"), "REDIS_URL"),
+    (VarName::Contains("MONGO"), "MONGODB_URI"),
     (
         VarName::Contains("CONNECTION_STRING"),
         "AZURE_STORAGE_CONNECTION_STRING",
     ),
     (VarName::Contains("COOKIE"), "SESSION_COOKIE"),
     (VarName::Prefix("AWS_"), "AWS_ACCESS_KEY_ID"),
-    (VarName::Exact("KEY"), "KEY"),
 ];
 
 /// Does environment variable `name` look like it holds a secret ([`SECRET_VARS`])?
@@ -185,7 +186,6 @@ pub fn secret_var(name: &str) -> bool {
         VarName::Prefix(x) => n.starts_with(x),
         VarName::Suffix(x) => n.ends_with(x),
         VarName::Contains(x) => n.contains(x),
-        VarName::Exact(x) => n == x,
     })
 }
 
@@ -193,7 +193,14 @@ pub fn secret_var(name: &str) -> bool {
 /// as `$NAME`, `${NAME}`, `${NAME…}`, `${#NAME}` or `${!NAME}`: `t` is a word's text with
 /// its expansions as written (the parser keeps them so), or an unquoted here-document.
 /// Text in single quotes inside the same word is read too (the fail-closed side).
+#[cfg(test)]
 pub(super) fn secret_reference(t: &str) -> Option<&str> {
+    secret_reference_except(t, |_| false)
+}
+
+/// [`secret_reference`], passing over the names `own` says the command itself set (a
+/// `for` variable, `x=VALUE`): their value is the command's, not the environment's.
+pub(super) fn secret_reference_except(t: &str, own: impl Fn(&str) -> bool) -> Option<&str> {
     let b = t.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -218,6 +225,7 @@ pub(super) fn secret_reference(t: &str) -> Option<&str> {
                 if !name.is_empty()
                     && !name.starts_with(|c: char| c.is_ascii_digit())
                     && secret_var(name)
+                    && !own(name)
                 {
                     return Some(name);
                 }
@@ -345,7 +353,6 @@ mod secret_var_tests {
                 VarName::Prefix(x) => n.starts_with(x),
                 VarName::Suffix(x) => n.ends_with(x),
                 VarName::Contains(x) => n.contains(x),
-                VarName::Exact(x) => n == x,
             };
             assert!(hit, "{pattern:?} does not catch its example {example}");
             assert!(secret_var(example), "{example}");

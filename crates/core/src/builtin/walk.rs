@@ -5,7 +5,7 @@ use super::inspect::{
     prints_numbers, stage_prints_paths, subscript_code, words_span,
 };
 use super::names::basename;
-use super::secrets::{find_may_list_secret, secret_reference, sensitive_env};
+use super::secrets::{find_may_list_secret, secret_reference_except, sensitive_env};
 use super::text::{arith_names, expands, expansions_as_separators, heredoc_text};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::escapes::decode_echo;
@@ -371,7 +371,11 @@ impl<'a> Walker<'a> {
     /// Text that expands a variable whose name looks secret (`$AWS_SECRET_ACCESS_KEY`):
     /// its value, a real key in an agent host's environment, may reach the output.
     pub(super) fn secret_env(&mut self, text: &str, span: Span) {
-        if let Some(name) = secret_reference(text) {
+        let own = |name: &str| {
+            self.loop_static.iter().any(|(k, _)| k == name)
+                || self.consts.iter().any(|(k, _)| k == name)
+        };
+        if let Some(name) = secret_reference_except(text, own) {
             self.parts.push(RawPart {
                 span,
                 finding: Finding::new(
