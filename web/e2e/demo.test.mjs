@@ -5,8 +5,7 @@
 //   node web/e2e/demo.test.mjs          (after ./scripts/build-web)
 
 import { chromium } from "playwright-core";
-import { spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { serveDir } from "./serve.mjs";
 import { mkdirSync, copyFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,31 +15,8 @@ const DIST = join(ROOT, "dist");
 const ARTIFACTS = join(ROOT, "artifacts");
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
-
-async function serve() {
-  const port = await freePort();
-  const proc = spawn("python3", ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", DIST], {
-    stdio: "ignore",
-  });
-  const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).ok) return { url, proc };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  proc.kill();
-  throw new Error("the demo server did not start");
+function serve() {
+  return serveDir(DIST);
 }
 
 const consoleErrors = [];

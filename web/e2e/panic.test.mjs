@@ -11,8 +11,8 @@
 //   node web/e2e/panic.test.mjs        (builds the probe bundle first)
 
 import { chromium } from "playwright-core";
-import { execFileSync, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { execFileSync } from "node:child_process";
+import { serveDir } from "./serve.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,28 +24,7 @@ const DIR = execFileSync(join(ROOT, "scripts", "build-panic-probe"), { cwd: ROOT
   .pop();
 const SERVE = DIR.startsWith("/") ? DIR : join(ROOT, DIR);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
-
-const port = await freePort();
-const server = spawn("python3", ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", SERVE], {
-  stdio: "ignore",
-});
-const url = `http://127.0.0.1:${port}/`;
-for (let i = 0; i < 100; i++) {
-  try {
-    if ((await fetch(url)).ok) break;
-  } catch {}
-  await new Promise((r) => setTimeout(r, 100));
-}
+const { url, proc: server } = await serveDir(SERVE);
 
 let passed = 0;
 let failed = 0;

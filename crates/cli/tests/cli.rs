@@ -397,3 +397,53 @@ fn report_counts_a_log_and_refuses_bad_input_with_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("has no tool calls"), "{}", stderr(&o));
 }
+
+/// A panic in the classifier answers that line `ask` (`builtin.internal-error`) and the
+/// stream goes on. Needs the core's test-only feature that panics on its marker input:
+/// `cargo test -p toolgate-cli --features panic-probe --test cli panic` (a stage of
+/// `scripts/test`).
+#[cfg(feature = "panic-probe")]
+#[test]
+fn panic_probe_a_panicking_line_asks_and_every_line_is_answered_in_order() {
+    let bash =
+        |cmd: &str| serde_json::json!({"tool": "bash", "args": {"command": cmd}}).to_string();
+    let probe = toolgate_core::PANIC_PROBE;
+    let lines = [
+        bash("ls -la"),
+        bash(&format!("echo {probe}")),
+        bash("cat .env"),
+        bash(&format!("ls; echo {probe}")),
+        bash("rm -rf /"),
+        bash("git status"),
+    ];
+    let input = lines.join("\n") + "\n";
+    for fs in [false, true] {
+        let mut args = vec!["classify"];
+        args.extend(WS);
+        if fs {
+            args.push("--fs");
+        }
+        let o = toolgate(&args, &input);
+        assert!(o.status.success(), "fs={fs}: {}", stderr(&o));
+        let v = verdicts(&o);
+        let got: Vec<(&str, &str)> = v
+            .iter()
+            .map(|v| (v["tier"].as_str().unwrap(), v["rule"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("auto", "builtin.shell.readonly"),
+                ("ask", "builtin.internal-error"),
+                ("ask", "builtin.shell.secret-file"),
+                ("ask", "builtin.internal-error"),
+                ("deny", "builtin.shell.rm-root"),
+                ("auto", "builtin.shell.readonly"),
+            ],
+            "fs={fs}"
+        );
+        let reason = v[1]["reason"].as_str().unwrap();
+        assert!(reason.contains("the classifier failed"), "{reason}");
+        assert!(stderr(&o).contains("panic-probe"), "{}", stderr(&o));
+    }
+}

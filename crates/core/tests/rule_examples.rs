@@ -32,7 +32,7 @@ fn every_rule_decides_its_examples_and_not_the_others() {
             continue;
         };
         // The length limits are tested in `bounded_cost.rs`; an internal error only
-        // comes from a host's boundary (crates/cli/tests/panic_probe.rs).
+        // comes from a host's boundary (crates/cli/tests/cli.rs, panic_probe_…).
         let limits = matches!(
             id,
             RuleId::TooLong | RuleId::ShellTooLong | RuleId::InternalError

@@ -181,12 +181,18 @@ pub const SECRET_VARS: &[(VarName, &str)] = &[
 /// Does environment variable `name` look like it holds a secret ([`SECRET_VARS`])?
 pub fn secret_var(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    let n = upper.as_str();
-    SECRET_VARS.iter().any(|(p, _)| match *p {
-        VarName::Prefix(x) => n.starts_with(x),
-        VarName::Suffix(x) => n.ends_with(x),
-        VarName::Contains(x) => n.contains(x),
-    })
+    SECRET_VARS.iter().any(|(p, _)| p.matches(&upper))
+}
+
+impl VarName {
+    /// Does upper-cased name `n` match this pattern?
+    pub fn matches(self, n: &str) -> bool {
+        match self {
+            VarName::Prefix(x) => n.starts_with(x),
+            VarName::Suffix(x) => n.ends_with(x),
+            VarName::Contains(x) => n.contains(x),
+        }
+    }
 }
 
 /// The first variable with a secret-looking name ([`secret_var`]) that text `t` expands,
@@ -349,11 +355,7 @@ mod secret_var_tests {
     fn every_pattern_catches_its_example_and_ordinary_names_stay_plain() {
         for (pattern, example) in SECRET_VARS {
             let n = example.to_ascii_uppercase();
-            let hit = match *pattern {
-                VarName::Prefix(x) => n.starts_with(x),
-                VarName::Suffix(x) => n.ends_with(x),
-                VarName::Contains(x) => n.contains(x),
-            };
+            let hit = pattern.matches(&n);
             assert!(hit, "{pattern:?} does not catch its example {example}");
             assert!(secret_var(example), "{example}");
         }
