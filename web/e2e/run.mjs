@@ -11,4 +11,6 @@ if (!process.env.TOOLGATE_E2E_NO_BUILD) {
 }
 // A panic in the module fails closed (its own test-only build; exits on failure).
 await import("./panic.test.mjs");
+// The npm package, installed from its tarball (scripts/package; exits on failure).
+await import("./package.test.mjs");
 await import("./demo.test.mjs");
