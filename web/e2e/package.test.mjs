@@ -8,6 +8,9 @@
 // - The browser entry in Chromium under a strict CSP
 //   (`script-src 'self' 'wasm-unsafe-eval'`, as an Electron renderer would set it):
 //   `await init()` loads the .wasm beside it and classifies.
+// - Vite and webpack production builds of a page that imports it (web/consumers/,
+//   their own lockfiles) run under that CSP.
+// - The .wasm stays within its size budget (300 KiB gzipped).
 //
 //   node web/e2e/package.test.mjs
 
@@ -25,6 +28,8 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const tgz = execFileSync(join(ROOT, "scripts", "package"), { cwd: ROOT, encoding: "utf8" }).trim().split("\n").pop();
 const TGZ = tgz.startsWith("/") ? tgz : join(ROOT, tgz);
 const PKG_DIR = join(dirname(TGZ), "toolgate");
+// The Gate's .wasm, gzip -9: at most 300 KiB (303,081 B when the budget was set).
+const WASM_BUDGET = 300 * 1024;
 
 let passed = 0;
 let failed = 0;
@@ -91,6 +96,12 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
   const cjs = run("node", ["cjs.cjs"], app);
   check("Node CommonJS: require works", cjs.ok && cjs.out.includes('"tier":"ask"') && cjs.out.includes('"init":"function"'), cjs.out);
 
+  // The size budget of the Gate's .wasm (gzip -9), checked here so a regression fails CI.
+  // Measured as scripts/wasm-size and build-web measure: GNU gzip -9.
+  const gz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_wasm_bg.wasm")], { encoding: "utf8" }).trim());
+  console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, 300 KiB)`);
+  check("the .wasm is within its size budget", gz <= WASM_BUDGET, `${gz} > ${WASM_BUDGET}`);
+
   const lint = run(join(BIN, "publint"), ["--strict", PKG_DIR], ROOT);
   check("publint --strict: no problems", lint.ok && /All good/.test(lint.out), lint.out);
   const attw = run(join(BIN, "attw"), [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "--format", "ascii"], ROOT);
@@ -117,12 +128,12 @@ const p = Policy.defaults({ workspace: "/w", home: "/h" });
 window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash", args: { command } }).tier).join();
 `,
   );
-  const { url, proc } = await serveDir(site);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
-  try {
+  // What a page that classifies two commands into `window.result` shows, and its errors.
+  async function pageResult(url) {
     const page = await browser.newPage();
     const errors = [];
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
@@ -132,11 +143,38 @@ window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash"
       (h) => h.jsonValue(),
       (e) => `timeout: ${e.message}`,
     );
-    check("browser entry under a strict CSP: init() loads the .wasm and classifies", result === "auto,deny", { result, errors });
-    check("no CSP violation or console error", errors.length === 0, errors);
+    await page.close();
+    return { result, errors };
+  }
+  try {
+    const served = await serveDir(site);
+    const r = await pageResult(served.url);
+    served.proc.kill();
+    check("browser entry under a strict CSP: init() loads the .wasm and classifies", r.result === "auto,deny", r);
+    check("no CSP violation or console error", r.errors.length === 0, r.errors);
+
+    // Vite and webpack production builds of a page that imports the package (the
+    // projects in web/consumers/, with their own lockfiles), run under the same CSP.
+    for (const name of ["vite", "webpack"]) {
+      const dir = join(work, name);
+      cpSync(join(ROOT, "web", "consumers", name), dir, {
+        recursive: true,
+        filter: (src) => !/[/\\](node_modules|dist)([/\\]|$)/.test(src),
+      });
+      const ci = run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], dir);
+      const add = run("npm", ["install", "--no-save", TGZ, "--no-audit", "--no-fund", "--loglevel=error"], dir);
+      const build = run("npm", ["run", "build"], dir);
+      check(`${name}: npm ci, the tarball installed, a production build`, ci.ok && add.ok && build.ok, ci.out + add.out + build.out);
+      const dist = join(dir, "dist");
+      if (name === "webpack") cpSync(join(dir, "index.html"), join(dist, "index.html"));
+      writeFileSync(join(dist, "favicon.ico"), "");
+      const app = await serveDir(dist);
+      const b = await pageResult(app.url);
+      app.proc.kill();
+      check(`${name}: the production build runs under the CSP and classifies`, b.result === "auto,deny" && b.errors.length === 0, b);
+    }
   } finally {
     await browser.close();
-    proc.kill();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -20,7 +20,6 @@
 
 use crate::error::{into_error, GateError};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use wasm_bindgen::prelude::*;
@@ -29,7 +28,7 @@ thread_local! {
     /// The message of the panic that poisoned the module.
     static POISONED: RefCell<Option<String>> = const { RefCell::new(None) };
     /// The reject functions of this module's promises that have not settled.
-    static IN_FLIGHT: RefCell<BTreeMap<u64, js_sys::Function>> = const { RefCell::new(BTreeMap::new()) };
+    static IN_FLIGHT: RefCell<Vec<(u64, js_sys::Function)>> = const { RefCell::new(Vec::new()) };
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -51,7 +50,7 @@ fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
     )));
     let error = into_error(GateError::Internal(message));
     let pending = IN_FLIGHT.with(|f| f.try_borrow_mut().map(|mut f| std::mem::take(&mut *f)));
-    for reject in pending.unwrap_or_default().into_values() {
+    for (_, reject) in pending.unwrap_or_default() {
         let _ = reject.call1(&JsValue::UNDEFINED, &error);
     }
     // Unwinds the WebAssembly frames up to the JavaScript caller (no Rust code runs
@@ -110,11 +109,11 @@ fn promise_boxed<'a>(
             n.set(id.wrapping_add(1));
             id
         });
-        IN_FLIGHT.with(|f| f.borrow_mut().insert(id, reject.clone()));
+        IN_FLIGHT.with(|f| f.borrow_mut().push((id, reject.clone())));
         let fut = match start() {
             Ok(fut) => fut,
             Err(e) => {
-                IN_FLIGHT.with(|f| f.borrow_mut().remove(&id));
+                forget(id);
                 let _ = reject.call1(&JsValue::UNDEFINED, &e);
                 return;
             }
@@ -122,7 +121,7 @@ fn promise_boxed<'a>(
         wasm_bindgen_futures::spawn_local(async move {
             let result = Guarded(fut).await;
             // Settled by a panic already (it took the reject function): nothing to do.
-            if IN_FLIGHT.with(|f| f.borrow_mut().remove(&id)).is_none() {
+            if !forget(id) {
                 return;
             }
             let _ = match result {
@@ -130,6 +129,15 @@ fn promise_boxed<'a>(
                 Err(e) => reject.call1(&JsValue::UNDEFINED, &e),
             };
         });
+    })
+}
+
+/// Removes promise `id` from the in-flight list; false when a panic already took it.
+fn forget(id: u64) -> bool {
+    IN_FLIGHT.with(|f| {
+        let mut f = f.borrow_mut();
+        let at = f.iter().position(|(k, _)| *k == id);
+        at.map(|at| f.swap_remove(at)).is_some()
     })
 }
 
