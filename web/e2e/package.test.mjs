@@ -11,6 +11,7 @@
 // - Vite and webpack production builds of a page that imports it (web/consumers/,
 //   their own lockfiles) run under that CSP.
 // - The .wasm stays within its size budget (300 KiB gzipped).
+// - tsc type-checks a consumer file that uses every exported type.
 //
 //   node web/e2e/package.test.mjs
 
@@ -101,6 +102,12 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
   const gz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_wasm_bg.wasm")], { encoding: "utf8" }).trim());
   console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, 300 KiB)`);
   check("the .wasm is within its size budget", gz <= WASM_BUDGET, `${gz} > ${WASM_BUDGET}`);
+
+  // A TypeScript consumer that names every exported type (web/consumers/typescript/),
+  // type-checked against the installed package: strict, nodenext, its .d.ts checked too.
+  cpSync(join(ROOT, "web", "consumers", "typescript"), app, { recursive: true });
+  const tsc = run(join(BIN, "tsc"), ["-p", app], app);
+  check("tsc: a consumer using every exported type type-checks", tsc.ok, tsc.out);
 
   const lint = run(join(BIN, "publint"), ["--strict", PKG_DIR], ROOT);
   check("publint --strict: no problems", lint.ok && /All good/.test(lint.out), lint.out);
