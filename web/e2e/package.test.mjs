@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serveDir } from "./serve.mjs";
+import { checker } from "./checks.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = join(ROOT, "web", "node_modules", ".bin");
@@ -32,17 +33,7 @@ const PKG_DIR = join(dirname(TGZ), "toolgate");
 // The Gate's .wasm, gzip -9: at most 300 KiB (303,081 B when the budget was set).
 const WASM_BUDGET = 300 * 1024;
 
-let passed = 0;
-let failed = 0;
-function check(name, cond, detail) {
-  if (cond) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
-  }
-}
+const { check, finish } = checker();
 function run(cmd, args, cwd) {
   try {
     return { ok: true, out: execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
@@ -186,5 +177,4 @@ window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash"
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`package: ${passed} passed, ${failed} failed`);
-if (failed) process.exit(1);
+finish("package");

@@ -13,6 +13,7 @@
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import { serveDir } from "./serve.mjs";
+import { checker } from "./checks.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -26,17 +27,7 @@ const SERVE = DIR.startsWith("/") ? DIR : join(ROOT, DIR);
 
 const { url, proc: server } = await serveDir(SERVE);
 
-let passed = 0;
-let failed = 0;
-function check(name, cond, detail) {
-  if (cond) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}: ${JSON.stringify(detail)}`);
-  }
-}
+const { check, finish } = checker();
 
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -186,5 +177,4 @@ try {
   await browser.close();
   server.kill();
 }
-console.log(`panic probe: ${passed} passed, ${failed} failed`);
-if (failed) process.exit(1);
+finish("panic probe");
