@@ -36,7 +36,9 @@ const WASM_BUDGET = 300 * 1024;
 const { check, finish } = checker();
 function run(cmd, args, cwd) {
   try {
-    return { ok: true, out: execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
+    // Bounded: an install or a build that hangs fails the check after 5 minutes.
+    const opts = { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000, killSignal: "SIGKILL" };
+    return { ok: true, out: execFileSync(cmd, args, opts) };
   } catch (e) {
     return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}${e.message}` };
   }

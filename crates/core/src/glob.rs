@@ -5,29 +5,20 @@
 pub fn match_str(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while let Some(&tc) = t.get(ti) {
-        match p.get(pi) {
-            Some(&pc) if pc == '?' || pc == tc => {
-                pi += 1;
-                ti += 1;
+    wildcard(
+        &p,
+        &t,
+        |&c| c == '*',
+        |&pc, &tc| {
+            if pc == '?' || pc == tc {
+                Step::One
+            } else if pc == '*' {
+                Step::Star
+            } else {
+                Step::Fail
             }
-            Some('*') => {
-                star = Some((pi, ti));
-                pi += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    pi = sp + 1;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p.get(pi..).unwrap_or(&[]).iter().all(|&c| c == '*')
+        },
+    )
 }
 
 /// Matches a `/`-separated path against a pattern where `**` is any number of whole
@@ -35,19 +26,53 @@ pub fn match_str(pattern: &str, text: &str) -> bool {
 pub fn match_path(pattern: &str, path: &str) -> bool {
     let ps: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
     let ts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    wildcard(
+        &ps,
+        &ts,
+        |&s| s == "**",
+        |&ps, &ts| {
+            if ps == "**" {
+                Step::Star
+            } else if segment(ps, ts) {
+                Step::One
+            } else {
+                Step::Fail
+            }
+        },
+    )
+}
+
+/// What one pattern item does with the text item at hand.
+enum Step {
+    /// Matches it: both advance.
+    One,
+    /// Matches any run of items (the backtrack point).
+    Star,
+    /// Does not match it.
+    Fail,
+}
+
+/// The one greedy matcher with a single backtrack point (O(n·m)) under [`match_str`]
+/// (items are characters) and [`match_path`] (items are path segments).
+fn wildcard<P, T>(
+    p: &[P],
+    t: &[T],
+    is_star: impl Fn(&P) -> bool,
+    step: impl Fn(&P, &T) -> Step,
+) -> bool {
     let (mut pi, mut ti) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
-    while let Some(&tseg) = ts.get(ti) {
-        match ps.get(pi) {
-            Some(&"**") => {
-                star = Some((pi, ti));
-                pi += 1;
-            }
-            Some(&pseg) if segment(pseg, tseg) => {
+    while let Some(titem) = t.get(ti) {
+        match p.get(pi).map(|pitem| step(pitem, titem)) {
+            Some(Step::One) => {
                 pi += 1;
                 ti += 1;
             }
-            _ => match star {
+            Some(Step::Star) => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(Step::Fail) | None => match star {
                 Some((sp, st)) => {
                     pi = sp + 1;
                     ti = st + 1;
@@ -57,7 +82,7 @@ pub fn match_path(pattern: &str, path: &str) -> bool {
             },
         }
     }
-    ps.get(pi..).unwrap_or(&[]).iter().all(|&s| s == "**")
+    p.get(pi..).unwrap_or(&[]).iter().all(is_star)
 }
 
 fn segment(p: &str, t: &str) -> bool {
