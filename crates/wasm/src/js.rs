@@ -297,7 +297,7 @@ export type QuestionOutcome =
   | { outcome: "cancelled" };
 
 /** A decision on a pending request; `anchor` must be the request's. */
-export type Response =
+export type PendingResponse =
   | { decision: "allow_once"; anchor: string }
   | { decision: "allow_always"; anchor: string; scope: string }
   | { decision: "deny"; anchor: string; message?: string }

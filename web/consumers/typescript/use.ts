@@ -3,7 +3,7 @@
 import init, {
   Policy, Gate,
   type Verdict, type VerdictPart, type Tier, type ToolCall, type CheckCall, type CheckOutcome,
-  type PendingRequest, type PendingQuestion, type QuestionOutcome, type Response, type CleanupCounts,
+  type PendingRequest, type PendingQuestion, type QuestionOutcome, type PendingResponse, type CleanupCounts,
   type GateOptions, type PolicyDefaults, type AskOptions, type ToolgateError, type FsNeeds, type FsTree,
   type FsFacts, type Run, type RunStatus, type Parked, type ParkCall, type ParkRequest, type ParkedCall,
   type PermissionMarker, type ResumeDecision, type ResumeRequest, type Resumed, type ResumedCall,
@@ -11,6 +11,11 @@ import init, {
 } from "toolgate";
 
 await init();
+// A browser loads the .wasm from a fetch Response (the DOM's `Response`, which no
+// exported type may shadow).
+export async function initFromFetch(url: URL): Promise<void> {
+  await init({ module_or_path: fetch(url) });
+}
 const defaults: PolicyDefaults = { workspace: "/w", home: "/h" };
 const policy: Policy = Policy.defaults(defaults);
 const call: ToolCall = { tool: "bash", args: { command: "ls" } };
@@ -29,7 +34,7 @@ const pending: PendingRequest[] = gate.pending();
 const questions: PendingQuestion[] = gate.questions();
 const ask: AskOptions = { timeoutMs: 1000 };
 const answer: Promise<QuestionOutcome> = gate.ask("?", ask);
-const response: Response = { decision: "deny", anchor: "x", message: "no" };
+const response: PendingResponse = { decision: "deny", anchor: "x", message: "no" };
 try { gate.respond("id", response); } catch (e) { const err = e as ToolgateError; console.log(err.code); }
 const counts: CleanupCounts = gate.cleanup();
 const parkCall: ParkCall = { toolCallId: "p1", tool: "bash", args: { command: "make" } };

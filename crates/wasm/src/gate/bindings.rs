@@ -107,7 +107,7 @@ impl JsGate {
     pub fn respond(
         &self,
         id: &str,
-        #[wasm_bindgen(unchecked_param_type = "Response")] response: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PendingResponse")] response: JsValue,
     ) -> Result<u32, JsValue> {
         crate::poison::check()?;
         let r: RespondJs =
