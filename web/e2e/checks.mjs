@@ -19,3 +19,12 @@ export function checker() {
     },
   };
 }
+
+/** Headless Chromium (Debian's, `CHROMIUM` to override) as every browser test runs it. */
+export async function launchChromium() {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}

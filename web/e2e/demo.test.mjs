@@ -4,16 +4,15 @@
 //
 //   node web/e2e/demo.test.mjs          (after ./scripts/build-web)
 
-import { chromium } from "playwright-core";
 import { serveDir } from "./serve.mjs";
 import { mkdirSync, copyFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { launchChromium } from "./checks.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DIST = join(ROOT, "dist");
 const ARTIFACTS = join(ROOT, "artifacts");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 function serve() {
   return serveDir(DIST);
@@ -258,11 +257,7 @@ async function main() {
   let browser;
   let passed = 0, failed = 0;
   try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
     for (const [name, fn] of Object.entries(tests)) {
       if (only && !name.includes(only)) continue;
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });

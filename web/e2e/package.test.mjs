@@ -15,43 +15,24 @@
 //
 //   node web/e2e/package.test.mjs
 
-import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, rmSync, cpSync, existsSync } from "node:fs";
+import { mkdtempSync, writeFileSync, rmSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { serveDir } from "./serve.mjs";
-import { checker } from "./checks.mjs";
+import { checker, launchChromium } from "./checks.mjs";
+import { BIN, PKG_DIR, ROOT, TGZ, buildConsumer, installTarball, run } from "./tarball.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BIN = join(ROOT, "web", "node_modules", ".bin");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const tgz = execFileSync(join(ROOT, "scripts", "package"), { cwd: ROOT, encoding: "utf8" }).trim().split("\n").pop();
-const TGZ = tgz.startsWith("/") ? tgz : join(ROOT, tgz);
-const PKG_DIR = join(dirname(TGZ), "toolgate");
 // The Gate's .wasm, gzip -9: at most 300 KiB (303,081 B when the budget was set).
 const WASM_BUDGET = 300 * 1024;
 
 const { check, finish } = checker();
-function run(cmd, args, cwd) {
-  try {
-    // Bounded: an install or a build that hangs fails the check after 5 minutes.
-    const opts = { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000, killSignal: "SIGKILL" };
-    return { ok: true, out: execFileSync(cmd, args, opts) };
-  } catch (e) {
-    return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}${e.message}` };
-  }
-}
-
 const work = mkdtempSync(join(tmpdir(), "toolgate-consumer-"));
 try {
   // A consumer project: its own package.json and lockfile, the tarball installed.
   const app = join(work, "node-app");
-  execFileSync("mkdir", ["-p", app]);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  const install = run("npm", ["install", TGZ, "--no-audit", "--no-fund", "--loglevel=error"], app);
-  check("npm install of the tarball", install.ok && existsSync(join(app, "package-lock.json")), install.out);
+  const install = installTarball(app);
+  check("npm install of the tarball", install.ok, install.out);
 
   writeFileSync(
     join(app, "esm.mjs"),
@@ -104,8 +85,16 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
 
   const lint = run(join(BIN, "publint"), ["--strict", PKG_DIR], ROOT);
   check("publint --strict: no problems", lint.ok && /All good/.test(lint.out), lint.out);
-  const attw = run(join(BIN, "attw"), [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "--format", "ascii"], ROOT);
+  const attw = run(
+    join(BIN, "attw"),
+    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "--format", "ascii"],
+    ROOT,
+  );
   check("@arethetypeswrong/cli: no problems", attw.ok && /No problems found/.test(attw.out), attw.out);
+  // toolgate/element is a browser entry and ESM only (a custom element has no CommonJS
+  // consumer): `require` of it is the one finding allowed, nothing else.
+  const attwElement = run(join(BIN, "attw"), [TGZ, "--entrypoints", "./element", "--ignore-rules", "cjs-resolves-to-esm", "--format", "ascii"], ROOT);
+  check("@arethetypeswrong/cli: toolgate/element (ESM only) has no other problem", attwElement.ok && /No problems found/.test(attwElement.out), attwElement.out);
 
   // The browser entry, from the installed package, under a strict CSP.
   const site = join(work, "site");
@@ -128,10 +117,7 @@ const p = Policy.defaults({ workspace: "/w", home: "/h" });
 window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash", args: { command } }).tier).join();
 `,
   );
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  const browser = await launchChromium();
   // What a page that classifies two commands into `window.result` shows, and its errors.
   async function pageResult(url) {
     const page = await browser.newPage();
@@ -157,14 +143,8 @@ window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash"
     // projects in web/consumers/, with their own lockfiles), run under the same CSP.
     for (const name of ["vite", "webpack"]) {
       const dir = join(work, name);
-      cpSync(join(ROOT, "web", "consumers", name), dir, {
-        recursive: true,
-        filter: (src) => !/[/\\](node_modules|dist)([/\\]|$)/.test(src),
-      });
-      const ci = run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], dir);
-      const add = run("npm", ["install", "--no-save", TGZ, "--no-audit", "--no-fund", "--loglevel=error"], dir);
-      const build = run("npm", ["run", "build"], dir);
-      check(`${name}: npm ci, the tarball installed, a production build`, ci.ok && add.ok && build.ok, ci.out + add.out + build.out);
+      const built = buildConsumer(name, dir);
+      check(`${name}: npm ci, the tarball installed, a production build`, built.ok, built.out);
       const dist = join(dir, "dist");
       if (name === "webpack") cpSync(join(dir, "index.html"), join(dist, "index.html"));
       writeFileSync(join(dist, "favicon.ico"), "");

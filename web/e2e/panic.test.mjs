@@ -10,15 +10,13 @@
 //
 //   node web/e2e/panic.test.mjs        (builds the probe bundle first)
 
-import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import { serveDir } from "./serve.mjs";
-import { checker } from "./checks.mjs";
+import { checker, launchChromium } from "./checks.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const DIR = execFileSync(join(ROOT, "scripts", "build-panic-probe"), { cwd: ROOT, encoding: "utf8" })
   .trim()
   .split("\n")
@@ -29,10 +27,7 @@ const { url, proc: server } = await serveDir(SERVE);
 
 const { check, finish } = checker();
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-});
+const browser = await launchChromium();
 
 async function open(ctx) {
   const page = await ctx.newPage();

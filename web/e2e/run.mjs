@@ -11,6 +11,9 @@ if (!process.env.TOOLGATE_E2E_NO_BUILD) {
 }
 // A panic in the module fails closed (its own test-only build; exits on failure).
 await import("./panic.test.mjs");
-// The npm package, installed from its tarball (scripts/package; exits on failure).
+// The npm package, installed from its tarball (scripts/package, built once for both
+// tests; each exits on failure).
 await import("./package.test.mjs");
+// <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
+await import("./element.test.mjs");
 await import("./demo.test.mjs");

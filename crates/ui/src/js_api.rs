@@ -1,18 +1,21 @@
-//! The JavaScript entry point of the demo bundle: `mountApprovalPanel(...)`. The bundle
-//! also exports toolgate-wasm's `Gate` and `Policy`: the host parks, lists and fails
-//! runs with `gate.park/run/runs/failRun`, and the panel reads and resumes them through
-//! a gate of its own over the same store.
+//! The JavaScript entry points of the panel's bundle (the demo's and the package's
+//! `toolgate/element`), which also exports toolgate-wasm's `Gate` and `Policy`:
+//! - `mountApproval(element, gate, onResumed)`: the prompts alone, read and resumed
+//!   through the host's own gate (what `<toolgate-approval>` calls; `web/element.js`);
+//! - `mountApprovalPanel(id, options, onResumed)`: the demo's whole panel (prompts, run
+//!   list, playground) through a gate of its own over the same store.
 
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use leptos::prelude::*;
 use toolgate_core::Resumed;
-use toolgate_wasm::{into_error, resumed_to_js, Gate, GateError, GateOptions, Policy};
+use toolgate_wasm::{into_error, resumed_to_js, Gate, GateError, GateOptions, JsGate, Policy};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::components::app::App;
+use crate::components::approvals::Approvals;
 use crate::source::{BrowserSource, RunSource};
 use crate::use_run_poll::POLLS;
 
@@ -60,6 +63,41 @@ fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValu
     })
 }
 
+/// `onResumed` as the panel calls it: with what `gate.resume` resolves with. A throwing
+/// host callback must not break the panel.
+fn resumed_callback(on_resumed: js_sys::Function) -> Rc<dyn Fn(Resumed)> {
+    Rc::new(move |r: Resumed| {
+        if let Ok(v) = resumed_to_js(&r) {
+            let _ = on_resumed.call1(&JsValue::NULL, &v);
+        }
+    })
+}
+
+/// Mounts the approval prompts into `element` (appended to its children), reading and
+/// resuming the runs of `gate`, the host's own (the gate it checks and parks with, so
+/// a park shows at once). `onResumed(resumed)` is called with what `gate.resume`
+/// resolves with (`{runId, sessionId, results, history, revision}`) after the person
+/// decided a run here. The gate must come from this module: a `Gate` of another
+/// toolgate module (another copy of the package) is refused with `bad_input`.
+#[wasm_bindgen(js_name = mountApproval)]
+pub fn mount_approval(
+    element: web_sys::HtmlElement,
+    gate: &JsGate,
+    on_resumed: js_sys::Function,
+) -> Result<PanelHandle, JsValue> {
+    toolgate_wasm::poison::check()?;
+    let source: Rc<dyn RunSource> = Rc::new(BrowserSource::shared(gate.gate().clone()));
+    let resumed = resumed_callback(on_resumed);
+    let handle = leptos::mount::mount_to(element, move || {
+        let source = StoredValue::new_local(source);
+        let on_resumed = StoredValue::new_local(resumed);
+        view! { <Approvals source on_resumed /> }.into_any()
+    });
+    Ok(PanelHandle {
+        handle: Some(handle),
+    })
+}
+
 /// Mounts the approval panel into the element with id `elementId`.
 /// `options`: `{owner, policyToml, sessionId?}` — the panel shows and resumes `owner`'s
 /// runs (as `new Gate(policy, {sessionId, owner})` sees them); `policyToml` gives the
@@ -72,6 +110,7 @@ pub fn mount_approval_panel(
     options: JsValue,
     on_resumed: js_sys::Function,
 ) -> Result<PanelHandle, JsValue> {
+    toolgate_wasm::poison::check()?;
     let missing = |what: &str| {
         into_error(GateError::BadInput(format!(
             "mountApprovalPanel: options.{what} is required"
@@ -93,12 +132,7 @@ pub fn mount_approval_panel(
     gate_options.owner = Some(owner);
     let gate = Gate::create(&policy, gate_options).map_err(into_error)?;
     let source: Rc<dyn RunSource> = Rc::new(BrowserSource::new(gate, policy));
-    let resumed: Rc<dyn Fn(Resumed)> = Rc::new(move |r: Resumed| {
-        if let Ok(v) = resumed_to_js(&r) {
-            // A throwing host callback must not break the panel.
-            let _ = on_resumed.call1(&JsValue::NULL, &v);
-        }
-    });
+    let resumed = resumed_callback(on_resumed);
     let handle = leptos::mount::mount_to(element, move || {
         let source = StoredValue::new_local(source);
         let on_resumed = StoredValue::new_local(resumed);

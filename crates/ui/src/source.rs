@@ -203,13 +203,31 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
 pub struct BrowserSource {
     gate: toolgate_wasm::Gate,
     policy: toolgate_wasm::Policy,
+    /// The gate is the host's own (the element's case): its parks are changes to show
+    /// too, not only those of other gates.
+    shared: bool,
 }
 
 #[cfg(target_arch = "wasm32")]
 impl BrowserSource {
-    /// Reads and resumes the runs `gate` sees (its owner's); scopes come from `policy`.
+    /// Reads and resumes the runs `gate` (the panel's own) sees; scopes come from
+    /// `policy`.
     pub fn new(gate: toolgate_wasm::Gate, policy: toolgate_wasm::Policy) -> BrowserSource {
-        BrowserSource { gate, policy }
+        BrowserSource {
+            gate,
+            policy,
+            shared: false,
+        }
+    }
+
+    /// Reads and resumes the runs of the host's own `gate` (the one it checks and parks
+    /// with); scopes come from the gate's policy.
+    pub fn shared(gate: toolgate_wasm::Gate) -> BrowserSource {
+        BrowserSource {
+            policy: gate.policy(),
+            gate,
+            shared: true,
+        }
     }
 }
 
@@ -242,11 +260,13 @@ impl RunSource for BrowserSource {
         Box::pin(async move { Ok(fut.await?) })
     }
 
-    /// Changes made elsewhere (`remote`: the host's gate, other tabs). This gate's own
-    /// resumes are followed by a poll already.
+    /// Changes made elsewhere (`remote`: the host's gate, other tabs), and on a shared
+    /// gate the host's own parks (`local`). The panel's resumes are followed by a poll
+    /// already; a second one finds nothing new and sets nothing.
     fn watch(&self, changed: Box<dyn Fn()>) -> Watch {
+        let shared = self.shared;
         Box::new(self.gate.subscribe_runs(move |c| {
-            if c.source == toolgate_wasm::ChangeSource::Remote {
+            if shared || c.source == toolgate_wasm::ChangeSource::Remote {
                 changed();
             }
         }))

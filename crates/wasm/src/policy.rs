@@ -22,6 +22,9 @@ impl Policy {
     pub fn core(&self) -> &tg::Policy {
         &self.inner
     }
+    pub(crate) fn from_shared(inner: Rc<tg::Policy>) -> Policy {
+        Policy { inner }
+    }
     pub(crate) fn shared(&self) -> Rc<tg::Policy> {
         self.inner.clone()
     }

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod approval_panel;
+pub mod approvals;
 pub mod call_card;
 pub mod command_text;
 pub mod playground;

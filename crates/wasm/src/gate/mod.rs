@@ -183,6 +183,16 @@ pub struct Gate {
     inner: Rc<Inner>,
 }
 
+/// Another handle to the same gate (the approval element shares the page's gate: the
+/// same pending requests, runs and listeners). `dispose()` on any handle disposes it.
+impl Clone for Gate {
+    fn clone(&self) -> Gate {
+        Gate {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
 impl Inner {
     /// Takes the waiters of `settled`, re-arms the timer, and (if `changed`) collects
     /// the listeners to notify.

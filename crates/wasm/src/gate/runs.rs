@@ -175,6 +175,11 @@ impl Gate {
         &self.inner.runs.owner
     }
 
+    /// The policy this gate classifies with (shared, not copied).
+    pub fn policy(&self) -> Policy {
+        Policy::from_shared(self.inner.policy.clone())
+    }
+
     /// True when resume takes a Web Lock (the `locks` option and `navigator.locks`).
     pub fn uses_locks(&self) -> bool {
         self.inner.runs.locks.is_some()

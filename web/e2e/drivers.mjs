@@ -1,0 +1,127 @@
+// Two ways to drive a page for the tests that must pass in more than one engine
+// (element.test.mjs): Chromium through Playwright, and WebKitGTK (the engine of Tauri's
+// webview on Linux, a close relative of Safari's) through WebKitWebDriver, the W3C
+// WebDriver server Debian's webkit2gtk-driver ships, under xvfb-run (WebKitGTK needs a
+// display). Both give one interface:
+//   open(url)                 navigate and wait for the load
+//   evaluate(body)            run `body`, the text of an async function, in the page
+//                             (it `return`s a JSON value)
+//   waitFor(body, ms)         evaluate until it returns something not null
+//   click(selector)           a real click (Playwright's, WebDriver's Element Click)
+//   consoleErrors()           console errors seen (Chromium; WebDriver has no log API)
+//   close()
+import { spawn } from "node:child_process";
+import { launchChromium } from "./checks.mjs";
+import { freePort } from "./serve.mjs";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function poll(evaluate, body, ms) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await evaluate(body);
+    if (v !== null && v !== undefined) return v;
+    if (Date.now() > until) return null;
+    await sleep(100);
+  }
+}
+
+/** Chromium: one browser; each `session()` is a fresh context (its own storage). */
+export async function chromiumEngine() {
+  const browser = await launchChromium();
+  return {
+    name: "chromium",
+    version: browser.version(),
+    async session() {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const errors = [];
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      page.on("pageerror", (e) => errors.push(e.message));
+      const evaluate = (body) => page.evaluate(`(async () => { ${body} })()`);
+      return {
+        open: (url) => page.goto(url, { waitUntil: "load" }),
+        evaluate,
+        waitFor: (body, ms) => poll(evaluate, body, ms),
+        click: (selector) => page.click(selector, { timeout: 10_000 }),
+        consoleErrors: () => errors,
+        close: () => context.close(),
+      };
+    },
+    close: () => browser.close(),
+  };
+}
+
+const MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
+
+/** WebKitGTK: WebKitWebDriver under xvfb-run (its own process group, killed by
+ * close()); each `session()` is a WebDriver session (a fresh MiniBrowser). */
+export async function webkitEngine() {
+  const port = await freePort();
+  const args = ["-a", "WebKitWebDriver", `--port=${port}`];
+  const proc = spawn("xvfb-run", args, { stdio: "ignore", detached: true });
+  const base = `http://127.0.0.1:${port}`;
+  const kill = () => {
+    try {
+      process.kill(-proc.pid, "SIGKILL");
+    } catch {}
+  };
+  async function wd(method, path, body) {
+    const res = await fetch(base + path, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
+    return json.value;
+  }
+  let ready = false;
+  for (let i = 0; i < 100 && !ready; i++) {
+    try {
+      ready = (await wd("GET", "/status")).ready;
+    } catch {
+      await sleep(100);
+    }
+  }
+  if (!ready) {
+    kill();
+    throw new Error("WebKitWebDriver did not start (is webkit2gtk-driver installed? ./scripts/setup)");
+  }
+  let version = "";
+  return {
+    name: "webkitgtk",
+    get version() {
+      return version;
+    },
+    async session() {
+      const caps = { "webkitgtk:browserOptions": { binary: MINIBROWSER, args: ["--automation"] } };
+      const created = await wd("POST", "/session", { capabilities: { alwaysMatch: caps } });
+      version = `${created.capabilities.browserName} ${created.capabilities.browserVersion}`;
+      const s = `/session/${created.sessionId}`;
+      const evaluate = async (body) => {
+        const script = `const done = arguments[arguments.length - 1];
+(async () => { ${body} })().then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ error: String((e && e.stack) || e) }));`;
+        const r = await wd("POST", `${s}/execute/async`, { script, args: [] });
+        if (r && "error" in r) throw new Error(r.error);
+        return r?.ok ?? null;
+      };
+      return {
+        open: (url) => wd("POST", `${s}/url`, { url }),
+        evaluate,
+        waitFor: (body, ms) => poll(evaluate, body, ms),
+        async click(selector) {
+          const el = await wd("POST", `${s}/element`, { using: "css selector", value: selector });
+          const id = Object.values(el)[0];
+          await wd("POST", `${s}/element/${id}/click`, {});
+        },
+        consoleErrors: () => [],
+        close: () => wd("DELETE", s).catch(() => {}),
+      };
+    },
+    async close() {
+      kill();
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// <toolgate-approval> from the npm package, in Chromium (Playwright) and WebKitGTK
+// (WebKitWebDriver under xvfb-run), each page under the strict CSP
+// `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'`:
+// - a plain page (web/consumers/plain, the package copied beside it, imported by path);
+// - a React 19 page and a Vue 3 page (web/consumers/frameworks: from npm, their own
+//   lockfile, a Vite production build with the tarball installed).
+// On each, the page parks a run through its one Gate (web/consumers/frameworks/test-run.js)
+// and the test checks: the element shows the prompt (the panel's data-testids), the
+// call's `<img onerror>` is text (no <img>, nothing ran), one real click on Approve
+// resumes the run exactly once (one `toolgate-decision` event, the run `running`, a
+// second resume refused), no error or CSP violation. The plain page also defines the
+// element twice and hands it a Gate of another module (refused with `bad_input`).
+// The element's bundle (ui.js + element.js + toolgate_ui_bg.wasm) stays within its
+// size budget.
+//
+//   node web/e2e/element.test.mjs          (builds the package: scripts/package)
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checker } from "./checks.mjs";
+import { chromiumEngine, webkitEngine } from "./drivers.mjs";
+import { serveDir } from "./serve.mjs";
+import { PKG_DIR, ROOT, buildConsumer, installTarball } from "./tarball.mjs";
+
+// The element's bundle, gzip -9: at most 420 KiB.
+const ELEMENT_BUDGET = 420 * 1024;
+const { check, finish } = checker();
+
+const gz = (f) => Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, f)], { encoding: "utf8" }).trim());
+const parts = ["toolgate_ui_bg.wasm", "ui.js", "element.js"].map((f) => [f, gz(f)]);
+const total = parts.reduce((n, [, b]) => n + b, 0);
+console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 420 KiB)`);
+check("the element's bundle is within its size budget", total <= ELEMENT_BUDGET, `${total} > ${ELEMENT_BUDGET}`);
+
+const PROMPT = "toolgate-approval [data-testid=approval-prompt]";
+const TESTIDS = ["approval-prompt", "tool-name", "tier", "countdown", "tool-args", "reason", "approve-once", "deny-message", "deny"];
+
+/** The whole flow on one page in one engine session. */
+async function elementFlow(engine, label, url) {
+  const s = await engine.session();
+  const name = `${engine.name} ${label}`;
+  try {
+    await s.open(url);
+    const shownMs = await s.waitFor(
+      `return window.parkedAt !== undefined && document.querySelector(${JSON.stringify(PROMPT)}) ? Math.round(performance.now() - window.parkedAt) : null;`,
+      15_000,
+    );
+    const shown = await s.evaluate(`
+      const el = document.querySelector("toolgate-approval");
+      const run = window.gate.run(window.runId);
+      window.anchor = run.marker.calls[0].anchor;
+      return {
+        status: run.status,
+        args: el.querySelector("[data-testid=tool-args]")?.textContent ?? "",
+        command: el.querySelector(".tg-command")?.textContent ?? "",
+        imgs: document.querySelectorAll("img").length,
+        pwned: window.pwned ?? null,
+        testids: [...new Set([...el.querySelectorAll("[data-testid]")].map((e) => e.dataset.testid))],
+        pageChecks: window.pageChecks ?? null,
+      };`);
+    check(`${name}: the element shows the parked run's prompt`, shownMs !== null && shown.status === "awaiting_permission", { shownMs, shown });
+    // The gate is the host's own: its park reaches the element at once, not at the next
+    // 5 s idle poll.
+    check(`${name}: the prompt appears at once after gate.park (${shownMs} ms)`, shownMs !== null && shownMs < 2500, shownMs);
+    const missing = TESTIDS.filter((t) => !shown.testids.includes(t));
+    check(`${name}: the panel's data-testids`, missing.length === 0, { missing, got: shown.testids });
+    check(
+      `${name}: <img onerror> in the args renders as text`,
+      shown.args.includes(`<img src=x onerror=`) && shown.imgs === 0 && shown.pwned === null,
+      shown,
+    );
+    if (label === "plain page") {
+      check(`${name}: defining the element twice (and from a second copy) is harmless`, shown.pageChecks?.definedTwice === true, shown.pageChecks);
+      check(`${name}: a Gate of another module is refused (bad_input)`, shown.pageChecks?.foreignGate === "bad_input", shown.pageChecks);
+    }
+
+    await s.click(`toolgate-approval [data-testid=approve-once]`);
+    const decided = await s.waitFor("return window.decisions.length > 0 ? window.decisions.length : null;", 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await s.evaluate(`
+      const run = window.gate.run(window.runId);
+      let again = "resumed again";
+      try {
+        await window.gate.resume(window.runId, { decisions: [{ toolCallId: "c1", anchor: window.anchor, decision: "allow" }] });
+      } catch (e) {
+        again = e.code;
+      }
+      const d = window.decisions[0];
+      return {
+        events: window.decisions.length,
+        status: run.status,
+        outcome: d?.results?.[0]?.outcome,
+        history: d?.history,
+        runId: d?.runId,
+        again,
+        prompts: document.querySelectorAll(${JSON.stringify(PROMPT)}).length,
+        guarantee: window.gate.resumeGuarantee,
+        errors: window.pageErrors,
+      };`);
+    check(
+      `${name}: one click on Approve resumes the run exactly once`,
+      decided === 1 &&
+        after.events === 1 &&
+        after.status === "running" &&
+        after.outcome === "approved" &&
+        after.runId === (label === "plain page" ? "run-plain" : `run-${label.split(" ")[0].toLowerCase()}`) &&
+        JSON.parse(after.history ?? "{}").step === 1 &&
+        after.prompts === 0 &&
+        after.again === "already_resumed",
+      after,
+    );
+    console.log(`  ${name}: prompt after ${shownMs} ms, resume guarantee ${after.guarantee}`);
+    const errors = [...after.errors, ...s.consoleErrors()];
+    check(`${name}: no error and no CSP violation`, errors.length === 0, errors);
+  } catch (e) {
+    check(`${name}: the page ran`, false, String(e?.stack ?? e));
+  } finally {
+    await s.close();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), "toolgate-element-"));
+const servers = [];
+try {
+  const app = join(work, "app");
+  const installed = installTarball(app);
+  check("npm install of the tarball", installed.ok, installed.out);
+  const plain = join(work, "plain");
+  cpSync(join(ROOT, "web", "consumers", "plain"), plain, { recursive: true });
+  cpSync(join(ROOT, "web", "consumers", "frameworks", "test-run.js"), join(plain, "test-run.js"));
+  cpSync(join(app, "node_modules", "toolgate"), join(plain, "toolgate"), { recursive: true });
+  writeFileSync(join(plain, "favicon.ico"), "");
+  const frameworks = join(work, "frameworks");
+  const built = buildConsumer("frameworks", frameworks);
+  check("React and Vue pages: npm ci, the tarball installed, a Vite production build", built.ok, built.out);
+  writeFileSync(join(frameworks, "dist", "favicon.ico"), "");
+
+  const plainSite = await serveDir(plain);
+  servers.push(plainSite.proc);
+  const appSite = await serveDir(join(frameworks, "dist"));
+  servers.push(appSite.proc);
+  const pages = [
+    ["plain page", `${plainSite.url}index.html`],
+    ["React page", `${appSite.url}react.html`],
+    ["Vue page", `${appSite.url}vue.html`],
+  ];
+  const engines = [chromiumEngine];
+  if (process.env.TOOLGATE_SKIP_WEBKIT) {
+    console.log("SKIPPED: WebKitGTK (TOOLGATE_SKIP_WEBKIT is set)");
+  } else {
+    engines.push(webkitEngine);
+  }
+  for (const start of engines) {
+    let engine;
+    try {
+      engine = await start();
+    } catch (e) {
+      check(`${start.name}: the engine starts`, false, String(e?.stack ?? e));
+      continue;
+    }
+    try {
+      for (const [label, url] of pages) await elementFlow(engine, label, url);
+      console.log(`engine: ${engine.name} ${engine.version}`);
+    } finally {
+      await engine.close();
+    }
+  }
+} finally {
+  for (const p of servers) p.kill();
+  rmSync(work, { recursive: true, force: true });
+}
+finish("element");

@@ -1,0 +1,55 @@
+// toolgate/element: the Policy and Gate of the main entry, plus <toolgate-approval>.
+export * from "./ui.js";
+export { default } from "./ui.js";
+import type { Gate, Resumed } from "./ui.js";
+
+/** The element's tag name, `"toolgate-approval"`. */
+export declare const TAG: "toolgate-approval";
+/** The event the element dispatches after a decision resumed a run. */
+export declare const DECISION_EVENT: "toolgate-decision";
+
+/** `toolgate-decision`: bubbles and is composed; `detail` is what `gate.resume` resolved
+ * with. Continue the run from `detail.history` with `detail.results`. */
+export type ToolgateDecisionEvent = CustomEvent<Resumed>;
+
+/** `<toolgate-approval>`: renders the approval prompts of `gate`'s runs (those its owner
+ * parked, here or in another tab) and resumes them through it. */
+export declare class ToolgateApprovalElement extends HTMLElement {
+  /** A Gate from this module; setting one of another module throws (`code: "bad_input"`).
+   * `null` shows nothing. */
+  gate: Gate | null;
+  addEventListener<K extends keyof ToolgateApprovalEventMap>(
+    type: K,
+    listener: (this: ToolgateApprovalElement, ev: ToolgateApprovalEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof ToolgateApprovalEventMap>(
+    type: K,
+    listener: (this: ToolgateApprovalElement, ev: ToolgateApprovalEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
+}
+
+export interface ToolgateApprovalEventMap extends HTMLElementEventMap {
+  "toolgate-decision": ToolgateDecisionEvent;
+}
+
+/** Defines `<toolgate-approval>` unless the name is taken (importing this module already
+ * did); returns the class defined under the name (undefined without a DOM). */
+export declare function defineToolgateApproval(): CustomElementConstructor | undefined;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "toolgate-approval": ToolgateApprovalElement;
+  }
+}

@@ -1,0 +1,96 @@
+// toolgate/element: the approval panel as the custom element <toolgate-approval>, and
+// the Policy and Gate of the same module (one WebAssembly instance drives the page's
+// checks and the panel).
+//
+//   import init, { Policy, Gate } from "toolgate/element";
+//   import "toolgate/approval.css";           // optional: the panel's default look
+//   await init();                             // loads toolgate_ui_bg.wasm beside this file
+//   const gate = new Gate(policy, { sessionId, owner });
+//   const el = document.querySelector("toolgate-approval");
+//   el.gate = gate;                           // shows the runs gate.park() parks
+//   el.addEventListener("toolgate-decision", (e) => continueRun(e.detail));
+//
+// The element renders the Leptos panel (the same prompt as toolgate's demo, the same
+// data-testids) into its own light DOM while it is connected and has a gate. When the
+// person decides, the run is resumed through the gate (exactly once across tabs) and
+// the element dispatches `toolgate-decision` (bubbles, composed) whose `detail` is what
+// `gate.resume` resolves with: `{ runId, sessionId, results, history, revision }`.
+//
+// Importing this module defines the element once: a second copy of the module (two
+// bundles, a reload of a script) finds the name taken and leaves it alone. It can be
+// imported where there is no DOM (server-side rendering): it defines nothing there.
+import init, { Gate, mountApproval } from "./ui.js";
+
+export * from "./ui.js";
+export default init;
+
+/** The element's tag name. */
+export const TAG = "toolgate-approval";
+/** The event it dispatches after a decision resumed a run. */
+export const DECISION_EVENT = "toolgate-decision";
+
+const Base = typeof HTMLElement === "undefined" ? class {} : HTMLElement;
+
+export class ToolgateApprovalElement extends Base {
+  #gate = null;
+  #handle = null;
+
+  /** The Gate whose runs the element shows and resumes (from this module). */
+  get gate() {
+    return this.#gate;
+  }
+
+  set gate(gate) {
+    if (gate === this.#gate) return;
+    if (gate != null && !(gate instanceof Gate)) {
+      // A Gate of the main entry ("toolgate") or of another copy of this module lives in
+      // another WebAssembly instance: its runs and pending requests are not this one's.
+      const e = new TypeError(
+        '<toolgate-approval>: gate must be a Gate from "toolgate/element" (the module that defines the element)',
+      );
+      e.code = "bad_input";
+      throw e;
+    }
+    this.#gate = gate ?? null;
+    this.#remount();
+  }
+
+  connectedCallback() {
+    this.#remount();
+  }
+
+  disconnectedCallback() {
+    this.#unmount();
+  }
+
+  #unmount() {
+    const handle = this.#handle;
+    this.#handle = null;
+    if (handle) {
+      handle.dispose();
+      handle.free();
+    }
+  }
+
+  #remount() {
+    this.#unmount();
+    if (!this.isConnected || !this.#gate) return;
+    // Throws `bad_input` for a gate of another toolgate module, `internal_error` once
+    // the module panicked: the element then shows nothing, and the error is the host's.
+    this.#handle = mountApproval(this, this.#gate, (resumed) => {
+      this.dispatchEvent(new CustomEvent(DECISION_EVENT, { detail: resumed, bubbles: true, composed: true }));
+    });
+  }
+}
+
+/** Defines <toolgate-approval> unless the name is taken (by this or another copy of the
+ * module); returns the class the name is defined to. */
+export function defineToolgateApproval() {
+  if (typeof customElements === "undefined") return undefined;
+  const existing = customElements.get(TAG);
+  if (existing) return existing;
+  customElements.define(TAG, ToolgateApprovalElement);
+  return ToolgateApprovalElement;
+}
+
+defineToolgateApproval();
