@@ -5,11 +5,11 @@
 //   a Gate checks and is answered; `init()` exists and does nothing.
 // - Node CommonJS: `require("toolgate")` the same.
 // - publint (--strict) and @arethetypeswrong/cli report no problems.
-// - The browser entry in Chromium under a strict CSP
-//   (`script-src 'self' 'wasm-unsafe-eval'`, as an Electron renderer would set it):
-//   `await init()` loads the .wasm beside it and classifies.
-// - Vite and webpack production builds of a page that imports it (web/consumers/,
-//   their own lockfiles) run under that CSP.
+// - The browser entry under a strict CSP (`script-src 'self' 'wasm-unsafe-eval'`, as
+//   an Electron renderer would set it): `await init()` loads the .wasm beside it and
+//   classifies; so do Vite and webpack production builds of a page that imports it
+//   (web/consumers/, their own lockfiles). Each page in Chromium and in WebKitGTK
+//   (drivers.mjs; TOOLGATE_SKIP_WEBKIT=1 skips WebKit, saying so).
 // - The .wasm stays within its size budget (300 KiB gzipped).
 // - tsc type-checks a consumer file that uses every exported type.
 //
@@ -20,7 +20,8 @@ import { mkdtempSync, writeFileSync, rmSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveDir } from "./serve.mjs";
-import { checker, launchChromium } from "./checks.mjs";
+import { checker } from "./checks.mjs";
+import { chromiumEngine, webkitEngine } from "./drivers.mjs";
 import { BIN, PKG_DIR, ROOT, TGZ, buildConsumer, installTarball, run } from "./tarball.mjs";
 
 // The Gate's .wasm, gzip -9: at most 300 KiB (303,081 B when the budget was set).
@@ -117,44 +118,63 @@ const p = Policy.defaults({ workspace: "/w", home: "/h" });
 window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash", args: { command } }).tier).join();
 `,
   );
-  const browser = await launchChromium();
-  // What a page that classifies two commands into `window.result` shows, and its errors.
-  async function pageResult(url) {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(url);
-    const result = await page.waitForFunction(() => window.result, null, { timeout: 15000 }).then(
-      (h) => h.jsonValue(),
-      (e) => `timeout: ${e.message}`,
-    );
-    await page.close();
-    return { result, errors };
+  // Vite and webpack production builds of a page that imports the package (the
+  // projects in web/consumers/, with their own lockfiles).
+  const sites = [["browser entry", site]];
+  for (const name of ["vite", "webpack"]) {
+    const dir = join(work, name);
+    const built = buildConsumer(name, dir);
+    check(`${name}: npm ci, the tarball installed, a production build`, built.ok, built.out);
+    const dist = join(dir, "dist");
+    if (name === "webpack") cpSync(join(dir, "index.html"), join(dist, "index.html"));
+    writeFileSync(join(dist, "favicon.ico"), "");
+    sites.push([`${name} build`, dist]);
   }
+  // Each page, under the CSP, in Chromium and in WebKitGTK: it classifies two commands
+  // into `window.result`.
+  const servers = [];
   try {
-    const served = await serveDir(site);
-    const r = await pageResult(served.url);
-    served.proc.kill();
-    check("browser entry under a strict CSP: init() loads the .wasm and classifies", r.result === "auto,deny", r);
-    check("no CSP violation or console error", r.errors.length === 0, r.errors);
-
-    // Vite and webpack production builds of a page that imports the package (the
-    // projects in web/consumers/, with their own lockfiles), run under the same CSP.
-    for (const name of ["vite", "webpack"]) {
-      const dir = join(work, name);
-      const built = buildConsumer(name, dir);
-      check(`${name}: npm ci, the tarball installed, a production build`, built.ok, built.out);
-      const dist = join(dir, "dist");
-      if (name === "webpack") cpSync(join(dir, "index.html"), join(dist, "index.html"));
-      writeFileSync(join(dist, "favicon.ico"), "");
-      const app = await serveDir(dist);
-      const b = await pageResult(app.url);
-      app.proc.kill();
-      check(`${name}: the production build runs under the CSP and classifies`, b.result === "auto,deny" && b.errors.length === 0, b);
+    const urls = [];
+    for (const [label, dir] of sites) {
+      const served = await serveDir(dir);
+      servers.push(served.proc);
+      urls.push([label, served.url]);
+    }
+    const engines = [chromiumEngine];
+    if (process.env.TOOLGATE_SKIP_WEBKIT) console.log("SKIPPED: WebKitGTK (TOOLGATE_SKIP_WEBKIT is set)");
+    else engines.push(webkitEngine);
+    for (const start of engines) {
+      let engine;
+      try {
+        engine = await start();
+      } catch (e) {
+        check(`${start.name}: the engine starts`, false, String(e?.stack ?? e));
+        continue;
+      }
+      try {
+        for (const [label, url] of urls) {
+          const s = await engine.session();
+          try {
+            await s.open(url);
+            const result = await s.waitFor("return window.result ?? null;", 15_000);
+            const errors = s.consoleErrors();
+            check(
+              `${engine.name}: ${label} under a strict CSP: init() loads the .wasm and classifies, no error`,
+              result === "auto,deny" && errors.length === 0,
+              { result, errors },
+            );
+          } catch (e) {
+            check(`${engine.name}: ${label} ran`, false, String(e?.stack ?? e));
+          } finally {
+            await s.close();
+          }
+        }
+      } finally {
+        await engine.close();
+      }
     }
   } finally {
-    await browser.close();
+    for (const p of servers) p.kill();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
