@@ -1,0 +1,212 @@
+//! SQLite: one connection behind a mutex (SQLite serializes writers anyway), WAL
+//! journal, `synchronous = FULL` (a decision that was answered is on disk), and a busy
+//! timeout so that a second process on the same file waits for the lock instead of
+//! failing. Each compare-and-swap is a single statement, atomic against every other
+//! connection to the file.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use toolgate_core::{Error, MarkerStore, Stored};
+
+use crate::migrate::SQLITE;
+use crate::{check_size, read_revision, sql_revision, unavailable, OpenError, StoreOptions};
+
+/// How long a statement waits for another connection's write lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs in a SQLite file.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    options: StoreOptions,
+}
+
+fn err(e: rusqlite::Error) -> Error {
+    unavailable("sqlite", e)
+}
+
+impl SqliteStore {
+    /// Opens `path` (`:memory:` for a private in-memory database), creating the file and
+    /// its directory when absent, and migrates it.
+    pub fn open(path: &str, options: StoreOptions) -> Result<SqliteStore, OpenError> {
+        let mut conn = if path == ":memory:" {
+            Connection::open_in_memory().map_err(err)?
+        } else {
+            if let Some(dir) = Path::new(path)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    unavailable("sqlite", format!("cannot create {}: {e}", dir.display()))
+                })?;
+            }
+            let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            Connection::open_with_flags(path, flags).map_err(err)?
+        };
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        if path != ":memory:" {
+            let mode: String = conn
+                .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+                .map_err(err)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(
+                    unavailable("sqlite", format!("journal_mode is {mode}, not wal")).into(),
+                );
+            }
+        }
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(err)?;
+        migrate(&mut conn)?;
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+            options,
+        })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // Every use is one statement: a panic while holding the lock cannot leave a
+        // half-done write behind, so a poisoned lock is still a good connection.
+        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn revision_of(conn: &Connection, key: &str) -> Result<Option<u64>, Error> {
+        let rev: Option<i64> = conn
+            .query_row(
+                "SELECT revision FROM toolgate_runs WHERE run_key = ?1",
+                params![key],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(err)?;
+        rev.map(|r| read_revision(key, r)).transpose()
+    }
+}
+
+/// Applies the migrations not yet applied, in one immediate transaction (a second
+/// process opening the same file waits, then finds them applied).
+fn migrate(conn: &mut Connection) -> Result<(), Error> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(err)?;
+    tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS toolgate_migrations (
+             version INTEGER NOT NULL PRIMARY KEY,
+             name    TEXT    NOT NULL
+         ) STRICT;",
+    )
+    .map_err(err)?;
+    for m in SQLITE {
+        let done: Option<i64> = tx
+            .query_row(
+                "SELECT version FROM toolgate_migrations WHERE version = ?1",
+                params![m.version],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(err)?;
+        if done.is_none() {
+            tx.execute_batch(m.sql).map_err(err)?;
+            tx.execute(
+                "INSERT INTO toolgate_migrations (version, name) VALUES (?1, ?2)",
+                params![m.version, m.name],
+            )
+            .map_err(err)?;
+        }
+    }
+    tx.commit().map_err(err)
+}
+
+impl MarkerStore for SqliteStore {
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        let conn = self.conn();
+        let row = conn
+            .query_row(
+                "SELECT revision, value FROM toolgate_runs WHERE run_key = ?1",
+                params![key],
+                |row| {
+                    let revision: i64 = row.get(0)?;
+                    // Bytes that are not UTF-8 come back replaced: core then finds the
+                    // document corrupt and fails the run (never a crash, never a grant).
+                    let value = match row.get_ref(1)? {
+                        ValueRef::Text(b) | ValueRef::Blob(b) => {
+                            String::from_utf8_lossy(b).into_owned()
+                        }
+                        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => String::new(),
+                    };
+                    Ok((revision, value))
+                },
+            )
+            .optional()
+            .map_err(err)?;
+        row.map(|(revision, value)| {
+            Ok(Stored {
+                revision: read_revision(key, revision)?,
+                value,
+            })
+        })
+        .transpose()
+    }
+
+    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+        check_size(key, &new, &self.options)?;
+        let revision = sql_revision(key, new.revision)?;
+        let conn = self.conn();
+        let changed = match expected {
+            None => conn.execute(
+                "INSERT INTO toolgate_runs (run_key, revision, value) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (run_key) DO NOTHING",
+                params![key, revision, new.value],
+            ),
+            Some(old) => conn.execute(
+                "UPDATE toolgate_runs SET revision = ?2, value = ?3
+                 WHERE run_key = ?1 AND revision = ?4",
+                params![key, revision, new.value, sql_revision(key, old)?],
+            ),
+        }
+        .map_err(err)?;
+        if changed == 1 {
+            return Ok(());
+        }
+        Err(Error::StoreConflict {
+            key: key.to_string(),
+            expected,
+            found: SqliteStore::revision_of(&conn, key)?,
+        })
+    }
+
+    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+        let conn = self.conn();
+        let changed = conn
+            .execute(
+                "DELETE FROM toolgate_runs WHERE run_key = ?1 AND revision = ?2",
+                params![key, sql_revision(key, expected)?],
+            )
+            .map_err(err)?;
+        if changed == 1 {
+            return Ok(());
+        }
+        Err(Error::StoreConflict {
+            key: key.to_string(),
+            expected: Some(expected),
+            found: SqliteStore::revision_of(&conn, key)?,
+        })
+    }
+
+    fn keys(&self) -> Result<Vec<String>, Error> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT run_key FROM toolgate_runs")
+            .map_err(err)?;
+        let keys = stmt
+            .query_map([], |row| row.get::<_, String>(0))
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        Ok(keys)
+    }
+}

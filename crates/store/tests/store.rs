@@ -1,0 +1,350 @@
+//! The SQL stores on a real SQLite file and a real PostgreSQL server: compare-and-swap,
+//! the size bound, restart mid-approval, corrupt rows → failed, expiry → cancelled, and
+//! the same run resumed from two connections 100 times (exactly one winner each time).
+//!
+//! PostgreSQL: `scripts/with-postgres cargo test -p toolgate-store` (what
+//! `./scripts/test` runs) starts a throwaway server and sets TOOLGATE_TEST_POSTGRES_URL.
+//! Without it the PostgreSQL test says SKIPPED, unless TOOLGATE_REQUIRE_POSTGRES=1 makes
+//! that a failure.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Barrier};
+
+use serde_json::json;
+use toolgate_core::{
+    Choice, Error, MarkerStore, Park, ParkCall, Policy, ResumeDecision, RunStatus, Runs, Stored,
+    ToolCall,
+};
+use toolgate_store::{open, OpenError, SqlStore, StoreOptions};
+
+const TOML: &str = "workspace = \"/home/dev/app\"\ndefault = \"ask\"\n";
+const T0: u64 = 1_700_000_000_000;
+
+/// A fresh directory under the system's temp dir (removed by the test).
+fn temp_dir(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "toolgate-store-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn park(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64) -> Vec<ResumeDecision> {
+    let policy = Policy::from_toml(TOML).expect("policy");
+    let call = ToolCall::new("bash", json!({ "command": "git push origin main" }));
+    let parked = runs
+        .park(
+            Park {
+                run_id: run_id.to_string(),
+                session_id: "s".into(),
+                owner: "me".into(),
+                calls: vec![ParkCall {
+                    tool_call_id: "c1".into(),
+                    verdict: policy.classify(&call),
+                    call,
+                }],
+                history: "{\"step\":1}".into(),
+                ttl_ms: Some(60_000),
+            },
+            now,
+        )
+        .expect("park");
+    let marker = parked.run.marker.expect("a marker");
+    marker
+        .calls
+        .iter()
+        .map(|c| ResumeDecision {
+            tool_call_id: c.tool_call_id.clone(),
+            anchor: c.anchor.clone(),
+            choice: Choice::Allow { scope: None },
+        })
+        .collect()
+}
+
+/// Compare-and-swap, the size bound and keys, on an empty store.
+fn cas(store: &SqlStore) {
+    let v = |revision: u64, value: &str| Stored {
+        revision,
+        value: value.to_string(),
+    };
+    store
+        .put_if_revision("k", None, v(1, "one"))
+        .expect("insert");
+    match store.put_if_revision("k", None, v(1, "again")) {
+        Err(Error::StoreConflict { found, .. }) => assert_eq!(found, Some(1)),
+        other => panic!("insert over a row: {other:?}"),
+    }
+    match store.put_if_revision("k", Some(7), v(8, "wrong")) {
+        Err(Error::StoreConflict {
+            expected, found, ..
+        }) => assert_eq!((expected, found), (Some(7), Some(1))),
+        other => panic!("stale update: {other:?}"),
+    }
+    match store.put_if_revision("absent", Some(1), v(2, "x")) {
+        Err(Error::StoreConflict { found, .. }) => assert_eq!(found, None),
+        other => panic!("update of an absent row: {other:?}"),
+    }
+    store
+        .put_if_revision("k", Some(1), v(2, "two"))
+        .expect("update");
+    assert_eq!(store.get("k").expect("get"), Some(v(2, "two")));
+    assert!(matches!(
+        store.delete_if_revision("k", 1),
+        Err(Error::StoreConflict { .. })
+    ));
+    assert_eq!(store.get("k").expect("get").map(|s| s.revision), Some(2));
+    store
+        .put_if_revision("k2", None, v(1, "b"))
+        .expect("insert");
+    let mut keys = store.keys().expect("keys");
+    keys.sort();
+    assert_eq!(keys, ["k", "k2"]);
+    store.delete_if_revision("k", 2).expect("delete");
+    store.delete_if_revision("k2", 1).expect("delete");
+    assert_eq!(store.get("k").expect("get"), None);
+    assert!(store.keys().expect("keys").is_empty());
+    assert!(matches!(
+        store.delete_if_revision("k", 2),
+        Err(Error::StoreConflict { found: None, .. })
+    ));
+
+    // Over the bound: refused, nothing written.
+    let big = "x".repeat(StoreOptions::default().max_value_bytes + 1);
+    assert!(matches!(
+        store.put_if_revision("big", None, v(1, &big)),
+        Err(Error::QuotaExceeded { .. })
+    ));
+    assert_eq!(store.get("big").expect("get"), None);
+}
+
+/// The run lifecycle over the store: resume once, expiry → cancelled.
+fn lifecycle(store: &SqlStore) {
+    let runs = Runs::new(store);
+    let decisions = park(&runs, "run-life", T0);
+    let run = runs
+        .run_of("run-life", "me", T0 + 1)
+        .expect("run")
+        .expect("found");
+    assert_eq!(run.status, RunStatus::AwaitingPermission);
+    assert!(runs
+        .run_of("run-life", "other", T0 + 1)
+        .expect("run")
+        .is_none());
+    let resumed = runs
+        .resume("run-life", "me", &decisions, T0 + 2)
+        .expect("resume");
+    assert_eq!(resumed.history, "{\"step\":1}");
+    let again = runs.resume("run-life", "me", &decisions, T0 + 3);
+    assert!(
+        matches!(again, Err(Error::AlreadyResumed { .. })),
+        "{again:?}"
+    );
+
+    let decisions = park(&runs, "run-exp", T0);
+    let late = runs.resume("run-exp", "me", &decisions, T0 + 60_000);
+    assert!(late.is_err(), "an expired marker resumed: {late:?}");
+    let run = runs
+        .run("run-exp", T0 + 60_001)
+        .expect("run")
+        .expect("found");
+    assert_eq!(run.status, RunStatus::Cancelled);
+    assert_eq!(run.expired_at, Some(T0 + 60_000));
+}
+
+/// A corrupt document (as written by something else) → the run is failed, never resumed.
+fn corrupt(store: &SqlStore, run_id: &str, corrupt_row: &dyn Fn(&str)) {
+    let runs = Runs::new(store);
+    let decisions = park(&runs, run_id, T0);
+    corrupt_row(run_id);
+    let got = runs.resume(run_id, "me", &decisions, T0 + 1);
+    assert!(
+        matches!(
+            got,
+            Err(Error::MarkerCorrupt { .. }) | Err(Error::RunNotFound { .. })
+        ),
+        "{got:?}"
+    );
+    let run = runs.run(run_id, T0 + 2).expect("run").expect("found");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(run.marker.is_none());
+}
+
+/// The same run resumed by two connections at once, `rounds` times: one winner each.
+fn race(a: Arc<SqlStore>, b: Arc<SqlStore>, rounds: usize) -> usize {
+    let mut winners = 0;
+    for i in 0..rounds {
+        let run_id = format!("race-{i}");
+        let decisions = park(&Runs::new(&*a), &run_id, T0);
+        let barrier = Arc::new(Barrier::new(2));
+        let handles: Vec<_> = [a.clone(), b.clone()]
+            .into_iter()
+            .map(|store| {
+                let (barrier, run_id, decisions) =
+                    (barrier.clone(), run_id.clone(), decisions.clone());
+                std::thread::spawn(move || {
+                    let runs = Runs::new(&*store);
+                    barrier.wait();
+                    runs.resume(&run_id, "me", &decisions, T0 + 1)
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect();
+        let won = results.iter().filter(|r| r.is_ok()).count();
+        for r in &results {
+            if let Err(e) = r {
+                assert!(
+                    matches!(
+                        e,
+                        Error::AlreadyResumed { .. } | Error::NotAwaitingPermission { .. }
+                    ),
+                    "the loser's error: {e:?}"
+                );
+            }
+        }
+        assert_eq!(won, 1, "round {i}: {results:?}");
+        winners += won;
+    }
+    winners
+}
+
+#[test]
+fn sqlite_file() {
+    let dir = temp_dir("sqlite");
+    let path = dir.join("nested").join("toolgate.db");
+    let url = format!("sqlite:{}", path.display());
+    let store = open(&url, StoreOptions::default()).expect("open");
+    assert_eq!(store.kind(), "sqlite");
+    assert!(path.exists(), "created on first open");
+    cas(&store);
+    lifecycle(&store);
+    let raw = rusqlite_conn(&path);
+    corrupt(&store, "run-bad-json", &|key| {
+        raw(&format!(
+            "UPDATE toolgate_runs SET value = '{{\"run_id\": 7, truncated' WHERE run_key = '{key}'"
+        ))
+    });
+    // Bytes that are not UTF-8: read lossily, the run fails; nothing panics.
+    corrupt(&store, "run-bad-utf8", &|key| {
+        raw(&format!(
+            "UPDATE toolgate_runs SET value = CAST(X'7B22FF22' AS TEXT) WHERE run_key = '{key}'"
+        ))
+    });
+    let mode = query_one(&path, "PRAGMA journal_mode");
+    assert_eq!(mode, "wal");
+
+    // Restart mid-approval: a run parked, the store closed, a new one on the file.
+    let decisions = park(&Runs::new(&store), "run-restart", T0);
+    drop(store);
+    let again = open(&url, StoreOptions::default()).expect("reopen");
+    let runs = Runs::new(&again);
+    let run = runs
+        .run("run-restart", T0 + 1)
+        .expect("run")
+        .expect("found");
+    assert_eq!(run.status, RunStatus::AwaitingPermission);
+    runs.resume("run-restart", "me", &decisions, T0 + 2)
+        .expect("resumed after the restart");
+    assert_eq!(
+        query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
+        "1"
+    );
+
+    // Two connections to the file (as two server processes would have).
+    let a = Arc::new(again);
+    let b = Arc::new(open(&url, StoreOptions::default()).expect("second connection"));
+    assert_eq!(race(a, b, 100), 100);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}
+
+#[test]
+fn sqlite_memory_and_bad_urls() {
+    let store = open("sqlite::memory:", StoreOptions::default()).expect("memory");
+    cas(&store);
+    lifecycle(&store);
+    for bad in ["", "mysql://x", "sqlite:", "file.db"] {
+        assert!(
+            matches!(
+                open(bad, StoreOptions::default()),
+                Err(OpenError::BadUrl(_))
+            ),
+            "{bad}"
+        );
+    }
+    let unreachable = open(
+        "postgres://nobody@127.0.0.1:1/none?connect_timeout=2",
+        StoreOptions::default(),
+    );
+    assert!(
+        matches!(
+            unreachable,
+            Err(OpenError::Store(Error::StoreUnavailable { .. }))
+        ),
+        "unreachable server: {}",
+        unreachable.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+}
+
+#[test]
+fn postgres_server() {
+    let Ok(url) = std::env::var("TOOLGATE_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("TOOLGATE_REQUIRE_POSTGRES").is_none(),
+            "TOOLGATE_REQUIRE_POSTGRES is set but TOOLGATE_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("SKIPPED: no PostgreSQL (run under scripts/with-postgres)");
+        return;
+    };
+    let exec = |sql: &str| {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+        c.batch_execute(sql).expect("sql");
+    };
+    exec("DROP TABLE IF EXISTS toolgate_runs; DROP TABLE IF EXISTS toolgate_migrations;");
+    let store = open(&url, StoreOptions::default()).expect("open");
+    assert_eq!(store.kind(), "postgres");
+    // A second open (another replica starting) finds the schema migrated.
+    let second = open(&url, StoreOptions::default()).expect("second open");
+    cas(&store);
+    lifecycle(&store);
+    corrupt(&store, "run-bad", &|key| {
+        exec(&format!(
+            "UPDATE toolgate_runs SET value = '[1,2' WHERE run_key = '{key}'"
+        ))
+    });
+    let decisions = park(&Runs::new(&store), "run-restart", T0);
+    drop(store);
+    let again = open(&url, StoreOptions::default()).expect("reconnect");
+    Runs::new(&again)
+        .resume("run-restart", "me", &decisions, T0 + 1)
+        .expect("resumed after the restart");
+    assert_eq!(race(Arc::new(again), Arc::new(second), 100), 100);
+}
+
+/// Runs SQL on the file through a connection of its own (what another program does).
+fn rusqlite_conn(path: &std::path::Path) -> impl Fn(&str) {
+    let path = path.to_path_buf();
+    move |sql: &str| {
+        let conn = rusqlite::Connection::open(&path).expect("open");
+        conn.execute_batch(sql).expect("sql");
+    }
+}
+
+fn query_one(path: &std::path::Path, sql: &str) -> String {
+    let conn = rusqlite::Connection::open(path).expect("open");
+    conn.query_row(sql, [], |row| {
+        Ok(match row.get_ref(0)? {
+            rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+            rusqlite::types::ValueRef::Integer(n) => n.to_string(),
+            other => format!("{other:?}"),
+        })
+    })
+    .expect("query")
+}
