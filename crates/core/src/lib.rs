@@ -39,6 +39,7 @@ pub mod store;
 pub mod toml_shape;
 pub mod url;
 pub mod verdict;
+pub mod wire;
 
 /// The marker input of the test-only `panic-probe` feature: a shell command holding it
 /// makes the classifier panic, so the hosts' fail-closed boundaries (the CLI's

@@ -2,266 +2,43 @@
 //! `Run`, `Marker`, `Resumed`) and their TypeScript declarations.
 
 use crate::error::GateError;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use toolgate_core::marker::PendingCall;
-use toolgate_core::{
-    CallOutcome, CallResult, Choice, ResumeDecision, Resumed, Run, RunStatus, Tier, ToolCall,
-};
+use toolgate_core::wire::ResumedView;
+use toolgate_core::{Resumed, ToolCall};
 
-/// `gate.park({runId, owner?, calls, history, ttlMs?})` input.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ParkJs {
-    pub run_id: String,
-    #[serde(default)]
-    pub owner: Option<String>,
-    #[serde(default)]
-    pub calls: Vec<ParkCallJs>,
-    pub history: String,
-    #[serde(default)]
-    pub ttl_ms: Option<u64>,
-}
+/// `gate.park({runId, owner?, sessionId?, calls, history, ttlMs?})` input: the shared
+/// wire shape (unknown fields refused).
+pub(crate) type ParkJs = toolgate_core::wire::ParkRequest;
 
 /// What `Gate::park_run` takes: run id, calls, history, time to live.
 pub(crate) type ParkParts = (String, Vec<(String, ToolCall)>, String, Option<u64>);
 
-impl ParkJs {
-    /// The request for a gate of `owner`: a request naming another owner is refused.
-    pub fn into_parts(self, owner: &str) -> Result<ParkParts, GateError> {
-        if let Some(other) = self.owner.filter(|o| o != owner) {
-            return Err(GateError::BadInput(format!(
-                "park: owner `{other}` is not this gate's owner `{owner}` (make the Gate with {{owner}})"
-            )));
-        }
-        let calls = self
-            .calls
-            .into_iter()
-            .map(|c| (c.tool_call_id, ToolCall::new(c.tool, c.args)))
-            .collect();
-        Ok((self.run_id, calls, self.history, self.ttl_ms))
+/// The request for a gate of `owner` and `session`: one naming another owner or
+/// session, or no run id, is refused.
+pub(crate) fn park_parts(req: ParkJs, owner: &str, session: &str) -> Result<ParkParts, GateError> {
+    if let Some(other) = req.owner.as_ref().filter(|o| *o != owner) {
+        return Err(GateError::BadInput(format!(
+            "park: owner `{other}` is not this gate's owner `{owner}` (make the Gate with {{owner}})"
+        )));
     }
-}
-
-/// One call to park: the gate classifies it (no verdict is taken from the caller).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ParkCallJs {
-    pub tool_call_id: String,
-    pub tool: String,
-    #[serde(default)]
-    pub args: Value,
+    if let Some(other) = req.session_id.as_ref().filter(|s| *s != session) {
+        return Err(GateError::BadInput(format!(
+            "park: sessionId `{other}` is not this gate's session `{session}`"
+        )));
+    }
+    let calls = req.tool_calls();
+    let Some(run_id) = req.run_id else {
+        return Err(GateError::BadInput("park: runId is required".to_string()));
+    };
+    Ok((run_id, calls, req.history, req.ttl_ms))
 }
 
 /// `gate.resume(runId, {decisions})` input.
-#[derive(Deserialize)]
-pub(crate) struct ResumeJs {
-    pub decisions: Vec<DecisionJs>,
-}
-
-impl ResumeJs {
-    pub fn into_decisions(self) -> Result<Vec<ResumeDecision>, GateError> {
-        self.decisions
-            .into_iter()
-            .map(|d| {
-                d.choice()
-                    .map(|(tool_call_id, anchor, choice)| ResumeDecision {
-                        tool_call_id,
-                        anchor,
-                        choice,
-                    })
-                    .map_err(GateError::BadInput)
-            })
-            .collect()
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct DecisionJs {
-    pub tool_call_id: String,
-    pub anchor: String,
-    pub decision: String,
-    #[serde(default)]
-    pub message: Option<String>,
-    #[serde(default)]
-    pub scope: Option<String>,
-}
-
-impl DecisionJs {
-    /// `allow` / `deny` → the core choice; anything else names what was expected.
-    pub(crate) fn choice(self) -> Result<(String, String, Choice), String> {
-        let choice = match self.decision.as_str() {
-            "allow" => Choice::Allow { scope: self.scope },
-            "deny" => Choice::Deny {
-                message: self.message,
-            },
-            other => {
-                return Err(format!(
-                    "decision `{other}` for `{}`: expected \"allow\" or \"deny\"",
-                    self.tool_call_id
-                ))
-            }
-        };
-        Ok((self.tool_call_id, self.anchor, choice))
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RunJs<'a> {
-    run_id: &'a str,
-    session_id: &'a str,
-    owner: &'a str,
-    status: RunStatus,
-    revision: u64,
-    updated_at: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    last_error: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    resumed_at: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expired_at: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    marker: Option<MarkerJs<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct MarkerJs<'a> {
-    created_at: u64,
-    expires_at: u64,
-    calls: Vec<PendingCallJs<'a>>,
-    history: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PendingCallJs<'a> {
-    tool_call_id: &'a str,
-    tool: &'a str,
-    args: &'a Value,
-    anchor: &'a str,
-    tier: Tier,
-    rule: &'a str,
-    reason: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    span: Option<[usize; 2]>,
-}
-
-impl<'a> From<&'a PendingCall> for PendingCallJs<'a> {
-    fn from(c: &'a PendingCall) -> PendingCallJs<'a> {
-        PendingCallJs {
-            tool_call_id: &c.tool_call_id,
-            tool: &c.tool,
-            args: &c.args,
-            anchor: &c.anchor,
-            tier: c.tier,
-            rule: &c.rule,
-            reason: &c.reason,
-            span: c.span,
-        }
-    }
-}
-
-impl<'a> From<&'a Run> for RunJs<'a> {
-    fn from(r: &'a Run) -> RunJs<'a> {
-        RunJs {
-            run_id: &r.run_id,
-            session_id: &r.session_id,
-            owner: &r.owner,
-            status: r.status,
-            revision: r.revision,
-            updated_at: r.updated_at,
-            last_error: r.last_error.as_deref(),
-            resumed_at: r.resumed_at,
-            expired_at: r.expired_at,
-            marker: r.marker.as_ref().map(|m| MarkerJs {
-                created_at: m.created_at,
-                expires_at: m.expires_at,
-                calls: m.calls.iter().map(PendingCallJs::from).collect(),
-                history: &m.history,
-            }),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ParkedJs<'a> {
-    pub run: RunJs<'a>,
-    pub stop_reason: toolgate_core::StopReason,
-}
-
-impl<'a> From<&'a toolgate_core::Parked> for ParkedJs<'a> {
-    fn from(parked: &'a toolgate_core::Parked) -> ParkedJs<'a> {
-        ParkedJs {
-            run: RunJs::from(&parked.run),
-            stop_reason: parked.stop_reason,
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ResumedJs<'a> {
-    run_id: &'a str,
-    session_id: &'a str,
-    results: Vec<CallResultJs<'a>>,
-    history: &'a str,
-    revision: u64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CallResultJs<'a> {
-    tool_call_id: &'a str,
-    tool: &'a str,
-    args: &'a Value,
-    outcome: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    scope: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<&'a str>,
-    /// What the model receives instead of running the tool (denials only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_result: Option<String>,
-}
-
-impl<'a> From<&'a CallResult> for CallResultJs<'a> {
-    fn from(r: &'a CallResult) -> CallResultJs<'a> {
-        let (outcome, scope, message) = match &r.outcome {
-            CallOutcome::Approved { scope } => ("approved", scope.as_deref(), None),
-            CallOutcome::Denied { message } => ("denied", None, Some(message.as_str())),
-        };
-        CallResultJs {
-            tool_call_id: &r.tool_call_id,
-            tool: &r.tool,
-            args: &r.args,
-            outcome,
-            scope,
-            message,
-            tool_result: r.outcome.tool_result_text(),
-        }
-    }
-}
+pub(crate) type ResumeJs = toolgate_core::wire::ResumeRequest;
 
 /// `resumed` as `gate.resume` resolves with it (for Rust callers that resume through
 /// [`crate::Gate::resume_run`] and hand the result to JavaScript).
 pub fn resumed_to_js(resumed: &Resumed) -> Result<wasm_bindgen::JsValue, GateError> {
-    crate::js::to_js(&ResumedJs::from(resumed))
-}
-
-impl<'a> From<&'a Resumed> for ResumedJs<'a> {
-    fn from(r: &'a Resumed) -> ResumedJs<'a> {
-        ResumedJs {
-            run_id: &r.run_id,
-            session_id: &r.session_id,
-            results: r.results.iter().map(CallResultJs::from).collect(),
-            history: &r.history,
-            revision: r.revision,
-        }
-    }
+    crate::js::to_js(&ResumedView::from(resumed))
 }
 
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
@@ -281,6 +58,8 @@ export interface ParkRequest {
   runId: string;
   /** Must be this gate's owner when given (the default). */
   owner?: string;
+  /** Must be this gate's session when given. */
+  sessionId?: string;
   /** Several calls go in one marker; none writes the fallback marker (`tool: "unknown"`). */
   calls: ParkCall[];
   /** Opaque resume state of the host (e.g. JSON of the message history), at most 512 KiB. */

@@ -10,8 +10,9 @@ use super::*;
 use crate::clock::now_ms;
 use crate::error::{into_error, GateError};
 use crate::js::{from_js, to_js, AskJs, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
-use crate::js_runs::{ParkJs, ParkedJs, ResumeJs, ResumedJs, RunJs};
+use crate::js_runs::{park_parts, ParkJs, ResumeJs};
 use std::rc::Rc;
+use toolgate_core::wire::{ParkedView, ResumedView, RunView};
 use toolgate_core::ToolCall;
 use wasm_bindgen::prelude::*;
 
@@ -299,11 +300,12 @@ impl JsGate {
         crate::poison::check()?;
         let p: ParkJs = from_js(request, "park({runId, calls, history})").map_err(into_error)?;
         let (run_id, calls, history, ttl_ms) =
-            p.into_parts(self.gate.owner()).map_err(into_error)?;
+            park_parts(p, self.gate.owner(), &self.gate.inner.runs.session_id)
+                .map_err(into_error)?;
         let parked = self
             .park_run(&run_id, calls, history, ttl_ms)
             .map_err(into_error)?;
-        to_js(&ParkedJs::from(&parked)).map_err(into_error)
+        to_js(&ParkedView::from(&parked)).map_err(into_error)
     }
 
     /// The run (status, and the marker while it awaits permission) or `null`.
@@ -311,7 +313,7 @@ impl JsGate {
     pub fn run(&self, run_id: &str) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
         match self.gate.get_run(run_id).map_err(into_error)? {
-            Some(run) => to_js(&RunJs::from(&run)).map_err(into_error),
+            Some(run) => to_js(&RunView::from(&run)).map_err(into_error),
             None => Ok(JsValue::NULL),
         }
     }
@@ -321,7 +323,7 @@ impl JsGate {
     pub fn runs(&self) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
         let runs = self.gate.list_runs().map_err(into_error)?;
-        to_js(&runs.iter().map(RunJs::from).collect::<Vec<_>>()).map_err(into_error)
+        to_js(&runs.iter().map(RunView::from).collect::<Vec<_>>()).map_err(into_error)
     }
 
     /// Resumes a parked run, exactly once (see `resumeGuarantee`). Rejects with
@@ -338,12 +340,12 @@ impl JsGate {
     ) -> js_sys::Promise {
         crate::poison::promise(|| {
             let decisions = from_js::<ResumeJs>(request, "resume(runId, {decisions})")
-                .and_then(ResumeJs::into_decisions)
+                .and_then(|r| r.into_decisions().map_err(GateError::BadInput))
                 .map_err(into_error)?;
             let fut = self.gate.resume_run(&run_id, decisions);
             Ok(async move {
                 let resumed = fut.await.map_err(into_error)?;
-                to_js(&ResumedJs::from(&resumed)).map_err(into_error)
+                to_js(&ResumedView::from(&resumed)).map_err(into_error)
             })
         })
     }
@@ -353,7 +355,7 @@ impl JsGate {
     pub fn fail_run(&self, run_id: &str, why: &str) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
         let run = self.gate.fail_run(run_id, why).map_err(into_error)?;
-        to_js(&RunJs::from(&run)).map_err(into_error)
+        to_js(&RunView::from(&run)).map_err(into_error)
     }
 
     /// Records a new `running` run (optional: `park` creates it); returns the run.
@@ -362,7 +364,7 @@ impl JsGate {
     pub fn start_run(&self, run_id: &str) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
         let run = self.gate.start_run(run_id).map_err(into_error)?;
-        to_js(&RunJs::from(&run)).map_err(into_error)
+        to_js(&RunView::from(&run)).map_err(into_error)
     }
 
     /// Marks a `running` run `completed`; returns the run.
@@ -370,7 +372,7 @@ impl JsGate {
     pub fn complete_run(&self, run_id: &str) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
         let run = self.gate.complete_run(run_id).map_err(into_error)?;
-        to_js(&RunJs::from(&run)).map_err(into_error)
+        to_js(&RunView::from(&run)).map_err(into_error)
     }
 
     /// Deletes the record of a finished run (`completed`, `failed`, `cancelled`); throws

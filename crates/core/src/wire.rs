@@ -1,0 +1,295 @@
+//! The wire shapes of parked runs: the camelCase JSON that the JavaScript API
+//! (`gate.park` / `gate.run` / `gate.resume`) and the HTTP API (`toolgate-server`)
+//! both speak, so a run looks the same wherever it is read. Views ([`RunView`],
+//! [`ParkedView`], [`ResumedView`]) serialize core's types without copying them;
+//! requests ([`ParkRequest`], [`ResumeRequest`]) are what callers send, refusing
+//! unknown fields so that a misspelt one is an error rather than silently ignored.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::call::ToolCall;
+use crate::marker::{CallOutcome, CallResult, Choice, PendingCall, ResumeDecision};
+use crate::run::{Run, RunStatus, StopReason};
+use crate::runs::{Parked, Resumed};
+use crate::verdict::Tier;
+
+/// A request to park a run: `{runId, owner?, sessionId?, calls, history, ttlMs?}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParkRequest {
+    /// Required by `gate.park`; the HTTP API takes it from the URL (and refuses a
+    /// different one here).
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// Must be the caller's owner when given.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// Must be the caller's session when given (the browser's gate has one); the
+    /// server takes it as the run's session.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub calls: Vec<ParkCallRequest>,
+    pub history: String,
+    #[serde(default)]
+    pub ttl_ms: Option<u64>,
+}
+
+impl ParkRequest {
+    /// The calls as (tool call id, call), for the caller to classify.
+    pub fn tool_calls(&self) -> Vec<(String, ToolCall)> {
+        self.calls
+            .iter()
+            .map(|c| {
+                (
+                    c.tool_call_id.clone(),
+                    ToolCall::new(c.tool.clone(), c.args.clone()),
+                )
+            })
+            .collect()
+    }
+}
+
+/// One call to park. No verdict is taken from the caller: the gate classifies it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParkCallRequest {
+    pub tool_call_id: String,
+    pub tool: String,
+    #[serde(default)]
+    pub args: Value,
+}
+
+/// A request to resume: one decision per pending call.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeRequest {
+    pub decisions: Vec<DecisionRequest>,
+}
+
+impl ResumeRequest {
+    /// The decisions as core takes them; a decision other than `allow` / `deny` is an
+    /// error naming it.
+    pub fn into_decisions(self) -> Result<Vec<ResumeDecision>, String> {
+        self.decisions
+            .into_iter()
+            .map(DecisionRequest::into_decision)
+            .collect()
+    }
+}
+
+/// `{toolCallId, anchor, decision: "allow" | "deny", scope?, message?}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DecisionRequest {
+    pub tool_call_id: String,
+    pub anchor: String,
+    pub decision: String,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+impl DecisionRequest {
+    /// `allow` / `deny` → the core decision; anything else names what was expected.
+    pub fn into_decision(self) -> Result<ResumeDecision, String> {
+        let choice = match self.decision.as_str() {
+            "allow" => Choice::Allow { scope: self.scope },
+            "deny" => Choice::Deny {
+                message: self.message,
+            },
+            other => {
+                return Err(format!(
+                    "decision `{other}` for `{}`: expected \"allow\" or \"deny\"",
+                    self.tool_call_id
+                ))
+            }
+        };
+        Ok(ResumeDecision {
+            tool_call_id: self.tool_call_id,
+            anchor: self.anchor,
+            choice,
+        })
+    }
+}
+
+/// A run as callers see it (`gate.run(id)`, `GET /v1/runs/{id}`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunView<'a> {
+    pub run_id: &'a str,
+    pub session_id: &'a str,
+    pub owner: &'a str,
+    pub status: RunStatus,
+    pub revision: u64,
+    pub updated_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired_at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker: Option<MarkerView<'a>>,
+}
+
+/// The permission marker of a parked run.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MarkerView<'a> {
+    pub created_at: u64,
+    pub expires_at: u64,
+    pub calls: Vec<PendingCallView<'a>>,
+    pub history: &'a str,
+}
+
+/// One pending call of a marker: a prompt renders from this.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCallView<'a> {
+    pub tool_call_id: &'a str,
+    pub tool: &'a str,
+    pub args: &'a Value,
+    pub anchor: &'a str,
+    pub tier: Tier,
+    pub rule: &'a str,
+    pub reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<[usize; 2]>,
+}
+
+impl<'a> From<&'a PendingCall> for PendingCallView<'a> {
+    fn from(c: &'a PendingCall) -> PendingCallView<'a> {
+        PendingCallView {
+            tool_call_id: &c.tool_call_id,
+            tool: &c.tool,
+            args: &c.args,
+            anchor: &c.anchor,
+            tier: c.tier,
+            rule: &c.rule,
+            reason: &c.reason,
+            span: c.span,
+        }
+    }
+}
+
+impl<'a> From<&'a Run> for RunView<'a> {
+    fn from(r: &'a Run) -> RunView<'a> {
+        RunView {
+            run_id: &r.run_id,
+            session_id: &r.session_id,
+            owner: &r.owner,
+            status: r.status,
+            revision: r.revision,
+            updated_at: r.updated_at,
+            last_error: r.last_error.as_deref(),
+            resumed_at: r.resumed_at,
+            expired_at: r.expired_at,
+            marker: r.marker.as_ref().map(|m| MarkerView {
+                created_at: m.created_at,
+                expires_at: m.expires_at,
+                calls: m.calls.iter().map(PendingCallView::from).collect(),
+                history: &m.history,
+            }),
+        }
+    }
+}
+
+/// What a park returns: the run and stop reason `paused`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParkedView<'a> {
+    pub run: RunView<'a>,
+    pub stop_reason: StopReason,
+}
+
+impl<'a> From<&'a Parked> for ParkedView<'a> {
+    fn from(parked: &'a Parked) -> ParkedView<'a> {
+        ParkedView {
+            run: RunView::from(&parked.run),
+            stop_reason: parked.stop_reason,
+        }
+    }
+}
+
+/// What a resume returns: the outcome of each pending call and the history.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumedView<'a> {
+    pub run_id: &'a str,
+    pub session_id: &'a str,
+    pub results: Vec<CallResultView<'a>>,
+    pub history: &'a str,
+    pub revision: u64,
+}
+
+/// One call's outcome: `approved` (run exactly these args) or `denied` (give the model
+/// `toolResult`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallResultView<'a> {
+    pub tool_call_id: &'a str,
+    pub tool: &'a str,
+    pub args: &'a Value,
+    pub outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
+    /// What the model receives instead of running the tool (denials only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_result: Option<String>,
+}
+
+impl<'a> From<&'a CallResult> for CallResultView<'a> {
+    fn from(r: &'a CallResult) -> CallResultView<'a> {
+        let (outcome, scope, message) = match &r.outcome {
+            CallOutcome::Approved { scope } => ("approved", scope.as_deref(), None),
+            CallOutcome::Denied { message } => ("denied", None, Some(message.as_str())),
+        };
+        CallResultView {
+            tool_call_id: &r.tool_call_id,
+            tool: &r.tool,
+            args: &r.args,
+            outcome,
+            scope,
+            message,
+            tool_result: r.outcome.tool_result_text(),
+        }
+    }
+}
+
+impl<'a> From<&'a Resumed> for ResumedView<'a> {
+    fn from(r: &'a Resumed) -> ResumedView<'a> {
+        ResumedView {
+            run_id: &r.run_id,
+            session_id: &r.session_id,
+            results: r.results.iter().map(CallResultView::from).collect(),
+            history: &r.history,
+            revision: r.revision,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_refuse_unknown_fields_and_bad_decisions() {
+        let park: Result<ParkRequest, _> =
+            serde_json::from_str(r#"{"runId":"r","history":"","calls":[],"ttl":5}"#);
+        assert!(park.is_err());
+        let call: Result<ParkRequest, _> = serde_json::from_str(
+            r#"{"runId":"r","history":"","calls":[{"toolCallId":"c","tool":"bash","verdict":"auto"}]}"#,
+        );
+        assert!(call.is_err(), "a caller cannot hand in a verdict");
+        let resume: ResumeRequest = serde_json::from_str(
+            r#"{"decisions":[{"toolCallId":"c","anchor":"a","decision":"maybe"}]}"#,
+        )
+        .unwrap();
+        assert!(resume.into_decisions().unwrap_err().contains("maybe"));
+    }
+}
