@@ -1,0 +1,236 @@
+//! The handlers of `/v1/runs…`: thin glue from HTTP to core `Runs` over the SQL store.
+//! Store calls are blocking (one SQL statement or a few) and run on tokio's blocking
+//! pool; time is read here and passed to core.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::header::{CACHE_CONTROL, ETAG, IF_NONE_MATCH};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use toolgate_core::wire::{ParkRequest, ParkedView, ResumeRequest, ResumedView, RunView};
+use toolgate_core::{Park, ParkCall, RunStatus, Runs};
+
+use crate::auth::Caller;
+use crate::body::JsonBody;
+use crate::config::{hex, Role};
+use crate::error::ApiError;
+use crate::AppState;
+
+/// Milliseconds since the epoch (0 if the clock is before it: nothing is granted by a
+/// wrong clock; markers would only look expired sooner).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// Runs `f` on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("the store task failed: {e}")))?
+}
+
+/// Run ids: 1 to 128 of `A-Z a-z 0-9 _ . : -`.
+fn check_id(id: &str) -> Result<(), ApiError> {
+    let ok = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::bad_input(
+            "a run id is 1 to 128 characters of A-Z a-z 0-9 _ . : -",
+        ))
+    }
+}
+
+/// A JSON response with a strong `ETag` (a digest of the body); `If-None-Match` with it
+/// → 304 and no body.
+fn cached(headers: &HeaderMap, value: &impl Serialize) -> Result<Response, ApiError> {
+    let body =
+        serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("encoding: {e}")))?;
+    let digest = Sha256::digest(&body);
+    let etag = format!("\"{}\"", hex(digest.get(..16).unwrap_or_default()));
+    let matches = headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == etag || t == "*" || t.strip_prefix("W/") == Some(etag.as_str()));
+    let etag_value =
+        HeaderValue::from_str(&etag).map_err(|e| ApiError::internal(format!("etag: {e}")))?;
+    let no_cache = HeaderValue::from_static("no-cache");
+    if matches {
+        return Ok((
+            StatusCode::NOT_MODIFIED,
+            [(ETAG, etag_value), (CACHE_CONTROL, no_cache)],
+        )
+            .into_response());
+    }
+    Ok((
+        StatusCode::OK,
+        [
+            (ETAG, etag_value),
+            (CACHE_CONTROL, no_cache),
+            (
+                axum::http::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+fn json(status: StatusCode, value: &impl Serialize) -> Result<Response, ApiError> {
+    let body =
+        serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("encoding: {e}")))?;
+    Ok((
+        status,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// `POST /v1/runs/{id}/park` (role agent): the calls are classified with the server's
+/// policy and parked in one marker; 201 `{run, stopReason: "paused"}`.
+pub async fn park(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(req): JsonBody<ParkRequest>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Agent)?;
+    check_id(&id)?;
+    if req.run_id.as_ref().is_some_and(|r| *r != id) {
+        return Err(ApiError::bad_input(
+            "runId in the body is not the run id of the URL",
+        ));
+    }
+    if req.owner.as_ref().is_some_and(|o| *o != caller.owner) {
+        return Err(ApiError::bad_input(format!(
+            "owner: the token's owner is `{}`",
+            caller.owner
+        )));
+    }
+    let calls = req
+        .tool_calls()
+        .into_iter()
+        .map(|(tool_call_id, call)| ParkCall {
+            verdict: state.policy.classify(&call),
+            tool_call_id,
+            call,
+        })
+        .collect();
+    let park = Park {
+        session_id: req.session_id.clone().unwrap_or_else(|| id.clone()),
+        run_id: id,
+        owner: caller.owner,
+        calls,
+        history: req.history,
+        ttl_ms: req.ttl_ms,
+    };
+    let store = state.store.clone();
+    let parked = blocking(move || Ok(Runs::new(&*store).park(park, now_ms())?)).await?;
+    json(StatusCode::CREATED, &ParkedView::from(&parked))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    status: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RunList<'a> {
+    runs: Vec<RunView<'a>>,
+}
+
+/// `GET /v1/runs[?status=…]`: the caller's owner's runs, by run id.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_input(e.body_text()))?;
+    let status: Option<RunStatus> = match query.status {
+        None => None,
+        Some(s) => Some(
+            serde_json::from_value(serde_json::Value::String(s.clone())).map_err(|_| {
+                ApiError::bad_input(format!(
+                    "status `{s}`: one of running, awaiting_permission, completed, failed, cancelled"
+                ))
+            })?,
+        ),
+    };
+    let store = state.store.clone();
+    let owner = caller.owner;
+    let runs = blocking(move || Ok(Runs::new(&*store).runs_of(&owner, now_ms())?)).await?;
+    let shown: Vec<RunView> = runs
+        .iter()
+        .filter(|r| status.is_none_or(|s| r.status == s))
+        .map(RunView::from)
+        .collect();
+    cached(&headers, &RunList { runs: shown })
+}
+
+/// `GET /v1/runs/{id}`: the run as `gate.run(id)` shows it; 404 for another owner's.
+pub async fn get_run(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    check_id(&id)?;
+    let store = state.store.clone();
+    let owner = caller.owner;
+    let run_id = id.clone();
+    let run = blocking(move || Ok(Runs::new(&*store).run_of(&run_id, &owner, now_ms())?)).await?;
+    match run {
+        Some(run) => cached(&headers, &RunView::from(&run)),
+        None => Err(ApiError::not_found(&id)),
+    }
+}
+
+/// `POST /v1/runs/{id}/decisions` (role approver): one decision per pending call;
+/// exactly once: a second decision of the same marker is 409 `already_resumed`.
+pub async fn decide(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(req): JsonBody<ResumeRequest>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Approver)?;
+    check_id(&id)?;
+    let decisions = req.into_decisions().map_err(ApiError::bad_input)?;
+    if decisions.is_empty() {
+        return Err(ApiError::bad_input("decisions: at least one is required"));
+    }
+    let store = state.store.clone();
+    let owner = caller.owner.clone();
+    let run_id = id.clone();
+    let resumed =
+        blocking(move || Ok(Runs::new(&*store).resume(&run_id, &owner, &decisions, now_ms())?))
+            .await?;
+    eprintln!(
+        "toolgate-server: run {id} resumed by `{}` (revision {})",
+        caller.name, resumed.revision
+    );
+    json(StatusCode::OK, &ResumedView::from(&resumed))
+}

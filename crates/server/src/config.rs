@@ -1,0 +1,236 @@
+//! The server's configuration: a TOML file (`--config`), then the environment, then the
+//! command line. Tokens are kept as SHA-256 digests only: the file holds digests
+//! (`toolgate-server hash-token` prints one), `TOOLGATE_TOKENS` may hold the tokens
+//! themselves (hashed at start, the plain text dropped).
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use toolgate_core::Policy;
+
+/// What a token may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// An agent: parks its owner's runs and reads them.
+    Agent,
+    /// A person: reads its owner's runs and decides them.
+    Approver,
+}
+
+/// A token as the server keeps it: its name (logged and recorded as who decided, never
+/// the token), its owner and roles, and the digest of the secret.
+#[derive(Clone)]
+pub struct Token {
+    pub name: String,
+    pub owner: String,
+    pub roles: Vec<Role>,
+    pub sha256: [u8; 32],
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Token")
+            .field("name", &self.name)
+            .field("owner", &self.owner)
+            .field("roles", &self.roles)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The SHA-256 digest of a token.
+pub fn digest(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// The resolved configuration.
+#[derive(Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// `sqlite:PATH` or `postgres://…`.
+    pub database: String,
+    pub policy: Policy,
+    /// Origins allowed to call the API from a browser (CORS); none: same origin only.
+    pub cors_origins: Vec<String>,
+    pub tokens: Vec<Token>,
+}
+
+/// What the file may say.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    listen: Option<String>,
+    database: Option<String>,
+    /// A policy TOML file (relative to the config file); default: `default = "ask"`
+    /// over `workspace`.
+    policy: Option<String>,
+    workspace: Option<String>,
+    home: Option<String>,
+    #[serde(default)]
+    cors_origins: Vec<String>,
+    #[serde(default)]
+    tokens: Vec<FileToken>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileToken {
+    name: String,
+    owner: String,
+    roles: Vec<Role>,
+    /// The token's SHA-256, 64 hex digits.
+    sha256: String,
+}
+
+/// `TOOLGATE_TOKENS`: `[{"name", "owner", "roles", "token"}]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnvToken {
+    name: String,
+    owner: String,
+    roles: Vec<Role>,
+    token: String,
+}
+
+/// Overrides from the command line.
+#[derive(Debug, Default)]
+pub struct Overrides {
+    pub listen: Option<String>,
+    pub database: Option<String>,
+}
+
+/// Reads the configuration: `file` (if any), then `TOOLGATE_LISTEN`,
+/// `TOOLGATE_DATABASE_URL`, `TOOLGATE_CORS_ORIGINS` (comma-separated) and
+/// `TOOLGATE_TOKENS` from `env`, then `overrides`. Errors say what to fix.
+pub fn load(
+    file: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+    overrides: Overrides,
+) -> Result<Config, String> {
+    let (parsed, base) = match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let parsed: File =
+                basic_toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            (parsed, path.parent().map(Path::to_path_buf))
+        }
+        None => (File::default(), None),
+    };
+    let listen = overrides
+        .listen
+        .or_else(|| env("TOOLGATE_LISTEN"))
+        .or(parsed.listen)
+        .unwrap_or_else(|| "127.0.0.1:8787".to_string());
+    let listen: SocketAddr = listen
+        .parse()
+        .map_err(|e| format!("listen address `{listen}`: {e}"))?;
+    let database = overrides
+        .database
+        .or_else(|| env("TOOLGATE_DATABASE_URL"))
+        .or(parsed.database)
+        .unwrap_or_else(|| "sqlite:./toolgate.db".to_string());
+    let workspace = parsed.workspace.unwrap_or_else(|| ".".to_string());
+    let home = parsed.home.or_else(|| env("HOME")).unwrap_or_default();
+    let policy = match parsed.policy {
+        Some(p) => {
+            let path = match &base {
+                Some(dir) => dir.join(&p),
+                None => p.into(),
+            };
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read the policy {}: {e}", path.display()))?;
+            Policy::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => Policy::defaults(&workspace, &home),
+    };
+    let mut cors_origins = parsed.cors_origins;
+    if let Some(list) = env("TOOLGATE_CORS_ORIGINS") {
+        cors_origins.extend(
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    for o in &cors_origins {
+        if !(o.starts_with("http://") || o.starts_with("https://")) || o.ends_with('/') {
+            return Err(format!(
+                "CORS origin `{o}`: write it as scheme://host[:port], e.g. https://chat.example.com"
+            ));
+        }
+    }
+    let mut tokens = Vec::new();
+    for t in parsed.tokens {
+        let sha256 = parse_hex(&t.sha256).ok_or_else(|| {
+            format!(
+                "token `{}`: sha256 must be 64 hex digits (toolgate-server hash-token prints it)",
+                t.name
+            )
+        })?;
+        tokens.push(token(t.name, t.owner, t.roles, sha256)?);
+    }
+    if let Some(json) = env("TOOLGATE_TOKENS") {
+        let list: Vec<EnvToken> = serde_json::from_str(&json).map_err(|e| {
+            format!("TOOLGATE_TOKENS: expected [{{\"name\",\"owner\",\"roles\",\"token\"}}]: {e}")
+        })?;
+        for t in list {
+            if t.token.len() < 16 {
+                return Err(format!(
+                    "TOOLGATE_TOKENS: token `{}` is shorter than 16 characters",
+                    t.name
+                ));
+            }
+            tokens.push(token(t.name, t.owner, t.roles, digest(&t.token))?);
+        }
+    }
+    let mut names: Vec<&str> = tokens.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| matches!(w, [a, b] if a == b)) {
+        return Err(format!(
+            "two tokens are named `{}`",
+            w.first().copied().unwrap_or("")
+        ));
+    }
+    Ok(Config {
+        listen,
+        database,
+        policy,
+        cors_origins,
+        tokens,
+    })
+}
+
+fn token(name: String, owner: String, roles: Vec<Role>, sha256: [u8; 32]) -> Result<Token, String> {
+    if name.is_empty() || owner.is_empty() || roles.is_empty() {
+        return Err(format!(
+            "token `{name}`: name, owner and at least one role (agent, approver) are required"
+        ));
+    }
+    Ok(Token {
+        name,
+        owner,
+        roles,
+        sha256,
+    })
+}
+
+fn parse_hex(s: &str) -> Option<[u8; 32]> {
+    let s = s.trim();
+    if s.len() != 64 || !s.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (byte, pair) in out.iter_mut().zip(s.as_bytes().chunks(2)) {
+        let text = std::str::from_utf8(pair).ok()?;
+        *byte = u8::from_str_radix(text, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,94 @@
+//! The API's errors: a status and `{"error": {"code", "message"}}` with a stable code.
+//! Core's errors map by kind: unknown or another owner's run → 404 `not_found`; a
+//! decision that lost or no longer fits the run → 409 (`already_resumed`,
+//! `anchor_mismatch`, `stale`, `expired`, `marker_corrupt`); bad input → 400; too large
+//! → 413; the database → 503. An error never changes anything (core writes once, last).
+
+use axum::http::header::WWW_AUTHENTICATE;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use toolgate_core::Error;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn bad_input(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_input", message)
+    }
+    pub fn unauthorized(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+    }
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+    pub fn not_found(run_id: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("run `{run_id}` not found"),
+        )
+    }
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", message)
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> ApiError {
+        let message = e.to_string();
+        let (status, code) = match &e {
+            Error::RunNotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
+            Error::AlreadyResumed { .. } => (StatusCode::CONFLICT, "already_resumed"),
+            Error::ResumeAnchorMismatch { .. } | Error::AnchorMismatch { .. } => {
+                (StatusCode::CONFLICT, "anchor_mismatch")
+            }
+            Error::NotAwaitingPermission { .. }
+            | Error::StoreConflict { .. }
+            | Error::UnknownToolCall { .. } => (StatusCode::CONFLICT, "stale"),
+            Error::MarkerExpired { .. } => (StatusCode::CONFLICT, "expired"),
+            Error::MarkerCorrupt { .. } => (StatusCode::CONFLICT, "marker_corrupt"),
+            Error::RunIdTaken { .. } => (StatusCode::CONFLICT, "run_id_taken"),
+            Error::IllegalTransition { .. } | Error::RunStillActive { .. } => {
+                (StatusCode::CONFLICT, e.code())
+            }
+            Error::HistoryTooLarge { .. }
+            | Error::MarkerTooLarge { .. }
+            | Error::QuotaExceeded { .. } => (StatusCode::PAYLOAD_TOO_LARGE, e.code()),
+            Error::StoreUnavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, e.code()),
+            _ => (StatusCode::BAD_REQUEST, e.code()),
+        };
+        ApiError {
+            status,
+            code,
+            message,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let mut res = (self.status, Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            res.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"toolgate\""),
+            );
+        }
+        res
+    }
+}

@@ -1,0 +1,85 @@
+//! toolgate-server: parked runs on the agent's server. An HTTP API (axum) over core
+//! [`Runs`](toolgate_core::Runs) and the SQL store (`toolgate-store`: SQLite by default,
+//! PostgreSQL for several replicas):
+//!
+//! | method and path | who | what |
+//! | --- | --- | --- |
+//! | `POST /v1/runs/{id}/park` | agent | park a run: its calls are classified here and put in one marker; 201 |
+//! | `GET /v1/runs[?status=…]` | agent, approver | the token owner's runs; `ETag` / `If-None-Match` → 304 |
+//! | `GET /v1/runs/{id}` | agent, approver | one run as `gate.run(id)` shows it; 404 for another owner's |
+//! | `POST /v1/runs/{id}/decisions` | approver | `{decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once |
+//!
+//! Every request carries `Authorization: Bearer <token>`; tokens (hashed) come from the
+//! config file or `TOOLGATE_TOKENS` ([`config`]). Errors are `{"error": {"code",
+//! "message"}}` ([`error`]).
+
+pub mod api;
+pub mod auth;
+pub mod body;
+pub mod config;
+pub mod error;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::Router;
+use toolgate_core::Policy;
+use toolgate_store::SqlStore;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::config::Token;
+use crate::error::ApiError;
+
+/// The largest request body, bytes (a marker's history is at most 512 KiB of text; JSON
+/// escaping can grow it).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<SqlStore>,
+    pub policy: Arc<Policy>,
+    pub tokens: Arc<[Token]>,
+}
+
+/// The API's routes with their layers: body limit, CORS for `cors_origins` (none: no
+/// CORS headers, same origin only), and a panic in a handler answered 500, never a
+/// dropped connection.
+pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String> {
+    let mut app = Router::new()
+        .route("/v1/runs", get(api::list))
+        .route("/v1/runs/{id}", get(api::get_run))
+        .route("/v1/runs/{id}/park", post(api::park))
+        .route("/v1/runs/{id}/decisions", post(api::decide))
+        .route("/healthz", get(|| async { "ok" }))
+        .fallback(|| async {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+        })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(|_panic| {
+            ApiError::internal("the server failed on this request; nothing was changed by it")
+                .into_response()
+        }))
+        .with_state(state);
+    if !cors_origins.is_empty() {
+        let origins = cors_origins
+            .iter()
+            .map(|o| HeaderValue::from_str(o).map_err(|e| format!("CORS origin `{o}`: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        app = app.layer(
+            CorsLayer::new()
+                .allow_origin(AllowOrigin::list(origins))
+                .allow_methods([Method::GET, Method::POST])
+                .allow_headers([AUTHORIZATION, CONTENT_TYPE, IF_NONE_MATCH])
+                .expose_headers([ETAG])
+                .max_age(Duration::from_secs(600)),
+        );
+    }
+    Ok(app)
+}

@@ -1,0 +1,668 @@
+//! The server end to end over real HTTP on loopback, on a real SQLite file: the binary
+//! is started as a user starts it, and a small HTTP/1.1 client (std TcpStream, so that
+//! hostile requests can be sent byte for byte) talks to it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const AGENT: &str = "agent-token-0123456789";
+const ALICE: &str = "alice-token-0123456789";
+const BOB: &str = "bob-token-012345678901";
+
+fn temp_dir(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "toolgate-server-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tokens() -> String {
+    json!([
+        {"name": "ci-agent", "owner": "alice", "roles": ["agent"], "token": AGENT},
+        {"name": "alice-phone", "owner": "alice", "roles": ["approver"], "token": ALICE},
+        {"name": "bob-laptop", "owner": "bob", "roles": ["approver", "agent"], "token": BOB},
+    ])
+    .to_string()
+}
+
+fn start(db: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
+        .args(["--listen", "127.0.0.1:0", "--database"])
+        .arg(format!("sqlite:{}", db.display()))
+        .env("TOOLGATE_TOKENS", tokens())
+        .env("TOOLGATE_CORS_ORIGINS", "https://chat.example.com")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    Server { child, addr }
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn code(&self) -> String {
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+}
+
+/// Sends raw bytes, reads the whole reply (`Connection: close`).
+fn raw(addr: &str, request: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ = s.write_all(request);
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let split = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no reply head: {:?}", String::from_utf8_lossy(&buf)));
+    let head = String::from_utf8_lossy(&buf[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect::<Vec<_>>();
+    let mut body = buf[split + 4..].to_vec();
+    if headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"))
+    {
+        body = unchunk(&body);
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn unchunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(nl) = b.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size = usize::from_str_radix(String::from_utf8_lossy(&b[..nl]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[nl + 2..nl + 2 + size]);
+        b = &b[nl + 2 + size + 2..];
+    }
+}
+
+fn req(
+    addr: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+    extra: &[(&str, &str)],
+) -> Reply {
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(t) = token {
+        head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    if !body.is_empty() {
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(body.as_bytes());
+    raw(addr, &bytes)
+}
+
+fn park_body(command: &str) -> Value {
+    json!({
+        "sessionId": "chat-1",
+        "calls": [{"toolCallId": "c1", "tool": "bash", "args": {"command": command}}],
+        "history": "{\"messages\":3}"
+    })
+}
+
+/// Every row of the store, in order: a database compared byte for byte.
+fn dump(db: &Path) -> String {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT run_key, revision, value FROM toolgate_runs ORDER BY run_key")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(format!(
+                "{}|{}|{}",
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?
+            ))
+        })
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    rows.join("\n")
+}
+
+#[test]
+fn park_poll_decide_exactly_once() {
+    let dir = temp_dir("flow");
+    let db = dir.join("toolgate.db");
+    let server = start(&db);
+    let a = server.addr.as_str();
+
+    let parked = req(
+        a,
+        "POST",
+        "/v1/runs/run-1/park",
+        Some(AGENT),
+        Some(&park_body("git push origin main")),
+        &[],
+    );
+    assert_eq!(
+        parked.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&parked.body)
+    );
+    let run = &parked.json()["run"];
+    assert_eq!(parked.json()["stopReason"], "paused");
+    assert_eq!(run["status"], "awaiting_permission");
+    assert_eq!(run["owner"], "alice");
+    assert_eq!(run["marker"]["calls"][0]["tier"], "ask");
+    let anchor = run["marker"]["calls"][0]["anchor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // The approver polls; an unchanged poll is a 304 with no body.
+    let list = req(
+        a,
+        "GET",
+        "/v1/runs?status=awaiting_permission",
+        Some(ALICE),
+        None,
+        &[],
+    );
+    assert_eq!(list.status, 200);
+    assert_eq!(list.json()["runs"][0]["runId"], "run-1");
+    let etag = list.header("etag").unwrap().to_string();
+    let again = req(
+        a,
+        "GET",
+        "/v1/runs?status=awaiting_permission",
+        Some(ALICE),
+        None,
+        &[("If-None-Match", &etag)],
+    );
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    let one = req(a, "GET", "/v1/runs/run-1", Some(ALICE), None, &[]);
+    assert_eq!(one.json()["marker"]["calls"][0]["anchor"], anchor.as_str());
+
+    // Another owner sees nothing and can decide nothing.
+    assert_eq!(
+        req(a, "GET", "/v1/runs/run-1", Some(BOB), None, &[]).status,
+        404
+    );
+    assert_eq!(
+        req(a, "GET", "/v1/runs", Some(BOB), None, &[]).json()["runs"],
+        json!([])
+    );
+    let decision =
+        json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
+    let before = dump(&db);
+    let bob = req(
+        a,
+        "POST",
+        "/v1/runs/run-1/decisions",
+        Some(BOB),
+        Some(&decision),
+        &[],
+    );
+    assert_eq!((bob.status, bob.code().as_str()), (404, "not_found"));
+    // An agent token may not decide.
+    assert_eq!(
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-1/decisions",
+            Some(AGENT),
+            Some(&decision),
+            &[]
+        )
+        .status,
+        403
+    );
+    // A wrong anchor changes nothing.
+    let wrong =
+        json!({"decisions": [{"toolCallId": "c1", "anchor": "0".repeat(64), "decision": "allow"}]});
+    let w = req(
+        a,
+        "POST",
+        "/v1/runs/run-1/decisions",
+        Some(ALICE),
+        Some(&wrong),
+        &[],
+    );
+    assert_eq!((w.status, w.code().as_str()), (409, "anchor_mismatch"));
+    assert_eq!(dump(&db), before);
+
+    let ok = req(
+        a,
+        "POST",
+        "/v1/runs/run-1/decisions",
+        Some(ALICE),
+        Some(&decision),
+        &[],
+    );
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    assert_eq!(ok.json()["results"][0]["outcome"], "approved");
+    assert_eq!(ok.json()["history"], "{\"messages\":3}");
+    let twice = req(
+        a,
+        "POST",
+        "/v1/runs/run-1/decisions",
+        Some(ALICE),
+        Some(&decision),
+        &[],
+    );
+    assert_eq!(
+        (twice.status, twice.code().as_str()),
+        (409, "already_resumed")
+    );
+    assert_eq!(
+        req(a, "GET", "/v1/runs/run-1", Some(ALICE), None, &[]).json()["status"],
+        "running"
+    );
+    // The poll changed: a new ETag, a 200.
+    let changed = req(
+        a,
+        "GET",
+        "/v1/runs?status=awaiting_permission",
+        Some(ALICE),
+        None,
+        &[("If-None-Match", &etag)],
+    );
+    assert_eq!(changed.status, 200);
+    assert_eq!(changed.json()["runs"], json!([]));
+
+    // Deny with a message: the agent's tool result says so.
+    req(
+        a,
+        "POST",
+        "/v1/runs/run-2/park",
+        Some(AGENT),
+        Some(&park_body("npm publish")),
+        &[],
+    );
+    let anchor2 = req(a, "GET", "/v1/runs/run-2", Some(ALICE), None, &[]).json()["marker"]["calls"]
+        [0]["anchor"]
+        .clone();
+    let deny = json!({"decisions": [{"toolCallId": "c1", "anchor": anchor2, "decision": "deny", "message": "not on Fridays"}]});
+    let denied = req(
+        a,
+        "POST",
+        "/v1/runs/run-2/decisions",
+        Some(ALICE),
+        Some(&deny),
+        &[],
+    );
+    assert_eq!(denied.json()["results"][0]["outcome"], "denied");
+    assert_eq!(
+        denied.json()["results"][0]["toolResult"],
+        "User refused permission: not on Fridays"
+    );
+
+    // A denied call cannot be parked (the policy decides, not the agent).
+    let hard = req(
+        a,
+        "POST",
+        "/v1/runs/run-3/park",
+        Some(AGENT),
+        Some(&park_body("rm -rf /")),
+        &[],
+    );
+    assert_eq!(hard.status, 400, "{}", String::from_utf8_lossy(&hard.body));
+
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_restart_keeps_the_waiting_run() {
+    let dir = temp_dir("restart");
+    let db = dir.join("toolgate.db");
+    let server = start(&db);
+    let parked = req(
+        &server.addr,
+        "POST",
+        "/v1/runs/run-r/park",
+        Some(AGENT),
+        Some(&park_body("make deploy")),
+        &[],
+    );
+    let anchor = parked.json()["run"]["marker"]["calls"][0]["anchor"].clone();
+    drop(server);
+    let server = start(&db);
+    let decision =
+        json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
+    let ok = req(
+        &server.addr,
+        "POST",
+        "/v1/runs/run-r/decisions",
+        Some(ALICE),
+        Some(&decision),
+        &[],
+    );
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn hostile_requests_change_nothing() {
+    let dir = temp_dir("hostile");
+    let db = dir.join("toolgate.db");
+    let server = start(&db);
+    let a = server.addr.as_str();
+    let parked = req(
+        a,
+        "POST",
+        "/v1/runs/run-h/park",
+        Some(AGENT),
+        Some(&park_body("git push")),
+        &[],
+    );
+    let anchor = parked.json()["run"]["marker"]["calls"][0]["anchor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = dump(&db);
+    let decide = |body: &[u8], token: Option<&str>, ct: &str| -> Reply {
+        let mut head = format!("POST /v1/runs/run-h/decisions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        if let Some(t) = token {
+            head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        }
+        if !ct.is_empty() {
+            head.push_str(&format!("Content-Type: {ct}\r\n"));
+        }
+        head.push_str("\r\n");
+        let mut bytes = head.into_bytes();
+        bytes.extend_from_slice(body);
+        raw(a, &bytes)
+    };
+    let good = |d: &str| {
+        format!(r#"{{"decisions":[{{"toolCallId":"c1","anchor":"{anchor}","decision":"{d}"}}]}}"#)
+    };
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_args =
+        format!(r#"{{"calls":[{{"toolCallId":"c1","tool":"bash","args":{deep}}}],"history":""}}"#);
+    let park_raw = |body: &str| {
+        format!("POST /v1/runs/run-deep/park HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer {AGENT}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len())
+    };
+    let huge = format!(
+        r#"{{"decisions":[],"pad":"{}"}}"#,
+        "x".repeat(3 * 1024 * 1024)
+    );
+    let cases: Vec<(&str, Reply, u16, &str)> = vec![
+        (
+            "no token",
+            decide(good("allow").as_bytes(), None, "application/json"),
+            401,
+            "unauthorized",
+        ),
+        (
+            "wrong token",
+            decide(
+                good("allow").as_bytes(),
+                Some("not-a-token-at-all"),
+                "application/json",
+            ),
+            401,
+            "unauthorized",
+        ),
+        (
+            "another owner's token",
+            decide(good("allow").as_bytes(), Some(BOB), "application/json"),
+            404,
+            "not_found",
+        ),
+        (
+            "not JSON",
+            decide(b"decisions=allow", Some(ALICE), "application/json"),
+            400,
+            "bad_json",
+        ),
+        (
+            "no content type",
+            decide(good("allow").as_bytes(), Some(ALICE), ""),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "unknown field",
+            decide(
+                br#"{"decisions":[],"approveAll":true}"#,
+                Some(ALICE),
+                "application/json",
+            ),
+            400,
+            "bad_input",
+        ),
+        (
+            "wrong type",
+            decide(br#"{"decisions":"allow"}"#, Some(ALICE), "application/json"),
+            400,
+            "bad_input",
+        ),
+        (
+            "bad decision",
+            decide(good("yes").as_bytes(), Some(ALICE), "application/json"),
+            400,
+            "bad_input",
+        ),
+        (
+            "no decisions",
+            decide(br#"{"decisions":[]}"#, Some(ALICE), "application/json"),
+            400,
+            "bad_input",
+        ),
+        (
+            "deep JSON where a list is not expected",
+            decide(deep.as_bytes(), Some(ALICE), "application/json"),
+            400,
+            "bad_input",
+        ),
+        (
+            "deep JSON in a call's args",
+            raw(a, park_raw(&deep_args).as_bytes()),
+            400,
+            "bad_json",
+        ),
+        (
+            "huge body",
+            decide(huge.as_bytes(), Some(ALICE), "application/json"),
+            413,
+            "body_too_large",
+        ),
+        (
+            "unknown call",
+            decide(
+                br#"{"decisions":[{"toolCallId":"zz","anchor":"a","decision":"allow"}]}"#,
+                Some(ALICE),
+                "application/json",
+            ),
+            409,
+            "stale",
+        ),
+        (
+            "bad run id",
+            req(a, "GET", "/v1/runs/..%2F..%2Fetc", Some(ALICE), None, &[]),
+            400,
+            "bad_input",
+        ),
+        (
+            "bad status",
+            req(
+                a,
+                "GET",
+                "/v1/runs?status=everything",
+                Some(ALICE),
+                None,
+                &[],
+            ),
+            400,
+            "bad_input",
+        ),
+        (
+            "unknown query",
+            req(a, "GET", "/v1/runs?owner=bob", Some(ALICE), None, &[]),
+            400,
+            "bad_input",
+        ),
+        (
+            "park into another owner's run",
+            req(
+                a,
+                "POST",
+                "/v1/runs/run-h/park",
+                Some(BOB),
+                Some(&park_body("ls")),
+                &[],
+            ),
+            409,
+            "run_id_taken",
+        ),
+        (
+            "park by an approver",
+            req(
+                a,
+                "POST",
+                "/v1/runs/run-x/park",
+                Some(ALICE),
+                Some(&park_body("ls")),
+                &[],
+            ),
+            403,
+            "forbidden",
+        ),
+        (
+            "unknown endpoint",
+            req(a, "GET", "/v1/admin", Some(ALICE), None, &[]),
+            404,
+            "not_found",
+        ),
+    ];
+    for (name, reply, status, code) in &cases {
+        assert_eq!(
+            (reply.status, reply.code().as_str()),
+            (*status, *code),
+            "{name}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+    // Oversized headers: refused by the HTTP layer.
+    let big = format!("GET /v1/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Pad: {}\r\nAuthorization: Bearer {ALICE}\r\n\r\n", "p".repeat(512 * 1024));
+    let reply = raw(a, big.as_bytes());
+    assert!(
+        reply.status == 431 || reply.status == 400,
+        "oversized headers: {}",
+        reply.status
+    );
+    assert_eq!(dump(&db), before, "a refused request changed the database");
+    // Still decidable afterwards: nothing was consumed.
+    let ok = decide(good("allow").as_bytes(), Some(ALICE), "application/json");
+    assert_eq!(ok.status, 200);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn cors_only_for_configured_origins() {
+    let dir = temp_dir("cors");
+    let server = start(&dir.join("toolgate.db"));
+    let preflight = |origin: &str| {
+        req(
+            &server.addr,
+            "OPTIONS",
+            "/v1/runs",
+            None,
+            None,
+            &[
+                ("Origin", origin),
+                ("Access-Control-Request-Method", "GET"),
+                ("Access-Control-Request-Headers", "authorization"),
+            ],
+        )
+    };
+    let ok = preflight("https://chat.example.com");
+    assert_eq!(
+        ok.header("access-control-allow-origin"),
+        Some("https://chat.example.com")
+    );
+    let other = preflight("https://evil.example");
+    assert_eq!(other.header("access-control-allow-origin"), None);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
