@@ -50,9 +50,12 @@ fn tokens() -> String {
 }
 
 fn start(db: &Path) -> Server {
+    start_url(&format!("sqlite:{}", db.display()))
+}
+
+fn start_url(database: &str) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
-        .args(["--listen", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite:{}", db.display()))
+        .args(["--listen", "127.0.0.1:0", "--database", database])
         .env("TOOLGATE_TOKENS", tokens())
         .env("TOOLGATE_CORS_ORIGINS", "https://chat.example.com")
         .stdout(Stdio::piped())
@@ -665,4 +668,70 @@ fn cors_only_for_configured_origins() {
     assert_eq!(other.header("access-control-allow-origin"), None);
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Two server processes on one PostgreSQL database (two replicas): the same decision
+/// sent to both at the same moment, 100 times → exactly one 200 and one 409 each time.
+/// Runs under scripts/with-postgres (TOOLGATE_TEST_POSTGRES_URL); says SKIPPED without.
+#[test]
+fn two_replicas_on_postgres_resume_once() {
+    let Ok(url) = std::env::var("TOOLGATE_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("TOOLGATE_REQUIRE_POSTGRES").is_none(),
+            "TOOLGATE_REQUIRE_POSTGRES is set but TOOLGATE_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("SKIPPED: no PostgreSQL (run under scripts/with-postgres)");
+        return;
+    };
+    let one = start_url(&url);
+    let two = start_url(&url);
+    let mut winners = 0;
+    for i in 0..100 {
+        let id = format!("replica-{}-{i}", std::process::id());
+        let parked = req(
+            &one.addr,
+            "POST",
+            &format!("/v1/runs/{id}/park"),
+            Some(AGENT),
+            Some(&park_body("make deploy")),
+            &[],
+        );
+        assert_eq!(
+            parked.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&parked.body)
+        );
+        let anchor = parked.json()["run"]["marker"]["calls"][0]["anchor"].clone();
+        let decision =
+            json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let replies: Vec<Reply> = [one.addr.clone(), two.addr.clone()]
+            .into_iter()
+            .map(|addr| {
+                let (barrier, decision, path) = (
+                    barrier.clone(),
+                    decision.clone(),
+                    format!("/v1/runs/{id}/decisions"),
+                );
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    req(&addr, "POST", &path, Some(ALICE), Some(&decision), &[])
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        let mut statuses: Vec<(u16, String)> =
+            replies.iter().map(|r| (r.status, r.code())).collect();
+        statuses.sort();
+        assert_eq!(
+            statuses,
+            [(200, String::new()), (409, "already_resumed".to_string())],
+            "round {i}"
+        );
+        winners += 1;
+    }
+    assert_eq!(winners, 100);
 }
