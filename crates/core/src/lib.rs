@@ -68,7 +68,7 @@ pub use registry::{
     PendingQuestion, PendingRef, QuestionOutcome, Registry, RegistryConfig, RequestId, Requested,
     Settled, Slot,
 };
-pub use run::{Run, RunStatus, StopReason};
+pub use run::{DecidedCall, Run, RunDecision, RunStatus, StopReason};
 pub use runs::{Parked, Resumed, Runs};
 pub use store::{MarkerStore, MemoryStore, Stored};
 pub use verdict::{Part, Tier, Verdict};

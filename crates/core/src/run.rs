@@ -7,7 +7,9 @@
 //!   `{"v":1,"run_id":"r-1","session_id":"s-1","owner":"alice","status":"failed",
 //!   "revision":2,"updated_at":5000,"last_error":"…"}` with optional `last_error`
 //!   (why a run failed or was cancelled), `resumed_at` (set by the resume that cleared
-//!   the marker) and `expired_at` (set when an expired marker cancelled the run).
+//!   the marker), `decision` (what that resume decided, per call, and who: an agent
+//!   that parked over HTTP reads its answer here) and `expired_at` (set when an
+//!   expired marker cancelled the run).
 //!
 //! The document's `revision` always equals the revision the store keeps beside it.
 
@@ -49,8 +51,37 @@ pub struct Run {
     /// The `expires_at` of a marker that expired, cancelling the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expired_at: Option<u64>,
+    /// What the resume that cleared the marker decided (set with `resumed_at`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<RunDecision>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marker: Option<Marker>,
+}
+
+/// What a resume decided: who (the name the host gave, e.g. a token's name), and each
+/// pending call's outcome, in marker order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDecision {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
+    pub calls: Vec<DecidedCall>,
+}
+
+/// One call's outcome in a [`RunDecision`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecidedCall {
+    pub tool_call_id: String,
+    pub tool: String,
+    /// The anchor of the arguments that were decided.
+    pub anchor: String,
+    /// `approved` or `denied`.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 impl Run {
@@ -66,6 +97,7 @@ impl Run {
             last_error: None,
             resumed_at: None,
             expired_at: None,
+            decision: None,
             marker: Some(marker),
         }
     }
@@ -82,6 +114,7 @@ impl Run {
             last_error: None,
             resumed_at: None,
             expired_at: None,
+            decision: None,
             marker: None,
         }
     }
@@ -111,6 +144,7 @@ impl Run {
             last_error,
             resumed_at: None,
             expired_at: None,
+            decision: None,
             marker: None,
         })
     }
@@ -142,6 +176,7 @@ impl Run {
                 last_error: self.last_error.as_deref(),
                 resumed_at: self.resumed_at,
                 expired_at: self.expired_at,
+                decision: self.decision.as_ref(),
             })),
         }
     }
@@ -190,6 +225,7 @@ fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String>
         last_error: raw.last_error,
         resumed_at: raw.resumed_at,
         expired_at: raw.expired_at,
+        decision: raw.decision,
         marker: None,
     })
 }
@@ -207,6 +243,8 @@ struct RecordIn {
     resumed_at: Option<u64>,
     #[serde(default)]
     expired_at: Option<u64>,
+    #[serde(default)]
+    decision: Option<RunDecision>,
 }
 
 #[derive(Serialize)]
@@ -224,6 +262,8 @@ struct RecordOut<'a> {
     resumed_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expired_at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<&'a RunDecision>,
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::marker::{
-    AnyHistory, CallResult, HistoryCheck, Marker, Park, ResumeDecision, MAX_MARKER_BYTES,
+    AnyHistory, CallOutcome, CallResult, HistoryCheck, Marker, Park, ResumeDecision,
+    MAX_MARKER_BYTES,
 };
 use crate::run::{Run, RunStatus, StopReason};
 use crate::store::{MarkerStore, Stored};
@@ -202,6 +203,19 @@ impl<S: MarkerStore> Runs<S> {
         decisions: &[ResumeDecision],
         now: u64,
     ) -> Result<Resumed, Error> {
+        self.resume_by(run_id, owner, decisions, now, None)
+    }
+
+    /// [`Runs::resume`], recording who decided (`by`: a name the host trusts, e.g. the
+    /// token's name) in the run's [`RunDecision`](crate::run::RunDecision).
+    pub fn resume_by(
+        &self,
+        run_id: &str,
+        owner: &str,
+        decisions: &[ResumeDecision],
+        now: u64,
+        by: Option<&str>,
+    ) -> Result<Resumed, Error> {
         let run = match self.load(run_id, now)? {
             Loaded::Absent => return Err(not_found(run_id)),
             Loaded::Found(run) => run,
@@ -232,6 +246,31 @@ impl<S: MarkerStore> Runs<S> {
         let results = marker.resolve(decisions)?;
         let mut running = run.settle(RunStatus::Running, now, None)?;
         running.resumed_at = Some(now);
+        running.decision = Some(crate::run::RunDecision {
+            decided_by: by.map(str::to_string),
+            calls: results
+                .iter()
+                .map(|r| {
+                    let (outcome, scope, message) = match &r.outcome {
+                        CallOutcome::Approved { scope } => ("approved", scope.clone(), None),
+                        CallOutcome::Denied { message } => ("denied", None, Some(message.clone())),
+                    };
+                    crate::run::DecidedCall {
+                        tool_call_id: r.tool_call_id.clone(),
+                        tool: r.tool.clone(),
+                        anchor: marker
+                            .calls
+                            .iter()
+                            .find(|c| c.tool_call_id == r.tool_call_id)
+                            .map(|c| c.anchor.clone())
+                            .unwrap_or_default(),
+                        outcome: outcome.to_string(),
+                        scope,
+                        message,
+                    }
+                })
+                .collect(),
+        });
         match self.write(Some(run.revision), &running) {
             Ok(()) => {}
             Err(Error::StoreConflict { .. }) => {
@@ -425,6 +464,7 @@ impl<S: MarkerStore> Runs<S> {
             last_error: Some(format!("corrupt permission marker: {reason}")),
             resumed_at: None,
             expired_at: None,
+            decision: None,
             marker: None,
         };
         match self.write(Some(stored.revision), &failed) {

@@ -131,8 +131,35 @@ pub struct RunView<'a> {
     pub resumed_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expired_at: Option<u64>,
+    /// What the last resume decided, and who (`{decidedBy?, calls: [{toolCallId, tool,
+    /// anchor, outcome, scope?, message?}]}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marker: Option<MarkerView<'a>>,
+}
+
+/// A run's [`RunDecision`](crate::run::RunDecision), camelCase.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<&'a str>,
+    pub calls: Vec<DecidedCallView<'a>>,
+}
+
+/// One call of a [`DecisionView`].
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecidedCallView<'a> {
+    pub tool_call_id: &'a str,
+    pub tool: &'a str,
+    pub anchor: &'a str,
+    pub outcome: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
 }
 
 /// The permission marker of a parked run.
@@ -187,6 +214,21 @@ impl<'a> From<&'a Run> for RunView<'a> {
             last_error: r.last_error.as_deref(),
             resumed_at: r.resumed_at,
             expired_at: r.expired_at,
+            decision: r.decision.as_ref().map(|d| DecisionView {
+                decided_by: d.decided_by.as_deref(),
+                calls: d
+                    .calls
+                    .iter()
+                    .map(|c| DecidedCallView {
+                        tool_call_id: &c.tool_call_id,
+                        tool: &c.tool,
+                        anchor: &c.anchor,
+                        outcome: &c.outcome,
+                        scope: c.scope.as_deref(),
+                        message: c.message.as_deref(),
+                    })
+                    .collect(),
+            }),
             marker: r.marker.as_ref().map(|m| MarkerView {
                 created_at: m.created_at,
                 expires_at: m.expires_at,

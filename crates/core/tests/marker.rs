@@ -343,9 +343,32 @@ fn several_calls_resume_in_marker_order() {
             last_error: None,
             resumed_at: Some(T0 + 1),
             expired_at: None,
+            decision: run.decision.clone(),
             marker: None,
         }
     );
+    // The record keeps what was decided, call by call (who: nobody named here).
+    let decision = run.decision.unwrap();
+    assert_eq!(decision.decided_by, None);
+    let got: Vec<(&str, &str)> = decision
+        .calls
+        .iter()
+        .map(|c| (c.tool_call_id.as_str(), c.outcome.as_str()))
+        .collect();
+    let want: Vec<(&str, &str)> = resumed
+        .results
+        .iter()
+        .map(|r| {
+            let o = if r.outcome.is_approved() {
+                "approved"
+            } else {
+                "denied"
+            };
+            (r.tool_call_id.as_str(), o)
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert!(decision.calls.iter().all(|c| c.anchor.len() == 64));
 }
 
 #[test]
@@ -517,6 +540,7 @@ fn an_expired_marker_resumes_nothing() {
                 )),
                 resumed_at: None,
                 expired_at: Some(T0 + 1000),
+                decision: None,
                 marker: None,
             },
             "via_view_first={via_view_first}"
@@ -566,6 +590,7 @@ fn assert_fails(runs: &Runs<MemoryStore>, value: &str, revision: u64, why: &str)
         last_error: Some(format!("corrupt permission marker: {reason}")),
         resumed_at: None,
         expired_at: None,
+        decision: None,
         marker: None,
     };
     assert_eq!(run, want, "{why}: {value:.400}");

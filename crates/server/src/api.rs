@@ -225,12 +225,67 @@ pub async fn decide(
     let store = state.store.clone();
     let owner = caller.owner.clone();
     let run_id = id.clone();
-    let resumed =
-        blocking(move || Ok(Runs::new(&*store).resume(&run_id, &owner, &decisions, now_ms())?))
-            .await?;
+    let by = caller.name.clone();
+    let resumed = blocking(move || {
+        let runs = Runs::new(&*store);
+        match runs.resume_by(&run_id, &owner, &decisions, now_ms(), Some(&by)) {
+            Ok(resumed) => Ok(resumed),
+            // Say who won: the other device shows "already decided by …".
+            Err(e @ toolgate_core::Error::AlreadyResumed { .. }) => {
+                let mut err = ApiError::from(e);
+                let first = runs
+                    .run_of(&run_id, &owner, now_ms())
+                    .ok()
+                    .flatten()
+                    .and_then(|r| r.decision)
+                    .and_then(|d| d.decided_by);
+                if let Some(first) = first {
+                    err.message = format!("already decided by `{first}`");
+                    err.decided_by = Some(first);
+                }
+                Err(err)
+            }
+            Err(e) => Err(e.into()),
+        }
+    })
+    .await?;
     eprintln!(
         "toolgate-server: run {id} resumed by `{}` (revision {})",
         caller.name, resumed.revision
     );
     json(StatusCode::OK, &ResumedView::from(&resumed))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditQuery {
+    since: Option<u64>,
+    limit: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct AuditList {
+    records: Vec<toolgate_store::AuditRecord>,
+}
+
+/// The most records one audit request returns.
+pub const AUDIT_PAGE: usize = 1000;
+
+/// `GET /v1/audit?since=MS&limit=N` (role approver): the owner's audit records at or
+/// after `since` (default 0), oldest first, at most `limit` (default and cap 1000);
+/// page on with `since` = the last record's `at`.
+pub async fn audit(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    query: Result<Query<AuditQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Approver)?;
+    let Query(query) = query.map_err(|e| ApiError::bad_input(e.body_text()))?;
+    let since = query.since.unwrap_or(0);
+    let limit = query.limit.unwrap_or(AUDIT_PAGE).clamp(1, AUDIT_PAGE);
+    let store = state.store.clone();
+    let owner = caller.owner;
+    let records = blocking(move || Ok(store.audit(Some(&owner), since, limit)?)).await?;
+    cached(&headers, &AuditList { records })
 }

@@ -16,6 +16,8 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// Who decided first (409 `already_resumed`), when the run says.
+    pub decided_by: Option<String>,
 }
 
 impl ApiError {
@@ -24,6 +26,7 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            decided_by: None,
         }
     }
     pub fn bad_input(message: impl Into<String>) -> ApiError {
@@ -75,13 +78,19 @@ impl From<Error> for ApiError {
             status,
             code,
             message,
+            decided_by: None,
         }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let body = match &self.decided_by {
+            Some(by) => {
+                json!({ "error": { "code": self.code, "message": self.message, "decidedBy": by } })
+            }
+            None => json!({ "error": { "code": self.code, "message": self.message } }),
+        };
         let mut res = (self.status, Json(body)).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             res.headers_mut().insert(

@@ -7,7 +7,8 @@
 //! | `POST /v1/runs/{id}/park` | agent | park a run: its calls are classified here and put in one marker; 201 |
 //! | `GET /v1/runs[?status=…]` | agent, approver | the token owner's runs; `ETag` / `If-None-Match` → 304 |
 //! | `GET /v1/runs/{id}` | agent, approver | one run as `gate.run(id)` shows it; 404 for another owner's |
-//! | `POST /v1/runs/{id}/decisions` | approver | `{decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once |
+//! | `POST /v1/runs/{id}/decisions` | approver | `{decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once; a loser's 409 names who decided first |
+//! | `GET /v1/audit?since=MS&limit=N` | approver | the owner's audit records (each request's end, once) |
 //!
 //! Every request carries `Authorization: Bearer <token>`; tokens (hashed) come from the
 //! config file or `TOOLGATE_TOKENS` ([`config`]). Errors are `{"error": {"code",
@@ -57,6 +58,7 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         .route("/v1/runs/{id}", get(api::get_run))
         .route("/v1/runs/{id}/park", post(api::park))
         .route("/v1/runs/{id}/decisions", post(api::decide))
+        .route("/v1/audit", get(api::audit))
         .route("/healthz", get(|| async { "ok" }))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")

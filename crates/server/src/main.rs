@@ -14,6 +14,8 @@ use toolgate_store::StoreOptions;
 
 const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen ADDR] [--database URL]
        toolgate-server hash-token   (a token on stdin → its SHA-256, for the config file)
+       toolgate-server audit export [--format jsonl|csv] [--config FILE] [--database URL]
+                                    [--owner OWNER] [--since MS]
 
 Environment: TOOLGATE_LISTEN, TOOLGATE_DATABASE_URL (sqlite:PATH | postgres://…),
 TOOLGATE_CORS_ORIGINS (comma-separated), TOOLGATE_TOKENS ([{\"name\",\"owner\",\"roles\",\"token\"}]).";
@@ -22,6 +24,15 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let command = match args.first().map(String::as_str) {
         Some("hash-token") => return hash_token(),
+        Some("audit") => {
+            return match audit(args.split_off(1)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("toolgate-server audit: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -132,5 +143,118 @@ async fn shutdown() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+/// `audit export`: every audit record (of one owner with `--owner`) at or after
+/// `--since`, oldest first, as JSON lines (the API's records) or CSV (a header, then a
+/// row per record; cells that a spreadsheet would run as a formula, those starting with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return, get a leading `'`).
+fn audit(args: Vec<String>) -> Result<(), String> {
+    use std::io::Write;
+    let mut it = args.into_iter();
+    if it.next().as_deref() != Some("export") {
+        return Err(format!("expected `audit export`\n{USAGE}"));
+    }
+    let (mut format, mut file, mut overrides, mut owner, mut since) = (
+        "jsonl".to_string(),
+        None::<PathBuf>,
+        Overrides::default(),
+        None::<String>,
+        0u64,
+    );
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--format" => format = value("--format")?,
+            "--config" => file = Some(value("--config")?.into()),
+            "--database" => overrides.database = Some(value("--database")?),
+            "--owner" => owner = Some(value("--owner")?),
+            "--since" => {
+                let v = value("--since")?;
+                since = v
+                    .parse()
+                    .map_err(|_| format!("--since `{v}`: milliseconds since the epoch"))?;
+            }
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    if format != "jsonl" && format != "csv" {
+        return Err(format!("--format `{format}`: jsonl or csv"));
+    }
+    let config = config::load(file.as_deref(), &|k| std::env::var(k).ok(), overrides)?;
+    let store = toolgate_store::open(&config.database, StoreOptions::default())
+        .map_err(|e| e.to_string())?;
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let fail = |e: std::io::Error| format!("writing: {e}");
+    if format == "csv" {
+        writeln!(out, "at,run_id,owner,session_id,revision,tool_call_id,tool,outcome,decided_by,anchor,rule,reason,message").map_err(fail)?;
+    }
+    let mut seen_at_since = 0usize;
+    loop {
+        // Pages of 1000, oldest first; records sharing the last page's `at` are skipped
+        // by count on the next page.
+        let limit = 1000 + seen_at_since;
+        let page = store
+            .audit(owner.as_deref(), since, limit)
+            .map_err(|e| e.to_string())?;
+        let last_page = page.len() < limit;
+        let fresh: Vec<_> = page.into_iter().skip(seen_at_since).collect();
+        if fresh.is_empty() {
+            break;
+        }
+        for r in &fresh {
+            if format == "csv" {
+                let cells = [
+                    r.at.to_string(),
+                    r.run_id.clone(),
+                    r.owner.clone(),
+                    r.session_id.clone(),
+                    r.revision.to_string(),
+                    r.tool_call_id.clone(),
+                    r.tool.clone(),
+                    r.outcome.clone(),
+                    r.decided_by.clone().unwrap_or_default(),
+                    r.anchor.clone(),
+                    r.rule.clone(),
+                    r.reason.clone(),
+                    r.message.clone().unwrap_or_default(),
+                ];
+                let line: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
+                writeln!(out, "{}", line.join(",")).map_err(fail)?;
+            } else {
+                let line = serde_json::to_string(r).map_err(|e| e.to_string())?;
+                writeln!(out, "{line}").map_err(fail)?;
+            }
+        }
+        let last_at = fresh.last().map_or(since, |r| r.at);
+        let at_last = fresh.iter().rev().take_while(|r| r.at == last_at).count();
+        seen_at_since = if last_at == since {
+            seen_at_since + fresh.len()
+        } else {
+            at_last
+        };
+        since = last_at;
+        if last_page {
+            break;
+        }
+    }
+    out.flush().map_err(fail)
+}
+
+fn csv_cell(c: &str) -> String {
+    let c = if c.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{c}")
+    } else {
+        c.to_string()
+    };
+    if c.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", c.replace('"', "\"\""))
+    } else {
+        c
     }
 }

@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 const AGENT: &str = "agent-token-0123456789";
 const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-012345678901";
+const ALICE_LAPTOP: &str = "alice-laptop-token-0123";
 
 fn temp_dir(name: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
@@ -44,6 +45,7 @@ fn tokens() -> String {
     json!([
         {"name": "ci-agent", "owner": "alice", "roles": ["agent"], "token": AGENT},
         {"name": "alice-phone", "owner": "alice", "roles": ["approver"], "token": ALICE},
+        {"name": "alice-laptop", "owner": "alice", "roles": ["approver"], "token": ALICE_LAPTOP},
         {"name": "bob-laptop", "owner": "bob", "roles": ["approver", "agent"], "token": BOB},
     ])
     .to_string()
@@ -322,11 +324,12 @@ fn park_poll_decide_exactly_once() {
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
     assert_eq!(ok.json()["results"][0]["outcome"], "approved");
     assert_eq!(ok.json()["history"], "{\"messages\":3}");
+    // A second device deciding the same call: refused, naming who decided.
     let twice = req(
         a,
         "POST",
         "/v1/runs/run-1/decisions",
-        Some(ALICE),
+        Some(ALICE_LAPTOP),
         Some(&decision),
         &[],
     );
@@ -334,6 +337,15 @@ fn park_poll_decide_exactly_once() {
         (twice.status, twice.code().as_str()),
         (409, "already_resumed")
     );
+    assert_eq!(twice.json()["error"]["decidedBy"], "alice-phone");
+    assert_eq!(
+        twice.json()["error"]["message"],
+        "already decided by `alice-phone`"
+    );
+    // The agent reads its answer from the run.
+    let decided = req(a, "GET", "/v1/runs/run-1", Some(AGENT), None, &[]).json();
+    assert_eq!(decided["decision"]["decidedBy"], "alice-phone");
+    assert_eq!(decided["decision"]["calls"][0]["outcome"], "approved");
     assert_eq!(
         req(a, "GET", "/v1/runs/run-1", Some(ALICE), None, &[]).json()["status"],
         "running"
@@ -376,6 +388,65 @@ fn park_poll_decide_exactly_once() {
         denied.json()["results"][0]["toolResult"],
         "User refused permission: not on Fridays"
     );
+
+    // The audit trail: each end once, who decided; only the owner's approvers read it.
+    let audit = req(a, "GET", "/v1/audit", Some(ALICE), None, &[]);
+    assert_eq!(audit.status, 200);
+    let records = audit.json()["records"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let ends: Vec<String> = records
+        .iter()
+        .map(|r| format!("{} {} {}", r["runId"], r["outcome"], r["decidedBy"]))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            r#""run-1" "approved" "alice-phone""#,
+            r#""run-2" "denied" "alice-phone""#
+        ]
+    );
+    assert_eq!(records[1]["message"], "not on Fridays");
+    assert_eq!(records[0]["anchor"], anchor.as_str());
+    assert_eq!(
+        req(a, "GET", "/v1/audit", Some(BOB), None, &[]).json()["records"],
+        json!([])
+    );
+    assert_eq!(
+        req(a, "GET", "/v1/audit", Some(AGENT), None, &[]).status,
+        403
+    );
+    // Exported as CSV and JSON lines by the CLI, from the database itself.
+    let export = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
+            .args(["audit", "export", "--format", format, "--database"])
+            .arg(format!("sqlite:{}", db.display()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let csv = export("csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("at,run_id,owner,"));
+    assert!(
+        lines[1].contains(",run-1,alice,chat-1,2,c1,bash,approved,alice-phone,"),
+        "{csv}"
+    );
+    assert!(
+        lines[2].contains(",denied,alice-phone,") && lines[2].ends_with(",not on Fridays"),
+        "{csv}"
+    );
+    let jsonl = export("jsonl");
+    let first: Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(first["outcome"], "approved");
+    assert_eq!(jsonl.lines().count(), 2);
 
     // A denied call cannot be parked (the policy decides, not the agent).
     let hard = req(
@@ -706,9 +777,9 @@ fn two_replicas_on_postgres_resume_once() {
         let decision =
             json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
         let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
-        let replies: Vec<Reply> = [one.addr.clone(), two.addr.clone()]
+        let replies: Vec<Reply> = [(one.addr.clone(), ALICE), (two.addr.clone(), ALICE_LAPTOP)]
             .into_iter()
-            .map(|addr| {
+            .map(|(addr, token)| {
                 let (barrier, decision, path) = (
                     barrier.clone(),
                     decision.clone(),
@@ -716,7 +787,7 @@ fn two_replicas_on_postgres_resume_once() {
                 );
                 std::thread::spawn(move || {
                     barrier.wait();
-                    req(&addr, "POST", &path, Some(ALICE), Some(&decision), &[])
+                    req(&addr, "POST", &path, Some(token), Some(&decision), &[])
                 })
             })
             .collect::<Vec<_>>()
@@ -731,6 +802,14 @@ fn two_replicas_on_postgres_resume_once() {
             [(200, String::new()), (409, "already_resumed".to_string())],
             "round {i}"
         );
+        // The loser is told who won.
+        let winner = if replies[0].status == 200 {
+            "alice-phone"
+        } else {
+            "alice-laptop"
+        };
+        let loser = replies.iter().find(|r| r.status == 409).unwrap();
+        assert_eq!(loser.json()["error"]["decidedBy"], winner, "round {i}");
         winners += 1;
     }
     assert_eq!(winners, 100);

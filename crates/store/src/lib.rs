@@ -16,11 +16,18 @@
 //! order at open, each once, recorded in `toolgate_migrations`; concurrent opens take a
 //! lock first). Values are bounded ([`StoreOptions::max_value_bytes`]): a larger one is
 //! `quota_exceeded` and nothing is written.
+//!
+//! The audit trail (`toolgate_audit`): each time a write takes a run out of
+//! `awaiting_permission`, one row per pending call (approved, denied, expired,
+//! cancelled, failed; who decided; the anchor, rule and reason) is inserted in the same
+//! transaction as the write ([`audit`]), so each request's end is recorded exactly once.
 
+pub mod audit;
 mod migrate;
 mod postgres_store;
 mod sqlite_store;
 
+pub use audit::AuditRecord;
 pub use postgres_store::PostgresStore;
 pub use sqlite_store::SqliteStore;
 
@@ -111,6 +118,20 @@ impl SqlStore {
         match self {
             SqlStore::Sqlite(_) => "sqlite",
             SqlStore::Postgres(_) => "postgres",
+        }
+    }
+
+    /// The audit trail: `owner`'s records (every owner's for `None`) at or after
+    /// `since` ms, oldest first, at most `limit`.
+    pub fn audit(
+        &self,
+        owner: Option<&str>,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<AuditRecord>, Error> {
+        match self {
+            SqlStore::Sqlite(s) => s.audit(owner, since, limit),
+            SqlStore::Postgres(s) => s.audit(owner, since, limit),
         }
     }
 

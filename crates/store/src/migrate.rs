@@ -8,14 +8,28 @@ pub(crate) struct Migration {
     pub sql: &'static str,
 }
 
-pub(crate) const SQLITE: &[Migration] = &[Migration {
-    version: 1,
-    name: "0001_runs",
-    sql: include_str!("../migrations/sqlite/0001_runs.sql"),
-}];
+pub(crate) const SQLITE: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "0001_runs",
+        sql: include_str!("../migrations/sqlite/0001_runs.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "0002_audit",
+        sql: include_str!("../migrations/sqlite/0002_audit.sql"),
+    },
+];
 
-pub(crate) const POSTGRES: &[Migration] = &[Migration {
-    version: 1,
-    name: "0001_runs",
-    sql: include_str!("../migrations/postgres/0001_runs.sql"),
-}];
+pub(crate) const POSTGRES: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "0001_runs",
+        sql: include_str!("../migrations/postgres/0001_runs.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "0002_audit",
+        sql: include_str!("../migrations/postgres/0002_audit.sql"),
+    },
+];

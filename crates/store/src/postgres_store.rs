@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use postgres::{Client, NoTls};
 use toolgate_core::{Error, MarkerStore, Stored};
 
+use crate::audit::{self, AuditRecord};
 use crate::migrate::POSTGRES;
 use crate::{check_size, read_revision, sql_revision, unavailable, OpenError, StoreOptions};
 
@@ -101,6 +102,51 @@ fn revision_of(client: &mut Client, key: &str) -> Result<Option<u64>, Error> {
         .transpose()
 }
 
+impl PostgresStore {
+    /// The audit trail: `owner`'s records (every owner's for `None`) at or after
+    /// `since` ms, oldest first, at most `limit`.
+    pub fn audit(
+        &self,
+        owner: Option<&str>,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<AuditRecord>, Error> {
+        let since = sql_revision("audit", since)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|client| {
+            let rows = client
+                .query(
+                    "SELECT at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
+                            decided_by, anchor, rule, reason, message
+                     FROM toolgate_audit WHERE at >= $1 AND ($2::TEXT IS NULL OR owner = $2)
+                     ORDER BY at, id LIMIT $3",
+                    &[&since, &owner, &limit],
+                )
+                .map_err(err)?;
+            rows.iter()
+                .map(|r| -> Result<AuditRecord, postgres::Error> {
+                    Ok(AuditRecord {
+                        at: u64::try_from(r.try_get::<_, i64>(0)?).unwrap_or(0),
+                        run_id: r.try_get(1)?,
+                        owner: r.try_get(2)?,
+                        session_id: r.try_get(3)?,
+                        revision: u64::try_from(r.try_get::<_, i64>(4)?).unwrap_or(0),
+                        tool_call_id: r.try_get(5)?,
+                        tool: r.try_get(6)?,
+                        outcome: r.try_get(7)?,
+                        decided_by: r.try_get(8)?,
+                        anchor: r.try_get(9)?,
+                        rule: r.try_get(10)?,
+                        reason: r.try_get(11)?,
+                        message: r.try_get(12)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err)
+        })
+    }
+}
+
 impl MarkerStore for PostgresStore {
     fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
         self.with(|client| {
@@ -126,18 +172,65 @@ impl MarkerStore for PostgresStore {
         let old = expected.map(|o| sql_revision(key, o)).transpose()?;
         self.with(|client| {
             let changed = match old {
-                None => client.execute(
-                    "INSERT INTO toolgate_runs (run_key, revision, value) VALUES ($1, $2, $3)
-                     ON CONFLICT (run_key) DO NOTHING",
-                    &[&key, &revision, &new.value],
-                ),
-                Some(old) => client.execute(
-                    "UPDATE toolgate_runs SET revision = $2, value = $3
-                     WHERE run_key = $1 AND revision = $4",
-                    &[&key, &revision, &new.value, &old],
-                ),
-            }
-            .map_err(err)?;
+                None => client
+                    .execute(
+                        "INSERT INTO toolgate_runs (run_key, revision, value) VALUES ($1, $2, $3)
+                         ON CONFLICT (run_key) DO NOTHING",
+                        &[&key, &revision, &new.value],
+                    )
+                    .map_err(err)?,
+                // The update and the audit rows it ends commit together or not at all.
+                Some(old) => {
+                    let mut tx = client.transaction().map_err(err)?;
+                    let before = tx
+                        .query_opt(
+                            "SELECT value FROM toolgate_runs WHERE run_key = $1 AND revision = $2",
+                            &[&key, &old],
+                        )
+                        .map_err(err)?
+                        .map(|r| r.try_get::<_, String>(0))
+                        .transpose()
+                        .map_err(err)?;
+                    let changed = tx
+                        .execute(
+                            "UPDATE toolgate_runs SET revision = $2, value = $3
+                             WHERE run_key = $1 AND revision = $4",
+                            &[&key, &revision, &new.value, &old],
+                        )
+                        .map_err(err)?;
+                    if changed == 1 {
+                        if let Some(before) = before {
+                            for r in audit::rows(&before, &new.value) {
+                                tx.execute(
+                                    "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
+                                         revision, tool_call_id, tool, outcome, decided_by,
+                                         anchor, rule, reason, message)
+                                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                     ON CONFLICT DO NOTHING",
+                                    &[
+                                        &sql_revision(key, r.at)?,
+                                        &r.run_id,
+                                        &r.owner,
+                                        &r.session_id,
+                                        &sql_revision(key, r.revision)?,
+                                        &r.tool_call_id,
+                                        &r.tool,
+                                        &r.outcome,
+                                        &r.decided_by,
+                                        &r.anchor,
+                                        &r.rule,
+                                        &r.reason,
+                                        &r.message,
+                                    ],
+                                )
+                                .map_err(err)?;
+                            }
+                        }
+                    }
+                    tx.commit().map_err(err)?;
+                    changed
+                }
+            };
             if changed == 1 {
                 return Ok(());
             }

@@ -12,6 +12,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use toolgate_core::{Error, MarkerStore, Stored};
 
+use crate::audit::{self, AuditRecord};
 use crate::migrate::SQLITE;
 use crate::{check_size, read_revision, sql_revision, unavailable, OpenError, StoreOptions};
 
@@ -28,7 +29,58 @@ fn err(e: rusqlite::Error) -> Error {
     unavailable("sqlite", e)
 }
 
+/// A text column as a string; bytes that are not UTF-8 come back replaced (core then
+/// finds the document corrupt and fails the run: never a crash, never a grant).
+fn text(v: ValueRef<'_>) -> rusqlite::Result<String> {
+    Ok(match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => String::new(),
+    })
+}
+
 impl SqliteStore {
+    /// The audit trail: `owner`'s records (every owner's for `None`) at or after
+    /// `since` ms, oldest first, at most `limit`.
+    pub fn audit(
+        &self,
+        owner: Option<&str>,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<AuditRecord>, Error> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
+                        decided_by, anchor, rule, reason, message
+                 FROM toolgate_audit WHERE at >= ?1 AND (?2 IS NULL OR owner = ?2)
+                 ORDER BY at, id LIMIT ?3",
+            )
+            .map_err(err)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(params![sql_revision("audit", since)?, owner, limit], |r| {
+                Ok(AuditRecord {
+                    at: u64::try_from(r.get::<_, i64>(0)?).unwrap_or(0),
+                    run_id: r.get(1)?,
+                    owner: r.get(2)?,
+                    session_id: r.get(3)?,
+                    revision: u64::try_from(r.get::<_, i64>(4)?).unwrap_or(0),
+                    tool_call_id: r.get(5)?,
+                    tool: r.get(6)?,
+                    outcome: r.get(7)?,
+                    decided_by: r.get(8)?,
+                    anchor: r.get(9)?,
+                    rule: r.get(10)?,
+                    reason: r.get(11)?,
+                    message: r.get(12)?,
+                })
+            })
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        Ok(rows)
+    }
+
     /// Opens `path` (`:memory:` for a private in-memory database), creating the file and
     /// its directory when absent, and migrates it.
     pub fn open(path: &str, options: StoreOptions) -> Result<SqliteStore, OpenError> {
@@ -155,20 +207,70 @@ impl MarkerStore for SqliteStore {
     fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
         check_size(key, &new, &self.options)?;
         let revision = sql_revision(key, new.revision)?;
-        let conn = self.conn();
+        let mut conn = self.conn();
         let changed = match expected {
-            None => conn.execute(
-                "INSERT INTO toolgate_runs (run_key, revision, value) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (run_key) DO NOTHING",
-                params![key, revision, new.value],
-            ),
-            Some(old) => conn.execute(
-                "UPDATE toolgate_runs SET revision = ?2, value = ?3
-                 WHERE run_key = ?1 AND revision = ?4",
-                params![key, revision, new.value, sql_revision(key, old)?],
-            ),
-        }
-        .map_err(err)?;
+            None => conn
+                .execute(
+                    "INSERT INTO toolgate_runs (run_key, revision, value) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (run_key) DO NOTHING",
+                    params![key, revision, new.value],
+                )
+                .map_err(err)?,
+            // The update and the audit rows it ends (if it takes the run out of
+            // awaiting_permission) commit together or not at all.
+            Some(old) => {
+                let old = sql_revision(key, old)?;
+                let tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .map_err(err)?;
+                let before: Option<String> = tx
+                    .query_row(
+                        "SELECT value FROM toolgate_runs WHERE run_key = ?1 AND revision = ?2",
+                        params![key, old],
+                        |row| text(row.get_ref(0)?),
+                    )
+                    .optional()
+                    .map_err(err)?;
+                let changed = tx
+                    .execute(
+                        "UPDATE toolgate_runs SET revision = ?2, value = ?3
+                         WHERE run_key = ?1 AND revision = ?4",
+                        params![key, revision, new.value, old],
+                    )
+                    .map_err(err)?;
+                if changed == 1 {
+                    if let Some(before) = before {
+                        for r in audit::rows(&before, &new.value) {
+                            tx.execute(
+                                "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
+                                     revision, tool_call_id, tool, outcome, decided_by, anchor,
+                                     rule, reason, message)
+                                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                 ON CONFLICT DO NOTHING",
+                                params![
+                                    sql_revision(key, r.at)?,
+                                    r.run_id,
+                                    r.owner,
+                                    r.session_id,
+                                    sql_revision(key, r.revision)?,
+                                    r.tool_call_id,
+                                    r.tool,
+                                    r.outcome,
+                                    r.decided_by,
+                                    r.anchor,
+                                    r.rule,
+                                    r.reason,
+                                    r.message
+                                ],
+                            )
+                            .map_err(err)?;
+                        }
+                    }
+                }
+                tx.commit().map_err(err)?;
+                changed
+            }
+        };
         if changed == 1 {
             return Ok(());
         }

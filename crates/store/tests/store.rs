@@ -157,6 +157,68 @@ fn lifecycle(store: &SqlStore) {
     assert_eq!(run.expired_at, Some(T0 + 60_000));
 }
 
+/// The audit trail: each request's end once, with its outcome and who decided.
+fn audit_trail(store: &SqlStore) {
+    let runs = Runs::new(store);
+    let approve = park(&runs, "audit-ok", T0);
+    runs.resume_by("audit-ok", "me", &approve, T0 + 5, Some("alice-phone"))
+        .expect("resume");
+    let deny: Vec<ResumeDecision> = park(&runs, "audit-no", T0)
+        .into_iter()
+        .map(|mut d| {
+            d.choice = Choice::Deny {
+                message: Some("not today".into()),
+            };
+            d
+        })
+        .collect();
+    runs.resume_by("audit-no", "me", &deny, T0 + 6, Some("bob"))
+        .expect("deny");
+    park(&runs, "audit-exp", T0);
+    runs.run("audit-exp", T0 + 60_000).expect("expire");
+    park(&runs, "audit-cancel", T0);
+    runs.cancel("audit-cancel", "me", "the user moved on", T0 + 7)
+        .expect("cancel");
+    // Reading again, or failing a lost resume, records nothing more.
+    runs.run("audit-exp", T0 + 70_000).expect("read");
+    assert!(runs
+        .resume_by("audit-ok", "me", &approve, T0 + 8, Some("eve"))
+        .is_err());
+    let got: Vec<(String, String, Option<String>, Option<String>)> = store
+        .audit(Some("me"), T0, 100)
+        .expect("audit")
+        .into_iter()
+        .filter(|r| r.run_id.starts_with("audit-"))
+        .map(|r| {
+            assert_eq!(r.tool_call_id, "c1");
+            assert_eq!(r.anchor.len(), 64);
+            assert_eq!(r.rule, "builtin.default");
+            (r.run_id, r.outcome, r.decided_by, r.message)
+        })
+        .collect();
+    let row = |id: &str, outcome: &str, by: Option<&str>, msg: Option<&str>| {
+        (
+            id.to_string(),
+            outcome.to_string(),
+            by.map(str::to_string),
+            msg.map(str::to_string),
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            row("audit-ok", "approved", Some("alice-phone"), None),
+            row("audit-no", "denied", Some("bob"), Some("not today")),
+            row("audit-cancel", "cancelled", None, Some("the user moved on")),
+            row("audit-exp", "expired", None, None),
+        ]
+    );
+    assert!(store
+        .audit(Some("other"), 0, 100)
+        .expect("audit")
+        .is_empty());
+}
+
 /// A corrupt document (as written by something else) → the run is failed, never resumed.
 fn corrupt(store: &SqlStore, run_id: &str, corrupt_row: &dyn Fn(&str)) {
     let runs = Runs::new(store);
@@ -212,6 +274,17 @@ fn race(a: Arc<SqlStore>, b: Arc<SqlStore>, rounds: usize) -> usize {
         }
         assert_eq!(won, 1, "round {i}: {results:?}");
         winners += won;
+        let ended: Vec<_> = a
+            .audit(Some("me"), 0, 100_000)
+            .expect("audit")
+            .into_iter()
+            .filter(|r| r.run_id == run_id)
+            .collect();
+        assert_eq!(
+            ended.len(),
+            1,
+            "round {i}: the end recorded once: {ended:?}"
+        );
     }
     winners
 }
@@ -226,6 +299,7 @@ fn sqlite_file() {
     assert!(path.exists(), "created on first open");
     cas(&store);
     lifecycle(&store);
+    audit_trail(&store);
     let raw = rusqlite_conn(&path);
     corrupt(&store, "run-bad-json", &|key| {
         raw(&format!(
@@ -255,7 +329,7 @@ fn sqlite_file() {
         .expect("resumed after the restart");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "1"
+        "2"
     );
 
     // Two connections to the file (as two server processes would have).
@@ -270,6 +344,7 @@ fn sqlite_memory_and_bad_urls() {
     let store = open("sqlite::memory:", StoreOptions::default()).expect("memory");
     cas(&store);
     lifecycle(&store);
+    audit_trail(&store);
     for bad in ["", "mysql://x", "sqlite:", "file.db"] {
         assert!(
             matches!(
@@ -307,13 +382,14 @@ fn postgres_server() {
         let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
         c.batch_execute(sql).expect("sql");
     };
-    exec("DROP TABLE IF EXISTS toolgate_runs; DROP TABLE IF EXISTS toolgate_migrations;");
+    exec("DROP TABLE IF EXISTS toolgate_runs; DROP TABLE IF EXISTS toolgate_audit; DROP TABLE IF EXISTS toolgate_migrations;");
     let store = open(&url, StoreOptions::default()).expect("open");
     assert_eq!(store.kind(), "postgres");
     // A second open (another replica starting) finds the schema migrated.
     let second = open(&url, StoreOptions::default()).expect("second open");
     cas(&store);
     lifecycle(&store);
+    audit_trail(&store);
     corrupt(&store, "run-bad", &|key| {
         exec(&format!(
             "UPDATE toolgate_runs SET value = '[1,2' WHERE run_key = '{key}'"

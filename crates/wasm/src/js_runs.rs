@@ -101,8 +101,17 @@ export interface Run {
   lastError?: string;
   resumedAt?: number;
   expiredAt?: number;
+  /** What the last resume decided (set with `resumedAt`): who, when the host named
+   * them, and each call's outcome. */
+  decision?: RunDecision;
   /** Present exactly when `status` is `awaiting_permission`. */
   marker?: PermissionMarker;
+}
+
+export interface RunDecision {
+  decidedBy?: string;
+  calls: { toolCallId: string; tool: string; anchor: string; outcome: "approved" | "denied";
+           scope?: string; message?: string }[];
 }
 
 export interface Parked {

@@ -7,7 +7,7 @@ import init, {
   type GateOptions, type PolicyDefaults, type AskOptions, type ToolgateError, type FsNeeds, type FsTree,
   type FsFacts, type Run, type RunStatus, type Parked, type ParkCall, type ParkRequest, type ParkedCall,
   type PermissionMarker, type ResumeDecision, type ResumeRequest, type Resumed, type ResumedCall,
-  type ResumeGuarantee, type RunsChange,
+  type ResumeGuarantee, type RunsChange, type RunDecision,
 } from "toolgate";
 
 await init();
@@ -42,6 +42,7 @@ const req: ParkRequest = { runId: "r1", calls: [parkCall], history: "[]" };
 const parked: Parked = gate.park(req);
 const run: Run | null = gate.run("r1");
 const status: RunStatus | undefined = run?.status;
+const decided: RunDecision | undefined = run?.decision;
 const marker: PermissionMarker | undefined = run?.marker ?? undefined;
 const parkedCall: ParkedCall | undefined = marker?.calls[0];
 const decision: ResumeDecision = { toolCallId: "p1", anchor: parkedCall?.anchor ?? "", decision: "allow" };
@@ -51,4 +52,4 @@ const results: ResumedCall[] = resumed.results;
 const guarantee: ResumeGuarantee = gate.resumeGuarantee;
 const off = gate.onRunsChange((change: RunsChange) => console.log(change.runId));
 off();
-console.log(tier, parts, trees, outcome, pending, questions, answer, counts, parked, status, results, guarantee);
+console.log(decided, tier, parts, trees, outcome, pending, questions, answer, counts, parked, status, results, guarantee);
