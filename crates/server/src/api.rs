@@ -147,6 +147,9 @@ pub async fn park(
     };
     let store = state.store.clone();
     let parked = blocking(move || Ok(Runs::new(&*store).park(park, now_ms())?)).await?;
+    if let Some(hook) = &state.webhook {
+        hook.notify(&parked.run);
+    }
     json(StatusCode::CREATED, &ParkedView::from(&parked))
 }
 

@@ -55,6 +55,10 @@ pub struct Config {
     /// Origins allowed to call the API from a browser (CORS); none: same origin only.
     pub cors_origins: Vec<String>,
     pub tokens: Vec<Token>,
+    /// A Slack-compatible incoming webhook for "a run waits" messages.
+    pub webhook_url: Option<String>,
+    /// The address people open the panel at (the webhook message links to it).
+    pub public_url: Option<String>,
 }
 
 /// What the file may say.
@@ -70,6 +74,8 @@ struct File {
     home: Option<String>,
     #[serde(default)]
     cors_origins: Vec<String>,
+    webhook_url: Option<String>,
+    public_url: Option<String>,
     #[serde(default)]
     tokens: Vec<FileToken>,
 }
@@ -102,8 +108,9 @@ pub struct Overrides {
 }
 
 /// Reads the configuration: `file` (if any), then `TOOLGATE_LISTEN`,
-/// `TOOLGATE_DATABASE_URL`, `TOOLGATE_CORS_ORIGINS` (comma-separated) and
-/// `TOOLGATE_TOKENS` from `env`, then `overrides`. Errors say what to fix.
+/// `TOOLGATE_DATABASE_URL`, `TOOLGATE_CORS_ORIGINS` (comma-separated),
+/// `TOOLGATE_TOKENS`, `TOOLGATE_WEBHOOK_URL` and `TOOLGATE_PUBLIC_URL` from `env`, then
+/// `overrides`. Errors say what to fix.
 pub fn load(
     file: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
@@ -194,12 +201,21 @@ pub fn load(
             w.first().copied().unwrap_or("")
         ));
     }
+    let webhook_url = env("TOOLGATE_WEBHOOK_URL").or(parsed.webhook_url);
+    if let Some(u) = &webhook_url {
+        if !(u.starts_with("https://") || u.starts_with("http://")) {
+            return Err("webhook_url must be an http:// or https:// URL".to_string());
+        }
+    }
+    let public_url = env("TOOLGATE_PUBLIC_URL").or(parsed.public_url);
     Ok(Config {
         listen,
         database,
         policy,
         cors_origins,
         tokens,
+        webhook_url,
+        public_url,
     })
 }
 

@@ -19,6 +19,7 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod error;
+pub mod webhook;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,6 +48,8 @@ pub struct AppState {
     pub store: Arc<SqlStore>,
     pub policy: Arc<Policy>,
     pub tokens: Arc<[Token]>,
+    /// Where "a run waits" messages go (none: nowhere).
+    pub webhook: Option<webhook::Webhook>,
 }
 
 /// The API's routes with their layers: body limit, CORS for `cors_origins` (none: no

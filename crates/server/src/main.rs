@@ -18,7 +18,8 @@ const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen AD
                                     [--owner OWNER] [--since MS]
 
 Environment: TOOLGATE_LISTEN, TOOLGATE_DATABASE_URL (sqlite:PATH | postgres://…),
-TOOLGATE_CORS_ORIGINS (comma-separated), TOOLGATE_TOKENS ([{\"name\",\"owner\",\"roles\",\"token\"}]).";
+TOOLGATE_CORS_ORIGINS (comma-separated), TOOLGATE_TOKENS ([{\"name\",\"owner\",\"roles\",\"token\"}]),
+TOOLGATE_WEBHOOK_URL (Slack-compatible, \"a run waits\"), TOOLGATE_PUBLIC_URL (the panel, for its link).";
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -97,6 +98,9 @@ fn serve(args: Vec<String>) -> Result<(), String> {
         store: Arc::new(store),
         policy: Arc::new(config.policy),
         tokens: config.tokens.into(),
+        webhook: config
+            .webhook_url
+            .map(|url| toolgate_server::webhook::Webhook::new(url, config.public_url)),
     };
     let app = router(state, &config.cors_origins)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

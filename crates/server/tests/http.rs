@@ -56,8 +56,13 @@ fn start(db: &Path) -> Server {
 }
 
 fn start_url(database: &str) -> Server {
+    start_env(database, &[])
+}
+
+fn start_env(database: &str, env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
         .args(["--listen", "127.0.0.1:0", "--database", database])
+        .envs(env.iter().copied())
         .env("TOOLGATE_TOKENS", tokens())
         .env("TOOLGATE_CORS_ORIGINS", "https://chat.example.com")
         .stdout(Stdio::piped())
@@ -813,4 +818,138 @@ fn two_replicas_on_postgres_resume_once() {
         winners += 1;
     }
     assert_eq!(winners, 100);
+}
+
+/// A local HTTP receiver for the webhook: answers each connection with the next status
+/// of `script` (0: never answer), records the bodies.
+fn receiver(script: Vec<u16>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = bodies.clone();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for (i, conn) in listener.incoming().enumerate() {
+            let Ok(mut conn) = conn else { return };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let body = loop {
+                let Ok(n) = conn.read(&mut chunk) else {
+                    break String::new();
+                };
+                if n == 0 {
+                    break String::new();
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                    let len = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        break String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).to_string();
+                    }
+                }
+            };
+            seen.lock().unwrap().push(body);
+            match script.get(i).copied().unwrap_or(200) {
+                0 => held.push(conn),
+                status => {
+                    let _ = conn.write_all(
+                        format!("HTTP/1.1 {status} X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok").as_bytes(),
+                    );
+                }
+            }
+        }
+    });
+    (addr, bodies)
+}
+
+#[test]
+fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
+    let dir = temp_dir("webhook");
+    let db = format!("sqlite:{}", dir.join("toolgate.db").display());
+    // The first attempt fails (500), the retry is delivered.
+    let (hook, bodies) = receiver(vec![500, 200]);
+    let url = format!("http://{hook}/services/T0/B0/secret");
+    let server = start_env(
+        &db,
+        &[
+            ("TOOLGATE_WEBHOOK_URL", &url),
+            ("TOOLGATE_PUBLIC_URL", "https://panel.example/"),
+        ],
+    );
+    let started = std::time::Instant::now();
+    let parked = req(
+        &server.addr,
+        "POST",
+        "/v1/runs/run-w/park",
+        Some(AGENT),
+        Some(&park_body("echo '<!channel> `x`' && git push")),
+        &[],
+    );
+    assert_eq!(parked.status, 201);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the park waited for the webhook"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while bodies.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let got = bodies.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "one failed attempt, one retry: {got:?}");
+    assert_eq!(got[0], got[1]);
+    let text = serde_json::from_str::<Value>(&got[1]).unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("run 'run-w'") || text.contains("run `run-w`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("&lt;!channel&gt;") && !text.contains("<!channel>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<https://panel.example/#run=run-w|Open the approval panel>"),
+        "{text}"
+    );
+    assert!(text.contains("not on the read-only allowlist"), "{text}");
+    drop(server);
+
+    // A webhook that never answers: the park is answered at once all the same, and the
+    // run waits as usual.
+    let (hook, _bodies) = receiver(vec![0, 0, 0]);
+    let url = format!("http://{hook}/hang");
+    let server = start_env(&db, &[("TOOLGATE_WEBHOOK_URL", &url)]);
+    let started = std::time::Instant::now();
+    let parked = req(
+        &server.addr,
+        "POST",
+        "/v1/runs/run-w2/park",
+        Some(AGENT),
+        Some(&park_body("make deploy")),
+        &[],
+    );
+    assert_eq!(parked.status, 201);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the park waited for the webhook"
+    );
+    let run = req(
+        &server.addr,
+        "GET",
+        "/v1/runs/run-w2",
+        Some(ALICE),
+        None,
+        &[],
+    )
+    .json();
+    assert_eq!(run["status"], "awaiting_permission");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
