@@ -167,12 +167,15 @@ impl<S: MarkerStore> Runs<S> {
 
     /// Every run in the store, by run id, healing as [`Runs::run`] does.
     pub fn runs(&self, now: u64) -> Result<Vec<Run>, Error> {
-        let mut keys = self.store.keys()?;
-        keys.sort();
-        let mut out = Vec::with_capacity(keys.len());
-        for key in keys {
-            if let Some(run) = self.run(&key, now)? {
-                out.push(run);
+        let mut entries = self.store.entries()?;
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::with_capacity(entries.len());
+        for (key, stored) in entries {
+            match self.load_from(&key, Some(stored), now)? {
+                Loaded::Absent => {}
+                Loaded::Found(run) | Loaded::Expired(run) | Loaded::Healed { run, .. } => {
+                    out.push(run)
+                }
             }
         }
         Ok(out)
@@ -412,10 +415,21 @@ impl<S: MarkerStore> Runs<S> {
 
     /// Reads and decodes a record; heals corrupt records and expired markers.
     fn load(&self, run_id: &str, now: u64) -> Result<Loaded, Error> {
+        self.load_from(run_id, None, now)
+    }
+
+    /// [`Runs::load`] starting from `first`, a value just read (by a listing); later
+    /// attempts (after a lost compare-and-swap) read again.
+    fn load_from(&self, run_id: &str, first: Option<Stored>, now: u64) -> Result<Loaded, Error> {
         let mut last_conflict = None;
+        let mut first = first;
         for _ in 0..MAX_RETRIES {
-            let Some(stored) = self.store.get(run_id)? else {
-                return Ok(Loaded::Absent);
+            let stored = match first.take() {
+                Some(stored) => stored,
+                None => match self.store.get(run_id)? {
+                    Some(stored) => stored,
+                    None => return Ok(Loaded::Absent),
+                },
             };
             let outcome = match decode_stored(run_id, &stored, &*self.check) {
                 Ok(run) => match &run.marker {

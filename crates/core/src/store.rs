@@ -35,6 +35,19 @@ pub trait MarkerStore {
 
     /// Every key, in any order.
     fn keys(&self) -> Result<Vec<String>, Error>;
+
+    /// Every key with its value, in any order: what listing runs reads. The default
+    /// reads [`keys`](MarkerStore::keys), then each (a key deleted meanwhile is left
+    /// out); a store that can read them all at once (one SQL query) should.
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        let mut out = Vec::new();
+        for key in self.keys()? {
+            if let Some(stored) = self.get(&key)? {
+                out.push((key, stored));
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl<S: MarkerStore + ?Sized> MarkerStore for &S {
@@ -49,6 +62,9 @@ impl<S: MarkerStore + ?Sized> MarkerStore for &S {
     }
     fn keys(&self) -> Result<Vec<String>, Error> {
         (**self).keys()
+    }
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        (**self).entries()
     }
 }
 
@@ -65,6 +81,9 @@ impl<S: MarkerStore + ?Sized> MarkerStore for Rc<S> {
     fn keys(&self) -> Result<Vec<String>, Error> {
         (**self).keys()
     }
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        (**self).entries()
+    }
 }
 
 impl<S: MarkerStore + ?Sized> MarkerStore for Arc<S> {
@@ -79,6 +98,9 @@ impl<S: MarkerStore + ?Sized> MarkerStore for Arc<S> {
     }
     fn keys(&self) -> Result<Vec<String>, Error> {
         (**self).keys()
+    }
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        (**self).entries()
     }
 }
 

@@ -61,23 +61,12 @@ fn cached(headers: &HeaderMap, value: &impl Serialize) -> Result<Response, ApiEr
         serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("encoding: {e}")))?;
     let digest = Sha256::digest(&body);
     let etag = format!("\"{}\"", hex(digest.get(..16).unwrap_or_default()));
-    let matches = headers
-        .get_all(IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|t| t == etag || t == "*" || t.strip_prefix("W/") == Some(etag.as_str()));
+    if if_none_match(headers, &etag) {
+        return not_modified(&etag);
+    }
     let etag_value =
         HeaderValue::from_str(&etag).map_err(|e| ApiError::internal(format!("etag: {e}")))?;
     let no_cache = HeaderValue::from_static("no-cache");
-    if matches {
-        return Ok((
-            StatusCode::NOT_MODIFIED,
-            [(ETAG, etag_value), (CACHE_CONTROL, no_cache)],
-        )
-            .into_response());
-    }
     Ok((
         StatusCode::OK,
         [
@@ -182,6 +171,16 @@ pub async fn list(
             })?,
         ),
     };
+    let key = (caller.owner.clone(), status);
+    let store = state.store.clone();
+    let changes = blocking(move || Ok(store.changes()?)).await?;
+    // Nothing written since the answer this client holds, and no marker in it has
+    // expired since: 304 without listing.
+    if let Some(etag) = state.polls.fresh(&key, changes, now_ms()) {
+        if if_none_match(&headers, &etag) {
+            return not_modified(&etag);
+        }
+    }
     let store = state.store.clone();
     let owner = caller.owner;
     let runs = blocking(move || Ok(Runs::new(&*store).runs_of(&owner, now_ms())?)).await?;
@@ -190,7 +189,81 @@ pub async fn list(
         .filter(|r| status.is_none_or(|s| r.status == s))
         .map(RunView::from)
         .collect();
-    cached(&headers, &RunList { runs: shown })
+    let valid_until = runs
+        .iter()
+        .filter_map(|r| r.marker.as_ref().map(|m| m.expires_at))
+        .min()
+        .unwrap_or(u64::MAX);
+    let response = cached(&headers, &RunList { runs: shown })?;
+    if let Some(etag) = response.headers().get(ETAG).and_then(|v| v.to_str().ok()) {
+        // `changes` was read before listing: a write during it makes the next poll
+        // list again rather than trust a stale answer.
+        state
+            .polls
+            .remember(key, changes, valid_until, etag.to_string());
+    }
+    Ok(response)
+}
+
+type PollKey = (String, Option<RunStatus>);
+
+/// The last list answers, per (owner, status filter): the change counter they were
+/// computed at, until when they hold (the earliest marker expiry in them), their ETag.
+#[derive(Default)]
+pub struct PollCache {
+    entries: std::sync::Mutex<std::collections::HashMap<PollKey, (u64, u64, String)>>,
+}
+
+/// At most this many (owner, filter) answers are kept; past it the cache starts over.
+const POLL_CACHE_ENTRIES: usize = 10_000;
+
+impl PollCache {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<PollKey, (u64, u64, String)>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The ETag of the answer for `key` if it is still what listing would give.
+    fn fresh(&self, key: &PollKey, changes: u64, now: u64) -> Option<String> {
+        self.lock()
+            .get(key)
+            .filter(|(at, until, _)| *at == changes && now < *until)
+            .map(|(_, _, etag)| etag.clone())
+    }
+
+    fn remember(&self, key: PollKey, changes: u64, until: u64, etag: String) {
+        let mut map = self.lock();
+        if map.len() >= POLL_CACHE_ENTRIES && !map.contains_key(&key) {
+            map.clear();
+        }
+        map.insert(key, (changes, until, etag));
+    }
+}
+
+fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == etag || t == "*" || t.strip_prefix("W/") == Some(etag))
+}
+
+fn not_modified(etag: &str) -> Result<Response, ApiError> {
+    let etag_value =
+        HeaderValue::from_str(etag).map_err(|e| ApiError::internal(format!("etag: {e}")))?;
+    Ok((
+        StatusCode::NOT_MODIFIED,
+        [
+            (ETAG, etag_value),
+            (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+    )
+        .into_response())
 }
 
 /// `GET /v1/runs/{id}`: the run as `gate.run(id)` shows it; 404 for another owner's.

@@ -50,6 +50,9 @@ pub struct AppState {
     pub tokens: Arc<[Token]>,
     /// Where "a run waits" messages go (none: nowhere).
     pub webhook: Option<webhook::Webhook>,
+    /// The last list answer per (owner, status filter): lets an unchanged poll be
+    /// answered 304 from the store's change counter alone.
+    pub polls: Arc<api::PollCache>,
 }
 
 /// The API's routes with their layers: body limit, CORS for `cors_origins` (none: no

@@ -101,6 +101,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
         webhook: config
             .webhook_url
             .map(|url| toolgate_server::webhook::Webhook::new(url, config.public_url)),
+        polls: Arc::default(),
     };
     let app = router(state, &config.cors_origins)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -953,3 +953,50 @@ fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The poll's 304 comes from the change counter, but never past a marker's expiry: the
+/// poll after it lists again and shows the run cancelled.
+#[test]
+fn an_expiring_marker_ends_the_cached_poll() {
+    let dir = temp_dir("expiry");
+    let server = start(&dir.join("toolgate.db"));
+    let a = server.addr.as_str();
+    let mut body = park_body("make deploy");
+    body["ttlMs"] = json!(1500);
+    assert_eq!(
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-e/park",
+            Some(AGENT),
+            Some(&body),
+            &[]
+        )
+        .status,
+        201
+    );
+    let first = req(a, "GET", "/v1/runs", Some(ALICE), None, &[]);
+    let etag = first.header("etag").unwrap().to_string();
+    let cached = req(
+        a,
+        "GET",
+        "/v1/runs",
+        Some(ALICE),
+        None,
+        &[("If-None-Match", &etag)],
+    );
+    assert_eq!(cached.status, 304);
+    std::thread::sleep(Duration::from_millis(1700));
+    let after = req(
+        a,
+        "GET",
+        "/v1/runs",
+        Some(ALICE),
+        None,
+        &[("If-None-Match", &etag)],
+    );
+    assert_eq!(after.status, 200);
+    assert_eq!(after.json()["runs"][0]["status"], "cancelled");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -135,6 +135,16 @@ impl SqlStore {
         }
     }
 
+    /// A counter that grows with every write to the runs, from any connection, process
+    /// or replica: unchanged means every run reads as before (expiry aside, which
+    /// depends on the clock).
+    pub fn changes(&self) -> Result<u64, Error> {
+        match self {
+            SqlStore::Sqlite(s) => s.changes(),
+            SqlStore::Postgres(s) => s.changes(),
+        }
+    }
+
     fn inner(&self) -> &dyn MarkerStore {
         match self {
             SqlStore::Sqlite(s) => s,
@@ -155,6 +165,9 @@ impl MarkerStore for SqlStore {
     }
     fn keys(&self) -> Result<Vec<String>, Error> {
         self.inner().keys()
+    }
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        self.inner().entries()
     }
 }
 

@@ -19,6 +19,11 @@ pub(crate) const SQLITE: &[Migration] = &[
         name: "0002_audit",
         sql: include_str!("../migrations/sqlite/0002_audit.sql"),
     },
+    Migration {
+        version: 3,
+        name: "0003_changes",
+        sql: include_str!("../migrations/sqlite/0003_changes.sql"),
+    },
 ];
 
 pub(crate) const POSTGRES: &[Migration] = &[
@@ -31,5 +36,10 @@ pub(crate) const POSTGRES: &[Migration] = &[
         version: 2,
         name: "0002_audit",
         sql: include_str!("../migrations/postgres/0002_audit.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "0003_changes",
+        sql: include_str!("../migrations/postgres/0003_changes.sql"),
     },
 ];

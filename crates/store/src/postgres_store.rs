@@ -103,6 +103,17 @@ fn revision_of(client: &mut Client, key: &str) -> Result<Option<u64>, Error> {
 }
 
 impl PostgresStore {
+    /// The change counter: it grows with every write to the runs (any replica).
+    pub fn changes(&self) -> Result<u64, Error> {
+        self.with(|client| {
+            let row = client
+                .query_one("SELECT seq FROM toolgate_changes WHERE id = 1", &[])
+                .map_err(err)?;
+            let seq: i64 = row.try_get(0).map_err(err)?;
+            Ok(u64::try_from(seq).unwrap_or(0))
+        })
+    }
+
     /// The audit trail: `owner`'s records (every owner's for `None`) at or after
     /// `since` ms, oldest first, at most `limit`.
     pub fn audit(
@@ -268,6 +279,22 @@ impl MarkerStore for PostgresStore {
                 .query("SELECT run_key FROM toolgate_runs", &[])
                 .map_err(err)?;
             rows.iter().map(|r| r.try_get(0).map_err(err)).collect()
+        })
+    }
+
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        self.with(|client| {
+            let rows = client
+                .query("SELECT run_key, revision, value FROM toolgate_runs", &[])
+                .map_err(err)?;
+            rows.iter()
+                .map(|r| {
+                    let key: String = r.try_get(0).map_err(err)?;
+                    let revision = read_revision(&key, r.try_get(1).map_err(err)?)?;
+                    let value: String = r.try_get(2).map_err(err)?;
+                    Ok((key, Stored { revision, value }))
+                })
+                .collect()
         })
     }
 }

@@ -39,6 +39,17 @@ fn text(v: ValueRef<'_>) -> rusqlite::Result<String> {
 }
 
 impl SqliteStore {
+    /// The change counter: it grows with every write to the runs (any connection).
+    pub fn changes(&self) -> Result<u64, Error> {
+        let conn = self.conn();
+        let seq: i64 = conn
+            .query_row("SELECT seq FROM toolgate_changes WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .map_err(err)?;
+        Ok(u64::try_from(seq).unwrap_or(0))
+    }
+
     /// The audit trail: `owner`'s records (every owner's for `None`) at or after
     /// `since` ms, oldest first, at most `limit`.
     pub fn audit(
@@ -310,5 +321,29 @@ impl MarkerStore for SqliteStore {
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
         Ok(keys)
+    }
+
+    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT run_key, revision, value FROM toolgate_runs")
+            .map_err(err)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    text(row.get_ref(2)?)?,
+                ))
+            })
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        rows.into_iter()
+            .map(|(key, revision, value)| {
+                let revision = read_revision(&key, revision)?;
+                Ok((key, Stored { revision, value }))
+            })
+            .collect()
     }
 }

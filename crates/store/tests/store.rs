@@ -69,6 +69,7 @@ fn park(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64) -> Vec<ResumeDeci
 
 /// Compare-and-swap, the size bound and keys, on an empty store.
 fn cas(store: &SqlStore) {
+    let c0 = store.changes().expect("changes");
     let v = |revision: u64, value: &str| Stored {
         revision,
         value: value.to_string(),
@@ -329,7 +330,7 @@ fn sqlite_file() {
         .expect("resumed after the restart");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "2"
+        "3"
     );
 
     // Two connections to the file (as two server processes would have).
