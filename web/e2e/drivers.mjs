@@ -125,3 +125,26 @@ export async function webkitEngine() {
     },
   };
 }
+
+/** Runs `fn(engine)` in Chromium, then in WebKitGTK (unless TOOLGATE_SKIP_WEBKIT is
+ * set, which is said); an engine that does not start is a failed `check`. Each engine
+ * is closed after its turn, whatever happened. */
+export async function eachEngine(check, fn) {
+  const engines = [chromiumEngine];
+  if (process.env.TOOLGATE_SKIP_WEBKIT) console.log("SKIPPED: WebKitGTK (TOOLGATE_SKIP_WEBKIT is set)");
+  else engines.push(webkitEngine);
+  for (const start of engines) {
+    let engine;
+    try {
+      engine = await start();
+    } catch (e) {
+      check(`${start.name}: the engine starts`, false, String(e?.stack ?? e));
+      continue;
+    }
+    try {
+      await fn(engine);
+    } finally {
+      await engine.close();
+    }
+  }
+}

@@ -19,7 +19,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checker } from "./checks.mjs";
-import { chromiumEngine, webkitEngine } from "./drivers.mjs";
+import { eachEngine } from "./drivers.mjs";
 import { serveDir } from "./serve.mjs";
 import { PKG_DIR, ROOT, buildConsumer, installTarball } from "./tarball.mjs";
 
@@ -145,27 +145,10 @@ try {
     ["React page", `${appSite.url}react.html`],
     ["Vue page", `${appSite.url}vue.html`],
   ];
-  const engines = [chromiumEngine];
-  if (process.env.TOOLGATE_SKIP_WEBKIT) {
-    console.log("SKIPPED: WebKitGTK (TOOLGATE_SKIP_WEBKIT is set)");
-  } else {
-    engines.push(webkitEngine);
-  }
-  for (const start of engines) {
-    let engine;
-    try {
-      engine = await start();
-    } catch (e) {
-      check(`${start.name}: the engine starts`, false, String(e?.stack ?? e));
-      continue;
-    }
-    try {
-      for (const [label, url] of pages) await elementFlow(engine, label, url);
-      console.log(`engine: ${engine.name} ${engine.version}`);
-    } finally {
-      await engine.close();
-    }
-  }
+  await eachEngine(check, async (engine) => {
+    for (const [label, url] of pages) await elementFlow(engine, label, url);
+    console.log(`engine: ${engine.name} ${engine.version}`);
+  });
 } finally {
   for (const p of servers) p.kill();
   rmSync(work, { recursive: true, force: true });

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveDir } from "./serve.mjs";
 import { checker } from "./checks.mjs";
-import { chromiumEngine, webkitEngine } from "./drivers.mjs";
+import { eachEngine } from "./drivers.mjs";
 import { BIN, PKG_DIR, ROOT, TGZ, buildConsumer, installTarball, run } from "./tarball.mjs";
 
 // The Gate's .wasm, gzip -9: at most 300 KiB (303,081 B when the budget was set).
@@ -140,39 +140,25 @@ window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash"
       servers.push(served.proc);
       urls.push([label, served.url]);
     }
-    const engines = [chromiumEngine];
-    if (process.env.TOOLGATE_SKIP_WEBKIT) console.log("SKIPPED: WebKitGTK (TOOLGATE_SKIP_WEBKIT is set)");
-    else engines.push(webkitEngine);
-    for (const start of engines) {
-      let engine;
-      try {
-        engine = await start();
-      } catch (e) {
-        check(`${start.name}: the engine starts`, false, String(e?.stack ?? e));
-        continue;
-      }
-      try {
-        for (const [label, url] of urls) {
-          const s = await engine.session();
-          try {
-            await s.open(url);
-            const result = await s.waitFor("return window.result ?? null;", 15_000);
-            const errors = s.consoleErrors();
-            check(
-              `${engine.name}: ${label} under a strict CSP: init() loads the .wasm and classifies, no error`,
-              result === "auto,deny" && errors.length === 0,
-              { result, errors },
-            );
-          } catch (e) {
-            check(`${engine.name}: ${label} ran`, false, String(e?.stack ?? e));
-          } finally {
-            await s.close();
-          }
+    await eachEngine(check, async (engine) => {
+      for (const [label, url] of urls) {
+        const s = await engine.session();
+        try {
+          await s.open(url);
+          const result = await s.waitFor("return window.result ?? null;", 15_000);
+          const errors = s.consoleErrors();
+          check(
+            `${engine.name}: ${label} under a strict CSP: init() loads the .wasm and classifies, no error`,
+            result === "auto,deny" && errors.length === 0,
+            { result, errors },
+          );
+        } catch (e) {
+          check(`${engine.name}: ${label} ran`, false, String(e?.stack ?? e));
+        } finally {
+          await s.close();
         }
-      } finally {
-        await engine.close();
       }
-    }
+    });
   } finally {
     for (const p of servers) p.kill();
   }

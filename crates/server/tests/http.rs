@@ -185,6 +185,18 @@ fn req(
     raw(addr, &bytes)
 }
 
+/// Parks run `id` (one `bash` call running `command`) as the agent.
+fn park(addr: &str, id: &str, command: &str) -> Reply {
+    req(
+        addr,
+        "POST",
+        &format!("/v1/runs/{id}/park"),
+        Some(AGENT),
+        Some(&park_body(command)),
+        &[],
+    )
+}
+
 fn park_body(command: &str) -> Value {
     json!({
         "sessionId": "chat-1",
@@ -221,14 +233,7 @@ fn park_poll_decide_exactly_once() {
     let server = start(&db);
     let a = server.addr.as_str();
 
-    let parked = req(
-        a,
-        "POST",
-        "/v1/runs/run-1/park",
-        Some(AGENT),
-        Some(&park_body("git push origin main")),
-        &[],
-    );
+    let parked = park(a, "run-1", "git push origin main");
     assert_eq!(
         parked.status,
         201,
@@ -368,14 +373,7 @@ fn park_poll_decide_exactly_once() {
     assert_eq!(changed.json()["runs"], json!([]));
 
     // Deny with a message: the agent's tool result says so.
-    req(
-        a,
-        "POST",
-        "/v1/runs/run-2/park",
-        Some(AGENT),
-        Some(&park_body("npm publish")),
-        &[],
-    );
+    park(a, "run-2", "npm publish");
     let anchor2 = req(a, "GET", "/v1/runs/run-2", Some(ALICE), None, &[]).json()["marker"]["calls"]
         [0]["anchor"]
         .clone();
@@ -454,14 +452,7 @@ fn park_poll_decide_exactly_once() {
     assert_eq!(jsonl.lines().count(), 2);
 
     // A denied call cannot be parked (the policy decides, not the agent).
-    let hard = req(
-        a,
-        "POST",
-        "/v1/runs/run-3/park",
-        Some(AGENT),
-        Some(&park_body("rm -rf /")),
-        &[],
-    );
+    let hard = park(a, "run-3", "rm -rf /");
     assert_eq!(hard.status, 400, "{}", String::from_utf8_lossy(&hard.body));
 
     drop(server);
@@ -473,14 +464,7 @@ fn a_restart_keeps_the_waiting_run() {
     let dir = temp_dir("restart");
     let db = dir.join("toolgate.db");
     let server = start(&db);
-    let parked = req(
-        &server.addr,
-        "POST",
-        "/v1/runs/run-r/park",
-        Some(AGENT),
-        Some(&park_body("make deploy")),
-        &[],
-    );
+    let parked = park(&server.addr, "run-r", "make deploy");
     let anchor = parked.json()["run"]["marker"]["calls"][0]["anchor"].clone();
     drop(server);
     let server = start(&db);
@@ -505,14 +489,7 @@ fn hostile_requests_change_nothing() {
     let db = dir.join("toolgate.db");
     let server = start(&db);
     let a = server.addr.as_str();
-    let parked = req(
-        a,
-        "POST",
-        "/v1/runs/run-h/park",
-        Some(AGENT),
-        Some(&park_body("git push")),
-        &[],
-    );
+    let parked = park(a, "run-h", "git push");
     let anchor = parked.json()["run"]["marker"]["calls"][0]["anchor"]
         .as_str()
         .unwrap()
@@ -764,14 +741,7 @@ fn two_replicas_on_postgres_resume_once() {
     let mut winners = 0;
     for i in 0..100 {
         let id = format!("replica-{}-{i}", std::process::id());
-        let parked = req(
-            &one.addr,
-            "POST",
-            &format!("/v1/runs/{id}/park"),
-            Some(AGENT),
-            Some(&park_body("make deploy")),
-            &[],
-        );
+        let parked = park(&one.addr, &id, "make deploy");
         assert_eq!(
             parked.status,
             201,
@@ -882,14 +852,7 @@ fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
         ],
     );
     let started = std::time::Instant::now();
-    let parked = req(
-        &server.addr,
-        "POST",
-        "/v1/runs/run-w/park",
-        Some(AGENT),
-        Some(&park_body("echo '<!channel> `x`' && git push")),
-        &[],
-    );
+    let parked = park(&server.addr, "run-w", "echo '<!channel> `x`' && git push");
     assert_eq!(parked.status, 201);
     assert!(
         started.elapsed() < Duration::from_secs(2),
@@ -927,14 +890,7 @@ fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
     let url = format!("http://{hook}/hang");
     let server = start_env(&db, &[("TOOLGATE_WEBHOOK_URL", &url)]);
     let started = std::time::Instant::now();
-    let parked = req(
-        &server.addr,
-        "POST",
-        "/v1/runs/run-w2/park",
-        Some(AGENT),
-        Some(&park_body("make deploy")),
-        &[],
-    );
+    let parked = park(&server.addr, "run-w2", "make deploy");
     assert_eq!(parked.status, 201);
     assert!(
         started.elapsed() < Duration::from_secs(2),

@@ -6,12 +6,10 @@ use leptos::prelude::*;
 use toolgate_core::Resumed;
 
 use super::approval_panel::ApprovalPanel;
+use super::panel_ctx;
 use super::playground::Playground;
 use super::run_list::RunList;
-use super::PanelCtx;
 use crate::source::RunSource;
-use crate::use_now::use_now;
-use crate::use_run_poll::use_run_poll;
 
 #[component]
 pub fn App(
@@ -19,14 +17,7 @@ pub fn App(
     on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
     policy_toml: String,
 ) -> impl IntoView {
-    let poll = use_run_poll(source);
-    let now = use_now(1_000);
-    let ctx = PanelCtx {
-        source,
-        on_resumed,
-        refresh: poll.refresh,
-        now,
-    };
+    let (ctx, poll) = panel_ctx(source, on_resumed);
     view! {
         <div class="tg-panel">
             <ApprovalPanel ctx runs=poll.runs error=poll.error />

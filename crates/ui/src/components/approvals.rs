@@ -9,24 +9,15 @@ use leptos::prelude::*;
 use toolgate_core::Resumed;
 
 use super::approval_panel::ApprovalPanel;
-use super::PanelCtx;
+use super::panel_ctx;
 use crate::source::RunSource;
-use crate::use_now::use_now;
-use crate::use_run_poll::use_run_poll;
 
 #[component]
 pub fn Approvals(
     source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
     on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
 ) -> impl IntoView {
-    let poll = use_run_poll(source);
-    let now = use_now(1_000);
-    let ctx = PanelCtx {
-        source,
-        on_resumed,
-        refresh: poll.refresh,
-        now,
-    };
+    let (ctx, poll) = panel_ctx(source, on_resumed);
     view! {
         <div class="tg-panel">
             <ApprovalPanel ctx runs=poll.runs error=poll.error />

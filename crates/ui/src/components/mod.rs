@@ -28,6 +28,22 @@ pub struct PanelCtx {
     pub now: ReadSignal<u64>,
 }
 
+/// What every panel sets up: the run poll over `source` and the ticking clock, as the
+/// [`PanelCtx`] the prompts take, and the poll (its runs and error to show).
+pub fn panel_ctx(
+    source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
+    on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
+) -> (PanelCtx, crate::use_run_poll::UseRunPoll) {
+    let poll = crate::use_run_poll::use_run_poll(source);
+    let ctx = PanelCtx {
+        source,
+        on_resumed,
+        refresh: poll.refresh,
+        now: crate::use_now::use_now(1_000),
+    };
+    (ctx, poll)
+}
+
 /// True when keyboard focus is in a text field (shortcuts must not fire, focus must
 /// not be stolen).
 pub fn typing_now() -> bool {
