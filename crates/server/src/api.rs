@@ -329,6 +329,23 @@ pub async fn decide(
         "toolgate-server: run {id} resumed by `{}` (revision {})",
         caller.name, resumed.revision
     );
+    if state.demo_agent {
+        // The reference agent goes on in the background; the decision is answered now.
+        let (store, policy, owner, resumed) = (
+            state.store.clone(),
+            state.policy.clone(),
+            caller.owner.clone(),
+            resumed.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            if let Some(Err(e)) = crate::agent::resume(&store, &policy, &owner, &resumed, &now_ms) {
+                eprintln!(
+                    "toolgate-server: the reference agent could not go on with run {}: {e}",
+                    resumed.run_id
+                );
+            }
+        });
+    }
     json(StatusCode::OK, &ResumedView::from(&resumed))
 }
 
@@ -364,4 +381,41 @@ pub async fn audit(
     let owner = caller.owner;
     let records = blocking(move || Ok(store.audit(Some(&owner), since, limit)?)).await?;
     cached(&headers, &AuditList { records })
+}
+
+/// `POST /v1/agent/runs` (either role; `--demo-agent` only): starts a run of the
+/// reference agent for the token's owner; 201 `{runId, turn: "parked" | "completed"}`.
+pub async fn start_agent(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Response, ApiError> {
+    if !state.demo_agent {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "the reference agent is off (start the server with --demo-agent)",
+        ));
+    }
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run_id = format!(
+        "demo-{}-{}",
+        now_ms(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let (store, policy, owner, id) = (
+        state.store.clone(),
+        state.policy.clone(),
+        caller.owner,
+        run_id.clone(),
+    );
+    let turn =
+        blocking(move || Ok(crate::agent::start(&store, &policy, &id, &owner, &now_ms)?)).await?;
+    let turn = match turn {
+        crate::agent::Turn::Parked => "parked",
+        crate::agent::Turn::Completed => "completed",
+    };
+    json(
+        StatusCode::CREATED,
+        &serde_json::json!({ "runId": run_id, "turn": turn }),
+    )
 }

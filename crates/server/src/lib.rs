@@ -9,11 +9,13 @@
 //! | `GET /v1/runs/{id}` | agent, approver | one run as `gate.run(id)` shows it; 404 for another owner's |
 //! | `POST /v1/runs/{id}/decisions` | approver | `{decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once; a loser's 409 names who decided first |
 //! | `GET /v1/audit?since=MS&limit=N` | approver | the owner's audit records (each request's end, once) |
+//! | `POST /v1/agent/runs` | both | starts the reference agent (`--demo-agent` only) |
 //!
 //! Every request carries `Authorization: Bearer <token>`; tokens (hashed) come from the
 //! config file or `TOOLGATE_TOKENS` ([`config`]). Errors are `{"error": {"code",
 //! "message"}}` ([`error`]).
 
+pub mod agent;
 pub mod api;
 pub mod auth;
 pub mod body;
@@ -53,6 +55,9 @@ pub struct AppState {
     /// The last list answer per (owner, status filter): lets an unchanged poll be
     /// answered 304 from the store's change counter alone.
     pub polls: Arc<api::PollCache>,
+    /// The reference agent is on (`--demo-agent`): `POST /v1/agent/runs` starts it, and
+    /// decisions on its runs continue them in the background.
+    pub demo_agent: bool,
 }
 
 /// The API's routes with their layers: body limit, CORS for `cors_origins` (none: no
@@ -65,6 +70,7 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         .route("/v1/runs/{id}/park", post(api::park))
         .route("/v1/runs/{id}/decisions", post(api::decide))
         .route("/v1/audit", get(api::audit))
+        .route("/v1/agent/runs", post(api::start_agent))
         .route("/healthz", get(|| async { "ok" }))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")

@@ -12,7 +12,7 @@ use toolgate_server::config::{self, digest, hex, Overrides};
 use toolgate_server::{router, AppState};
 use toolgate_store::StoreOptions;
 
-const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen ADDR] [--database URL]
+const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen ADDR] [--database URL] [--demo-agent]
        toolgate-server hash-token   (a token on stdin → its SHA-256, for the config file)
        toolgate-server audit export [--format jsonl|csv] [--config FILE] [--database URL]
                                     [--owner OWNER] [--since MS]
@@ -72,6 +72,7 @@ fn hash_token() -> ExitCode {
 fn serve(args: Vec<String>) -> Result<(), String> {
     let mut file: Option<PathBuf> = None;
     let mut overrides = Overrides::default();
+    let mut demo_agent = false;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
@@ -82,6 +83,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             "--config" => file = Some(value("--config")?.into()),
             "--listen" => overrides.listen = Some(value("--listen")?),
             "--database" => overrides.database = Some(value("--database")?),
+            "--demo-agent" => demo_agent = true,
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
@@ -102,6 +104,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             .webhook_url
             .map(|url| toolgate_server::webhook::Webhook::new(url, config.public_url)),
         polls: Arc::default(),
+        demo_agent,
     };
     let app = router(state, &config.cors_origins)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

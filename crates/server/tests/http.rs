@@ -60,8 +60,13 @@ fn start_url(database: &str) -> Server {
 }
 
 fn start_env(database: &str, env: &[(&str, &str)]) -> Server {
+    start_args(database, env, &[])
+}
+
+fn start_args(database: &str, env: &[(&str, &str)], args: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
         .args(["--listen", "127.0.0.1:0", "--database", database])
+        .args(args)
         .envs(env.iter().copied())
         .env("TOOLGATE_TOKENS", tokens())
         .env("TOOLGATE_CORS_ORIGINS", "https://chat.example.com")
@@ -954,5 +959,112 @@ fn an_expiring_marker_ends_the_cached_poll() {
     assert_eq!(after.status, 200);
     assert_eq!(after.json()["runs"][0]["status"], "cancelled");
     drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The reference agent: it parks at each `ask` step in the database; a decision, also
+/// one made after a restart, makes it go on in the background to the next step.
+#[test]
+fn the_reference_agent_goes_on_after_each_decision_even_after_a_restart() {
+    let dir = temp_dir("agent");
+    let db = format!("sqlite:{}", dir.join("toolgate.db").display());
+    let server = start_args(&db, &[], &["--demo-agent"]);
+    let started = req(
+        &server.addr,
+        "POST",
+        "/v1/agent/runs",
+        Some(ALICE),
+        None,
+        &[],
+    );
+    assert_eq!(
+        started.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&started.body)
+    );
+    assert_eq!(started.json()["turn"], "parked");
+    let id = started.json()["runId"].as_str().unwrap().to_string();
+    let path = format!("/v1/runs/{id}");
+    // Waits until the run awaits permission for `command` (or ends), and returns it.
+    let wait_for = |addr: &str, command: Option<&str>| -> Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let run = req(addr, "GET", &path, Some(ALICE), None, &[]).json();
+            let asked = run["marker"]["calls"][0]["args"]["command"].as_str();
+            let done = match command {
+                Some(c) => asked == Some(c),
+                None => run["status"] == "completed",
+            };
+            if done || std::time::Instant::now() > deadline {
+                return run;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let decide = |addr: &str, run: &Value, decision: &str, message: Option<&str>| {
+        let call = &run["marker"]["calls"][0];
+        let mut d = json!({"toolCallId": call["toolCallId"], "anchor": call["anchor"], "decision": decision});
+        if let Some(m) = message {
+            d["message"] = json!(m);
+        }
+        let r = req(
+            addr,
+            "POST",
+            &format!("{path}/decisions"),
+            Some(ALICE),
+            Some(&json!({"decisions": [d]})),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    };
+    let first = wait_for(&server.addr, Some("grep -rn 'fn parse' src"));
+    assert_eq!(first["status"], "awaiting_permission", "{first}");
+    // The server restarts while the run waits; the decision comes to the new one.
+    drop(server);
+    let server = start_args(&db, &[], &["--demo-agent"]);
+    decide(&server.addr, &first, "allow", None);
+    let second = wait_for(&server.addr, Some("cargo test"));
+    assert_eq!(second["status"], "awaiting_permission", "{second}");
+    decide(&server.addr, &second, "deny", Some("not now"));
+    // `curl | sh` is denied by the policy, and the agent goes on to `git push`.
+    let third = wait_for(&server.addr, Some("git push origin main"));
+    let history = third["marker"]["history"].as_str().unwrap_or("");
+    assert!(
+        history.contains("User refused permission: not now"),
+        "{history}"
+    );
+    assert!(
+        history.contains("refused by the policy (builtin.shell.pipe-to-shell)"),
+        "{history}"
+    );
+    decide(&server.addr, &third, "allow", None);
+    let done = wait_for(&server.addr, None);
+    assert_eq!(done["status"], "completed", "{done}");
+    let audit = req(&server.addr, "GET", "/v1/audit", Some(ALICE), None, &[]).json();
+    let outcomes: Vec<&str> = audit["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["runId"] == id.as_str())
+        .map(|r| r["outcome"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(outcomes, ["approved", "denied", "approved"]);
+    drop(server);
+    // Without --demo-agent there is no agent to start.
+    let plain = start(&dir.join("toolgate.db"));
+    assert_eq!(
+        req(
+            &plain.addr,
+            "POST",
+            "/v1/agent/runs",
+            Some(ALICE),
+            None,
+            &[]
+        )
+        .status,
+        404
+    );
+    drop(plain);
     std::fs::remove_dir_all(&dir).unwrap();
 }
