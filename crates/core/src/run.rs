@@ -61,7 +61,6 @@ pub struct Run {
 /// What a resume decided: who (the name the host gave, e.g. a token's name), and each
 /// pending call's outcome, in marker order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct RunDecision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<String>,
@@ -70,7 +69,6 @@ pub struct RunDecision {
 
 /// One call's outcome in a [`RunDecision`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DecidedCall {
     pub tool_call_id: String,
     pub tool: String,
