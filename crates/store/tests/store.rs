@@ -91,9 +91,12 @@ fn cas(store: &SqlStore) {
         Err(Error::StoreConflict { found, .. }) => assert_eq!(found, None),
         other => panic!("update of an absent row: {other:?}"),
     }
+    let c1 = store.changes().expect("changes");
+    assert!(c1 > c0, "an insert bumps the change counter");
     store
         .put_if_revision("k", Some(1), v(2, "two"))
         .expect("update");
+    assert!(store.changes().expect("changes") > c1, "an update bumps it");
     assert_eq!(store.get("k").expect("get"), Some(v(2, "two")));
     assert!(matches!(
         store.delete_if_revision("k", 1),
