@@ -4,15 +4,16 @@
 
 WASM_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 
-# wasm_build CRATE PROFILE: builds CRATE for wasm32-unknown-unknown and prints the path
-# of its .wasm. Profile `wasm-release` (Cargo.toml: opt-level z, fat LTO, one codegen
+# wasm_build CRATE PROFILE [CARGO_FLAG…]: builds CRATE for wasm32-unknown-unknown (with
+# the flags, e.g. `--features demo`) and prints the path of its .wasm. Profile `wasm-release` (Cargo.toml: opt-level z, fat LTO, one codegen
 # unit, panic=abort) builds the cdylib alone with `cargo rustc --crate-type cdylib`:
 # the crates are cdylib+rlib, and Cargo runs no LTO for a build that also emits an rlib
 # (the bundle was ~8-12 % bigger gzipped). Profile `debug` is a plain build.
 wasm_build() {
   local crate=$1 profile=$2
+  shift 2
   if [ "$profile" = debug ]; then
-    cargo build -q --target wasm32-unknown-unknown -p "$crate" >&2 || return 1
+    cargo build -q --target wasm32-unknown-unknown -p "$crate" "$@" >&2 || return 1
   else
     # The paths panic messages carry name the registry checkout of the machine that
     # built the bundle (`/root/.cargo/registry/src/index.crates.io-…/serde_json-…`):
@@ -23,7 +24,7 @@ wasm_build() {
       [ -d "$dir" ] && flags="$flags --remap-path-prefix=${dir%/}=/cargo"
     done
     RUSTFLAGS="${flags# }" cargo rustc -q --profile "$profile" --target wasm32-unknown-unknown \
-      -p "$crate" --crate-type cdylib >&2 || return 1
+      -p "$crate" "$@" --crate-type cdylib >&2 || return 1
   fi
   printf '%s/wasm32-unknown-unknown/%s/%s.wasm\n' "$WASM_TARGET_DIR" "$profile" "${crate//-/_}"
 }

@@ -1,7 +1,20 @@
 // toolgate/element: the Policy and Gate of the main entry, plus <toolgate-approval>.
 export * from "./ui.js";
 export { default } from "./ui.js";
-import type { Gate, Resumed } from "./ui.js";
+import type { Gate, Resumed, ResumeDecision } from "./ui.js";
+
+/** Where the element reads runs from and sends decisions to, when they live elsewhere
+ * than in a Gate of this page (a toolgate server: `httpRunSource` of "toolgate/http"). */
+export interface ToolgateRunSource {
+  /** `{runs: Run[]}` as `GET /v1/runs` answers (each run as `gate.run(id)` shows it; a
+   * pending call may carry `scopes`, the "always allow" rules offered), its JSON text, or
+   * `null` when nothing changed since the last answer. */
+  runs(): Promise<{ runs: unknown[] } | string | null>;
+  /** Decides the run's pending calls, once; resolves with what the element's
+   * `toolgate-decision` event carries. A rejection (`{code, message, decidedBy?}`) is
+   * shown on the prompt and decides nothing. */
+  resume(runId: string, decisions: ResumeDecision[]): Promise<Resumed>;
+}
 
 /** The element's tag name, `"toolgate-approval"`. */
 export declare const TAG: "toolgate-approval";
@@ -13,11 +26,14 @@ export declare const DECISION_EVENT: "toolgate-decision";
 export type ToolgateDecisionEvent = CustomEvent<Resumed>;
 
 /** `<toolgate-approval>`: renders the approval prompts of `gate`'s runs (those its owner
- * parked, here or in another tab) and resumes them through it. */
+ * parked, here or in another tab) and resumes them through it; or those of `source`. */
 export declare class ToolgateApprovalElement extends HTMLElement {
   /** A Gate from this module; setting one of another module throws (`code: "bad_input"`).
    * `null` shows nothing. */
   gate: Gate | null;
+  /** Instead of a gate: a run source (setting one clears `gate`, and the reverse); one
+   * without `runs()` and `resume()` throws (`code: "bad_input"`). */
+  source: ToolgateRunSource | null;
   addEventListener<K extends keyof ToolgateApprovalEventMap>(
     type: K,
     listener: (this: ToolgateApprovalElement, ev: ToolgateApprovalEventMap[K]) => unknown,

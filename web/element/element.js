@@ -16,10 +16,16 @@
 // the element dispatches `toolgate-decision` (bubbles, composed) whose `detail` is what
 // `gate.resume` resolves with: `{ runId, sessionId, results, history, revision }`.
 //
+// Runs that live elsewhere (a toolgate server): set `el.source` instead of `el.gate`,
+// e.g. `el.source = httpRunSource({ url, token })` from "toolgate/http", or any object
+// with `runs()` and `resume(runId, decisions)` (see http.js). The element then polls it
+// (3 s while a run is active, 5 s idle, paused while the page is hidden) and the
+// event's `detail` is what `source.resume` resolved with.
+//
 // Importing this module defines the element once: a second copy of the module (two
 // bundles, a reload of a script) finds the name taken and leaves it alone. It can be
 // imported where there is no DOM (server-side rendering): it defines nothing there.
-import init, { Gate, mountApproval } from "./ui.js";
+import init, { Gate, mountApproval, mountApprovalSource } from "./ui.js";
 
 export * from "./ui.js";
 export default init;
@@ -33,6 +39,7 @@ const Base = typeof HTMLElement === "undefined" ? class {} : HTMLElement;
 
 export class ToolgateApprovalElement extends Base {
   #gate = null;
+  #source = null;
   #handle = null;
 
   /** The Gate whose runs the element shows and resumes (from this module). */
@@ -52,6 +59,25 @@ export class ToolgateApprovalElement extends Base {
       throw e;
     }
     this.#gate = gate ?? null;
+    if (this.#gate) this.#source = null;
+    this.#remount();
+  }
+
+  /** The run source whose runs the element shows and resumes, instead of a gate: an
+   * object with `runs()` and `resume(runId, decisions)` (e.g. `httpRunSource(…)`). */
+  get source() {
+    return this.#source;
+  }
+
+  set source(source) {
+    if (source === this.#source) return;
+    if (source != null && (typeof source.runs !== "function" || typeof source.resume !== "function")) {
+      const e = new TypeError("<toolgate-approval>: source must have runs() and resume(runId, decisions) methods");
+      e.code = "bad_input";
+      throw e;
+    }
+    this.#source = source ?? null;
+    if (this.#source) this.#gate = null;
     this.#remount();
   }
 
@@ -74,12 +100,15 @@ export class ToolgateApprovalElement extends Base {
 
   #remount() {
     this.#unmount();
-    if (!this.isConnected || !this.#gate) return;
+    if (!this.isConnected || !(this.#gate || this.#source)) return;
+    const decided = (resumed) => {
+      this.dispatchEvent(new CustomEvent(DECISION_EVENT, { detail: resumed, bubbles: true, composed: true }));
+    };
     // Throws `bad_input` for a gate of another toolgate module, `internal_error` once
     // the module panicked: the element then shows nothing, and the error is the host's.
-    this.#handle = mountApproval(this, this.#gate, (resumed) => {
-      this.dispatchEvent(new CustomEvent(DECISION_EVENT, { detail: resumed, bubbles: true, composed: true }));
-    });
+    this.#handle = this.#gate
+      ? mountApproval(this, this.#gate, decided)
+      : mountApprovalSource(this, this.#source, decided);
   }
 }
 

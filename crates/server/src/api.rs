@@ -304,24 +304,32 @@ pub async fn decide(
     let by = caller.name.clone();
     let resumed = blocking(move || {
         let runs = Runs::new(&*store);
-        match runs.resume_by(&run_id, &owner, &decisions, now_ms(), Some(&by)) {
-            Ok(resumed) => Ok(resumed),
-            // Say who won: the other device shows "already decided by …".
-            Err(e @ toolgate_core::Error::AlreadyResumed { .. }) => {
-                let mut err = ApiError::from(e);
-                let first = runs
-                    .run_of(&run_id, &owner, now_ms())
-                    .ok()
-                    .flatten()
-                    .and_then(|r| r.decision)
-                    .and_then(|d| d.decided_by);
-                if let Some(first) = first {
-                    err.message = format!("already decided by `{first}`");
-                    err.decided_by = Some(first);
-                }
-                Err(err)
-            }
-            Err(e) => Err(e.into()),
+        let err = match runs.resume_by(&run_id, &owner, &decisions, now_ms(), Some(&by)) {
+            Ok(resumed) => return Ok(resumed),
+            Err(e) => e,
+        };
+        // A decision for a call someone already decided (the run may have moved on to
+        // a new marker, or finished): 409 already_resumed naming who, so the other
+        // device shows "already decided by …". The audit trail knows, for the exact
+        // call and arguments; anything else keeps its own error.
+        let moved_on = matches!(
+            err.code(),
+            "already_resumed" | "unknown_tool_call" | "not_awaiting_permission" | "anchor_mismatch"
+        );
+        let first = decisions.first().filter(|_| moved_on).and_then(|d| {
+            store
+                .decided_by(&owner, &run_id, &d.tool_call_id, &d.anchor)
+                .ok()
+                .flatten()
+        });
+        match first {
+            Some(first) => Err(ApiError {
+                status: StatusCode::CONFLICT,
+                code: "already_resumed",
+                message: format!("already decided by `{first}`"),
+                decided_by: Some(first),
+            }),
+            None => Err(err.into()),
         }
     })
     .await?;
@@ -381,6 +389,14 @@ pub async fn audit(
     let owner = caller.owner;
     let records = blocking(move || Ok(store.audit(Some(&owner), since, limit)?)).await?;
     cached(&headers, &AuditList { records })
+}
+
+/// `GET /v1/me`: who the token is (`{name, owner, roles}`): the panel says who signed in.
+pub async fn me(caller: Caller) -> Result<Response, ApiError> {
+    json(
+        StatusCode::OK,
+        &serde_json::json!({ "name": caller.name, "owner": caller.owner, "roles": caller.roles }),
+    )
 }
 
 /// `POST /v1/agent/runs` (either role; `--demo-agent` only): starts a run of the

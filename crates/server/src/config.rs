@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use toolgate_core::Policy;
 
 /// What a token may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// An agent: parks its owner's runs and reads them.
@@ -59,6 +59,8 @@ pub struct Config {
     pub webhook_url: Option<String>,
     /// The address people open the panel at (the webhook message links to it).
     pub public_url: Option<String>,
+    /// The directory the approval panel is served from (it holds an `index.html`).
+    pub panel: Option<std::path::PathBuf>,
 }
 
 /// What the file may say.
@@ -76,6 +78,8 @@ struct File {
     cors_origins: Vec<String>,
     webhook_url: Option<String>,
     public_url: Option<String>,
+    /// The panel's directory (relative to the config file).
+    panel: Option<String>,
     #[serde(default)]
     tokens: Vec<FileToken>,
 }
@@ -105,11 +109,13 @@ struct EnvToken {
 pub struct Overrides {
     pub listen: Option<String>,
     pub database: Option<String>,
+    pub panel: Option<String>,
 }
 
 /// Reads the configuration: `file` (if any), then `TOOLGATE_LISTEN`,
 /// `TOOLGATE_DATABASE_URL`, `TOOLGATE_CORS_ORIGINS` (comma-separated),
-/// `TOOLGATE_TOKENS`, `TOOLGATE_WEBHOOK_URL` and `TOOLGATE_PUBLIC_URL` from `env`, then
+/// `TOOLGATE_TOKENS`, `TOOLGATE_WEBHOOK_URL`, `TOOLGATE_PUBLIC_URL` and
+/// `TOOLGATE_PANEL_DIR` from `env`, then
 /// `overrides`. Errors say what to fix.
 pub fn load(
     file: Option<&Path>,
@@ -208,6 +214,25 @@ pub fn load(
         }
     }
     let public_url = env("TOOLGATE_PUBLIC_URL").or(parsed.public_url);
+    let panel = match (
+        overrides.panel.or_else(|| env("TOOLGATE_PANEL_DIR")),
+        parsed.panel,
+    ) {
+        (Some(dir), _) => Some(std::path::PathBuf::from(dir)),
+        (None, Some(dir)) => Some(match &base {
+            Some(b) => b.join(dir),
+            None => dir.into(),
+        }),
+        (None, None) => None,
+    };
+    if let Some(dir) = &panel {
+        if !dir.join("index.html").is_file() {
+            return Err(format!(
+                "panel {}: no index.html there (./scripts/build-panel assembles the panel)",
+                dir.display()
+            ));
+        }
+    }
     Ok(Config {
         listen,
         database,
@@ -216,6 +241,7 @@ pub fn load(
         tokens,
         webhook_url,
         public_url,
+        panel,
     })
 }
 

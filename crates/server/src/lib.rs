@@ -10,6 +10,8 @@
 //! | `POST /v1/runs/{id}/decisions` | approver | `{decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once; a loser's 409 names who decided first |
 //! | `GET /v1/audit?since=MS&limit=N` | approver | the owner's audit records (each request's end, once) |
 //! | `POST /v1/agent/runs` | both | starts the reference agent (`--demo-agent` only) |
+//! | `GET /v1/me` | both | the token's name, owner and roles |
+//! | `GET /`, `GET /{file}` | anyone | the approval panel (`--panel DIR`: [`panel`]) |
 //!
 //! Every request carries `Authorization: Bearer <token>`; tokens (hashed) come from the
 //! config file or `TOOLGATE_TOKENS` ([`config`]). Errors are `{"error": {"code",
@@ -21,6 +23,7 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod error;
+pub mod panel;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -58,6 +61,8 @@ pub struct AppState {
     /// The reference agent is on (`--demo-agent`): `POST /v1/agent/runs` starts it, and
     /// decisions on its runs continue them in the background.
     pub demo_agent: bool,
+    /// The directory the approval panel is served from (none: no panel).
+    pub panel: Option<std::path::PathBuf>,
 }
 
 /// The API's routes with their layers: body limit, CORS for `cors_origins` (none: no
@@ -71,7 +76,10 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         .route("/v1/runs/{id}/decisions", post(api::decide))
         .route("/v1/audit", get(api::audit))
         .route("/v1/agent/runs", post(api::start_agent))
+        .route("/v1/me", get(api::me))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/", get(panel::index))
+        .route("/{file}", get(panel::file))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
         })

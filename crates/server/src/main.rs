@@ -12,14 +12,15 @@ use toolgate_server::config::{self, digest, hex, Overrides};
 use toolgate_server::{router, AppState};
 use toolgate_store::StoreOptions;
 
-const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen ADDR] [--database URL] [--demo-agent]
+const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen ADDR] [--database URL] [--panel DIR] [--demo-agent]
        toolgate-server hash-token   (a token on stdin → its SHA-256, for the config file)
        toolgate-server audit export [--format jsonl|csv] [--config FILE] [--database URL]
                                     [--owner OWNER] [--since MS]
 
 Environment: TOOLGATE_LISTEN, TOOLGATE_DATABASE_URL (sqlite:PATH | postgres://…),
 TOOLGATE_CORS_ORIGINS (comma-separated), TOOLGATE_TOKENS ([{\"name\",\"owner\",\"roles\",\"token\"}]),
-TOOLGATE_WEBHOOK_URL (Slack-compatible, \"a run waits\"), TOOLGATE_PUBLIC_URL (the panel, for its link).";
+TOOLGATE_WEBHOOK_URL (Slack-compatible, \"a run waits\"), TOOLGATE_PUBLIC_URL (the panel, for its link),
+TOOLGATE_PANEL_DIR (the approval panel served at /: ./scripts/build-panel assembles it).";
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -83,6 +84,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             "--config" => file = Some(value("--config")?.into()),
             "--listen" => overrides.listen = Some(value("--listen")?),
             "--database" => overrides.database = Some(value("--database")?),
+            "--panel" => overrides.panel = Some(value("--panel")?),
             "--demo-agent" => demo_agent = true,
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -105,6 +107,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             .map(|url| toolgate_server::webhook::Webhook::new(url, config.public_url)),
         polls: Arc::default(),
         demo_agent,
+        panel: config.panel,
     };
     let app = router(state, &config.cors_origins)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -180,6 +183,7 @@ fn audit(args: Vec<String>) -> Result<(), String> {
             "--format" => format = value("--format")?,
             "--config" => file = Some(value("--config")?.into()),
             "--database" => overrides.database = Some(value("--database")?),
+            "--panel" => overrides.panel = Some(value("--panel")?),
             "--owner" => owner = Some(value("--owner")?),
             "--since" => {
                 let v = value("--since")?;

@@ -1038,6 +1038,32 @@ fn the_reference_agent_goes_on_after_each_decision_even_after_a_restart() {
         history.contains("refused by the policy (builtin.shell.pipe-to-shell)"),
         "{history}"
     );
+    // A second device's decision of a call decided meanwhile (the run has moved on to
+    // a new marker): 409 already_resumed naming who decided; a wrong anchor on the
+    // waiting call stays anchor_mismatch. Neither changes the run.
+    let late = |run: &Value, anchor: &Value| {
+        let call = &run["marker"]["calls"][0];
+        req(
+            &server.addr,
+            "POST",
+            &format!("{path}/decisions"),
+            Some(ALICE),
+            Some(
+                &json!({"decisions": [{"toolCallId": call["toolCallId"], "anchor": anchor, "decision": "allow"}]}),
+            ),
+            &[],
+        )
+    };
+    let replay = late(&second, &second["marker"]["calls"][0]["anchor"]);
+    assert_eq!(replay.status, 409);
+    assert_eq!(replay.json()["error"]["code"], "already_resumed");
+    assert_eq!(replay.json()["error"]["decidedBy"], "alice-phone");
+    let forged = late(&third, &json!("0".repeat(64)));
+    assert_eq!(forged.status, 409);
+    assert_eq!(forged.json()["error"]["code"], "anchor_mismatch");
+    assert!(forged.json()["error"].get("decidedBy").is_none());
+    let unchanged = req(&server.addr, "GET", &path, Some(ALICE), None, &[]).json();
+    assert_eq!(unchanged["revision"], third["revision"]);
     decide(&server.addr, &third, "allow", None);
     let done = wait_for(&server.addr, None);
     assert_eq!(done["status"], "completed", "{done}");

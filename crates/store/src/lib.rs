@@ -135,6 +135,22 @@ impl SqlStore {
         }
     }
 
+    /// Who decided `owner`'s call `tool_call_id` of run `run_id` with arguments `anchor`
+    /// (the audit trail's last approved or denied record of it): tells a device whose
+    /// decision lost, after the run moved on, who won.
+    pub fn decided_by(
+        &self,
+        owner: &str,
+        run_id: &str,
+        tool_call_id: &str,
+        anchor: &str,
+    ) -> Result<Option<String>, Error> {
+        match self {
+            SqlStore::Sqlite(s) => s.decided_by(owner, run_id, tool_call_id, anchor),
+            SqlStore::Postgres(s) => s.decided_by(owner, run_id, tool_call_id, anchor),
+        }
+    }
+
     /// A counter that grows with every write to the runs, from any connection, process
     /// or replica: unchanged means every run reads as before (expiry aside, which
     /// depends on the clock).

@@ -114,6 +114,28 @@ impl PostgresStore {
         })
     }
 
+    /// [`SqlStore::decided_by`](crate::SqlStore::decided_by).
+    pub fn decided_by(
+        &self,
+        owner: &str,
+        run_id: &str,
+        tool_call_id: &str,
+        anchor: &str,
+    ) -> Result<Option<String>, Error> {
+        self.with(|client| {
+            let row = client
+                .query_opt(
+                    "SELECT decided_by FROM toolgate_audit
+                     WHERE run_id = $1 AND owner = $2 AND tool_call_id = $3 AND anchor = $4
+                       AND decided_by IS NOT NULL
+                     ORDER BY id DESC LIMIT 1",
+                    &[&run_id, &owner, &tool_call_id, &anchor],
+                )
+                .map_err(err)?;
+            row.map(|r| r.try_get(0).map_err(err)).transpose()
+        })
+    }
+
     /// The audit trail: `owner`'s records (every owner's for `None`) at or after
     /// `since` ms, oldest first, at most `limit`.
     pub fn audit(

@@ -50,6 +50,27 @@ impl SqliteStore {
         Ok(u64::try_from(seq).unwrap_or(0))
     }
 
+    /// [`SqlStore::decided_by`](crate::SqlStore::decided_by).
+    pub fn decided_by(
+        &self,
+        owner: &str,
+        run_id: &str,
+        tool_call_id: &str,
+        anchor: &str,
+    ) -> Result<Option<String>, Error> {
+        let conn = self.conn();
+        conn.query_row(
+            "SELECT decided_by FROM toolgate_audit
+             WHERE run_id = ?1 AND owner = ?2 AND tool_call_id = ?3 AND anchor = ?4
+               AND decided_by IS NOT NULL
+             ORDER BY id DESC LIMIT 1",
+            params![run_id, owner, tool_call_id, anchor],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(err)
+    }
+
     /// The audit trail: `owner`'s records (every owner's for `None`) at or after
     /// `since` ms, oldest first, at most `limit`.
     pub fn audit(

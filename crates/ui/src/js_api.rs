@@ -2,6 +2,8 @@
 //! `toolgate/element`), which also exports toolgate-wasm's `Gate` and `Policy`:
 //! - `mountApproval(element, gate, onResumed)`: the prompts alone, read and resumed
 //!   through the host's own gate (what `<toolgate-approval>` calls; `web/element.js`);
+//! - `mountApprovalSource(element, source, onResumed)`: the same prompts over runs a
+//!   JavaScript object reads and resumes (`toolgate/http`'s server source; `js_source`);
 //! - `mountApprovalPanel(id, options, onResumed)`: the demo's whole panel (prompts, run
 //!   list, playground) through a gate of its own over the same store.
 
@@ -9,14 +11,13 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use leptos::prelude::*;
-use toolgate_core::Resumed;
-use toolgate_wasm::{into_error, resumed_to_js, Gate, GateError, GateOptions, JsGate, Policy};
+#[cfg(any(feature = "demo", feature = "element"))]
+use toolgate_wasm::{into_error, GateError};
+use toolgate_wasm::{resumed_to_js, JsGate};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::components::app::App;
 use crate::components::approvals::Approvals;
-use crate::source::{BrowserSource, RunSource};
+use crate::source::{BrowserSource, Decided, RunSource};
 use crate::use_run_poll::POLLS;
 
 /// A mounted panel. `dispose()` unmounts it (its gate, intervals, listeners and
@@ -47,6 +48,7 @@ pub fn run_key_prefix() -> String {
 }
 
 /// `options[name]` as a string; `None` when absent.
+#[cfg(feature = "demo")]
 fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
     let v = js_sys::Reflect::get(options, &JsValue::from_str(name)).map_err(|_| {
         into_error(GateError::BadInput(
@@ -63,14 +65,35 @@ fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValu
     })
 }
 
-/// `onResumed` as the panel calls it: with what `gate.resume` resolves with. A throwing
-/// host callback must not break the panel.
-fn resumed_callback(on_resumed: js_sys::Function) -> Rc<dyn Fn(Resumed)> {
-    Rc::new(move |r: Resumed| {
-        if let Ok(v) = resumed_to_js(&r) {
+/// `onResumed` as the panel calls it: with what `gate.resume` resolves with (or what a
+/// JavaScript source's `resume` did). A throwing host callback must not break the panel.
+fn resumed_callback(on_resumed: js_sys::Function) -> Rc<dyn Fn(Decided)> {
+    Rc::new(move |d: Decided| {
+        let value = match d {
+            Decided::Resumed(r) => resumed_to_js(&r),
+            Decided::Js(v) => Ok(v),
+        };
+        if let Ok(v) = value {
             let _ = on_resumed.call1(&JsValue::NULL, &v);
         }
     })
+}
+
+/// Mounts the prompts of `source` into `element`.
+fn mount_prompts(
+    element: web_sys::HtmlElement,
+    source: Rc<dyn RunSource>,
+    on_resumed: js_sys::Function,
+) -> PanelHandle {
+    let resumed = resumed_callback(on_resumed);
+    let handle = leptos::mount::mount_to(element, move || {
+        let source = StoredValue::new_local(source);
+        let on_resumed = StoredValue::new_local(resumed);
+        view! { <Approvals source on_resumed /> }.into_any()
+    });
+    PanelHandle {
+        handle: Some(handle),
+    }
 }
 
 /// Mounts the approval prompts into `element` (appended to its children), reading and
@@ -87,15 +110,25 @@ pub fn mount_approval(
 ) -> Result<PanelHandle, JsValue> {
     toolgate_wasm::poison::check()?;
     let source: Rc<dyn RunSource> = Rc::new(BrowserSource::shared(gate.gate().clone()));
-    let resumed = resumed_callback(on_resumed);
-    let handle = leptos::mount::mount_to(element, move || {
-        let source = StoredValue::new_local(source);
-        let on_resumed = StoredValue::new_local(resumed);
-        view! { <Approvals source on_resumed /> }.into_any()
-    });
-    Ok(PanelHandle {
-        handle: Some(handle),
-    })
+    Ok(mount_prompts(element, source, on_resumed))
+}
+
+/// Mounts the approval prompts into `element` over the runs `source` reads and resumes:
+/// an object with `runs()` (a promise of `{runs}` as `GET /v1/runs` answers, its JSON
+/// text, or `null` for "unchanged") and `resume(runId, decisions)` (a promise of what
+/// `onResumed` then receives; a rejection with `{code, message, decidedBy?}` is shown
+/// and decides nothing). An object without those methods is refused with `bad_input`.
+#[cfg(feature = "element")]
+#[wasm_bindgen(js_name = mountApprovalSource)]
+pub fn mount_approval_source(
+    element: web_sys::HtmlElement,
+    source: JsValue,
+    on_resumed: js_sys::Function,
+) -> Result<PanelHandle, JsValue> {
+    toolgate_wasm::poison::check()?;
+    let source = crate::js_source::JsSource::new(source)
+        .map_err(|e| into_error(GateError::BadInput(format!("mountApprovalSource: {e}"))))?;
+    Ok(mount_prompts(element, Rc::new(source), on_resumed))
 }
 
 /// Mounts the approval panel into the element with id `elementId`.
@@ -104,6 +137,7 @@ pub fn mount_approval(
 /// "always allow" scopes and seeds the playground. `onResumed(resumed)` is called with
 /// what `gate.resume` resolves with (`{runId, sessionId, results, history, revision}`)
 /// after this page resumes a run.
+#[cfg(feature = "demo")]
 #[wasm_bindgen(js_name = mountApprovalPanel)]
 pub fn mount_approval_panel(
     element_id: &str,
@@ -119,24 +153,26 @@ pub fn mount_approval_panel(
     let owner = string_option(&options, "owner")?.ok_or_else(|| missing("owner"))?;
     let toml = string_option(&options, "policyToml")?.ok_or_else(|| missing("policyToml"))?;
     let session_id = string_option(&options, "sessionId")?.unwrap_or_else(|| owner.clone());
-    let policy = Policy::from_core(toolgate_core::Policy::from_toml(&toml).map_err(into_error)?);
+    let policy = toolgate_wasm::Policy::from_core(
+        toolgate_core::Policy::from_toml(&toml).map_err(into_error)?,
+    );
     let element = document()
         .get_element_by_id(element_id)
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
         .ok_or_else(|| {
             into_error(GateError::BadInput(format!(
                 "mountApprovalPanel: no HTML element #{element_id}"
             )))
         })?;
-    let mut gate_options = GateOptions::new(session_id);
+    let mut gate_options = toolgate_wasm::GateOptions::new(session_id);
     gate_options.owner = Some(owner);
-    let gate = Gate::create(&policy, gate_options).map_err(into_error)?;
+    let gate = toolgate_wasm::Gate::create(&policy, gate_options).map_err(into_error)?;
     let source: Rc<dyn RunSource> = Rc::new(BrowserSource::new(gate, policy));
     let resumed = resumed_callback(on_resumed);
     let handle = leptos::mount::mount_to(element, move || {
         let source = StoredValue::new_local(source);
         let on_resumed = StoredValue::new_local(resumed);
-        view! { <App source on_resumed policy_toml=toml /> }.into_any()
+        view! { <crate::components::app::App source on_resumed policy_toml=toml /> }.into_any()
     });
     Ok(PanelHandle {
         handle: Some(handle),

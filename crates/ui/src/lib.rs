@@ -11,6 +11,8 @@ pub mod source;
 pub mod components;
 #[cfg(target_arch = "wasm32")]
 pub mod js_api;
+#[cfg(all(target_arch = "wasm32", feature = "element"))]
+pub mod js_source;
 #[cfg(target_arch = "wasm32")]
 pub mod use_now;
 #[cfg(target_arch = "wasm32")]

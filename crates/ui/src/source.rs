@@ -7,10 +7,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
+use serde::Deserialize;
 use serde_json::Value;
 use toolgate_core::{
-    Choice, Error, Family, MarkerStore, Policy, ResumeDecision, Resumed, Run, Runs, Tier, ToolCall,
-    Verdict,
+    Choice, Error, Family, MarkerStore, Policy, ResumeDecision, Resumed, Run, RunStatus, Runs,
+    Tier, ToolCall, Verdict,
 };
 
 use crate::model::{CallView, Decision, RunView};
@@ -25,6 +26,9 @@ pub enum SourceError {
     /// Another tab or window decided first; the run has moved on.
     #[error("Already decided elsewhere (another tab or window resumed this run first).")]
     AlreadyResumed,
+    /// Someone else (the name their token carries) decided first, on another device.
+    #[error("Already decided by {0}: their decision stands.")]
+    DecidedBy(String),
     /// The request expired before the decision arrived: nothing runs.
     #[error("This request expired before the decision arrived; nothing was run.")]
     Expired,
@@ -44,9 +48,10 @@ pub enum SourceError {
     Other(String),
 }
 
-impl From<Error> for SourceError {
-    fn from(e: Error) -> SourceError {
-        match e.code() {
+impl SourceError {
+    /// The error for a toolgate error `code` (core's, the server's) with its sentence.
+    pub fn from_code(code: &str, message: String) -> SourceError {
+        match code {
             "already_resumed" => SourceError::AlreadyResumed,
             "expired" => SourceError::Expired,
             "not_found"
@@ -55,12 +60,30 @@ impl From<Error> for SourceError {
             | "unknown_tool_call"
             | "missing_decision"
             | "duplicate_decision"
-            | "store_conflict" => SourceError::Stale(e.to_string()),
-            "quota_exceeded" | "store_unavailable" => SourceError::Storage(e.to_string()),
-            "marker_corrupt" | "bad_marker" => SourceError::Corrupt(e.to_string()),
-            _ => SourceError::Other(e.to_string()),
+            | "store_conflict"
+            | "stale" => SourceError::Stale(message),
+            "quota_exceeded" | "store_unavailable" => SourceError::Storage(message),
+            "marker_corrupt" | "bad_marker" => SourceError::Corrupt(message),
+            _ => SourceError::Other(message),
         }
     }
+}
+
+impl From<Error> for SourceError {
+    fn from(e: Error) -> SourceError {
+        SourceError::from_code(e.code(), e.to_string())
+    }
+}
+
+/// What a resume gives the host's `onResumed`.
+#[derive(Debug)]
+pub enum Decided {
+    /// Resumed by core in this page (the browser's gate, memory).
+    Resumed(Resumed),
+    /// What a JavaScript run source's `resume` resolved with (the server's answer),
+    /// passed on unchanged.
+    #[cfg(target_arch = "wasm32")]
+    Js(wasm_bindgen::JsValue),
 }
 
 /// Dropping it stops a [`RunSource::watch`] subscription.
@@ -70,7 +93,7 @@ pub type Watch = Box<dyn std::any::Any>;
 pub trait RunSource {
     /// Every run of this owner, as shown, newest first (`now` in ms: expired markers
     /// are settled).
-    fn runs(&self, now: u64) -> Result<Vec<RunView>, SourceError>;
+    fn runs(&self, now: u64) -> LocalFuture<Result<Vec<RunView>, SourceError>>;
 
     /// Resumes `run_id` with one decision per pending call (exactly once: a second
     /// resume of the same marker is [`SourceError::AlreadyResumed`]).
@@ -79,7 +102,7 @@ pub trait RunSource {
         run_id: &str,
         decisions: Vec<(CallView, Decision)>,
         now: u64,
-    ) -> LocalFuture<Result<Resumed, SourceError>>;
+    ) -> LocalFuture<Result<Decided, SourceError>>;
 
     /// Calls `changed` when another context (a tab, a gate) changed this owner's runs;
     /// a hint to poll now. Dropping the returned [`Watch`] unsubscribes.
@@ -104,9 +127,13 @@ impl<S: MarkerStore> CoreSource<S> {
 }
 
 impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
-    fn runs(&self, now: u64) -> Result<Vec<RunView>, SourceError> {
-        let runs = self.runs.runs_of(&self.owner, now)?;
-        Ok(views(runs, &self.policy))
+    fn runs(&self, now: u64) -> LocalFuture<Result<Vec<RunView>, SourceError>> {
+        let result = self
+            .runs
+            .runs_of(&self.owner, now)
+            .map(|runs| views(runs, &self.policy))
+            .map_err(SourceError::from);
+        Box::pin(std::future::ready(result))
     }
 
     fn resume(
@@ -114,11 +141,12 @@ impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
         run_id: &str,
         decisions: Vec<(CallView, Decision)>,
         now: u64,
-    ) -> LocalFuture<Result<Resumed, SourceError>> {
+    ) -> LocalFuture<Result<Decided, SourceError>> {
         let decisions: Vec<ResumeDecision> = decisions.iter().map(to_resume).collect();
         let result = self
             .runs
             .resume(run_id, &self.owner, &decisions, now)
+            .map(Decided::Resumed)
             .map_err(SourceError::from);
         Box::pin(std::future::ready(result))
     }
@@ -132,13 +160,136 @@ impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
 /// The runs as the panel shows them, newest first (the run a person is looking at is
 /// usually the latest).
 pub fn views(runs: Vec<Run>, policy: &Policy) -> Vec<RunView> {
-    let mut out: Vec<RunView> = runs.into_iter().map(|r| view(r, policy)).collect();
-    out.sort_by(|a, b| {
+    newest_first(runs.into_iter().map(|r| view(r, policy)).collect())
+}
+
+fn newest_first(mut runs: Vec<RunView>) -> Vec<RunView> {
+    runs.sort_by(|a, b| {
         b.updated_at
             .cmp(&a.updated_at)
             .then(a.run_id.cmp(&b.run_id))
     });
-    out
+    runs
+}
+
+/// `{"runs": [run, …]}` as `GET /v1/runs` answers (each run as `gate.run(id)` shows
+/// it, camelCase), read leniently: fields it does not know are ignored. A pending call
+/// may carry `scopes` (the "always allow" rules its source offers); without them none
+/// is offered.
+#[derive(Deserialize)]
+struct WireRuns {
+    runs: Vec<WireRun>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireRun {
+    run_id: String,
+    status: RunStatus,
+    revision: u64,
+    updated_at: u64,
+    #[serde(default)]
+    last_error: Option<String>,
+    #[serde(default)]
+    expired_at: Option<u64>,
+    #[serde(default)]
+    marker: Option<WireMarker>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireMarker {
+    expires_at: u64,
+    calls: Vec<WireCall>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireCall {
+    tool_call_id: String,
+    tool: String,
+    args: Value,
+    anchor: String,
+    tier: Tier,
+    rule: String,
+    reason: String,
+    #[serde(default)]
+    span: Option<[usize; 2]>,
+    #[serde(default)]
+    scopes: Vec<String>,
+}
+
+/// The runs of a `{"runs": [...]}` answer (a server's, a JavaScript source's) as the
+/// panel shows them, newest first; an answer of another shape is an error naming what
+/// was wrong.
+pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
+    let wire: WireRuns =
+        serde_json::from_str(text).map_err(|e| format!("the runs could not be read: {e}"))?;
+    Ok(newest_first(
+        wire.runs
+            .into_iter()
+            .map(|r| {
+                let expires_at = r.marker.as_ref().map(|m| m.expires_at);
+                let calls = r.marker.map_or_else(Vec::new, |m| {
+                    m.calls
+                        .into_iter()
+                        .map(|c| {
+                            let call = ToolCall::new(c.tool, c.args);
+                            CallView {
+                                tool_call_id: c.tool_call_id,
+                                args_text: args_text(&call.args),
+                                command: shell_command(&call),
+                                tool: call.tool,
+                                anchor: c.anchor,
+                                tier: c.tier,
+                                rule: c.rule,
+                                reason: c.reason,
+                                span: c.span,
+                                scopes: c.scopes,
+                            }
+                        })
+                        .collect()
+                });
+                RunView {
+                    run_id: r.run_id,
+                    status: r.status,
+                    revision: r.revision,
+                    updated_at: r.updated_at,
+                    last_error: r.last_error,
+                    expired_at: r.expired_at,
+                    expires_at,
+                    calls,
+                }
+            })
+            .collect(),
+    ))
+}
+
+/// The decisions as a JavaScript source (and `POST /v1/runs/{id}/decisions`) takes
+/// them: `[{toolCallId, anchor, decision: "allow" | "deny", scope?, message?}]`.
+pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
+    Value::Array(
+        decisions
+            .iter()
+            .map(|(call, decision)| {
+                let mut d = serde_json::Map::new();
+                d.insert("toolCallId".into(), call.tool_call_id.clone().into());
+                d.insert("anchor".into(), call.anchor.clone().into());
+                let (word, key, value) = match decision {
+                    Decision::AllowOnce => ("allow", None, None),
+                    Decision::AllowAlways(scope) => ("allow", Some("scope"), Some(scope.clone())),
+                    Decision::Deny(message) => {
+                        ("deny", Some("message"), Some(message.trim().to_string()))
+                    }
+                };
+                d.insert("decision".into(), word.into());
+                if let (Some(key), Some(value)) = (key, value) {
+                    d.insert(key.into(), value.into());
+                }
+                Value::Object(d)
+            })
+            .collect(),
+    )
 }
 
 /// One run as the panel shows it: the prompt comes from the marker alone.
@@ -244,8 +395,13 @@ impl From<toolgate_wasm::GateError> for SourceError {
 #[cfg(target_arch = "wasm32")]
 impl RunSource for BrowserSource {
     /// The gate reads the clock itself (`now` is for the in-memory source).
-    fn runs(&self, _now: u64) -> Result<Vec<RunView>, SourceError> {
-        Ok(views(self.gate.list_runs()?, self.policy.core()))
+    fn runs(&self, _now: u64) -> LocalFuture<Result<Vec<RunView>, SourceError>> {
+        let result = self
+            .gate
+            .list_runs()
+            .map(|runs| views(runs, self.policy.core()))
+            .map_err(SourceError::from);
+        Box::pin(std::future::ready(result))
     }
 
     /// The gate reads the clock inside the run's Web Lock: a wait for another tab counts.
@@ -254,10 +410,10 @@ impl RunSource for BrowserSource {
         run_id: &str,
         decisions: Vec<(CallView, Decision)>,
         _now: u64,
-    ) -> LocalFuture<Result<Resumed, SourceError>> {
+    ) -> LocalFuture<Result<Decided, SourceError>> {
         let decisions = decisions.iter().map(to_resume).collect();
         let fut = self.gate.resume_run(run_id, decisions);
-        Box::pin(async move { Ok(fut.await?) })
+        Box::pin(async move { Ok(Decided::Resumed(fut.await?)) })
     }
 
     /// Changes made elsewhere (`remote`: the host's gate, other tabs), and on a shared
@@ -382,7 +538,7 @@ mod tests {
     #[test]
     fn marker_becomes_a_prompt() {
         let (_runs, source) = setup();
-        let got = source.runs(2_000).unwrap();
+        let got = ready(source.runs(2_000)).unwrap();
         assert_eq!(got.len(), 1);
         let run = &got[0];
         assert_eq!(run.status, RunStatus::AwaitingPermission);
@@ -406,12 +562,13 @@ mod tests {
     #[test]
     fn resume_is_exactly_once() {
         let (_runs, source) = setup();
-        let run = source.runs(2_000).unwrap().remove(0);
+        let run = ready(source.runs(2_000)).unwrap().remove(0);
         let decisions = vec![
             (run.calls[0].clone(), Decision::AllowOnce),
             (run.calls[1].clone(), Decision::Deny("not today".into())),
         ];
-        let resumed = ready(source.resume("r-1", decisions.clone(), 3_000)).unwrap();
+        let Decided::Resumed(resumed) =
+            ready(source.resume("r-1", decisions.clone(), 3_000)).unwrap();
         assert_eq!(resumed.history, "{\"step\":3}");
         assert!(resumed.results[0].outcome.is_approved());
         assert_eq!(
@@ -419,10 +576,10 @@ mod tests {
             Some("User refused permission: not today")
         );
         assert_eq!(
-            ready(source.resume("r-1", decisions, 3_001)),
-            Err(SourceError::AlreadyResumed)
+            ready(source.resume("r-1", decisions, 3_001)).err(),
+            Some(SourceError::AlreadyResumed)
         );
-        let after = source.runs(3_002).unwrap().remove(0);
+        let after = ready(source.runs(3_002)).unwrap().remove(0);
         assert_eq!(after.status, RunStatus::Running);
         assert!(!after.has_prompt());
     }
@@ -430,17 +587,17 @@ mod tests {
     #[test]
     fn expired_marker_is_expired_not_denied() {
         let (_runs, source) = setup();
-        let run = source.runs(2_000).unwrap().remove(0);
+        let run = ready(source.runs(2_000)).unwrap().remove(0);
         let decisions = run
             .calls
             .iter()
             .map(|c| (c.clone(), Decision::AllowOnce))
             .collect();
         assert_eq!(
-            ready(source.resume("r-1", decisions, 61_000)),
-            Err(SourceError::Expired)
+            ready(source.resume("r-1", decisions, 61_000)).err(),
+            Some(SourceError::Expired)
         );
-        let after = source.runs(61_001).unwrap().remove(0);
+        let after = ready(source.runs(61_001)).unwrap().remove(0);
         assert_eq!(after.status, RunStatus::Cancelled);
         assert_eq!(after.expired_at, Some(61_000));
     }
@@ -448,7 +605,7 @@ mod tests {
     #[test]
     fn wrong_anchor_is_stale() {
         let (_runs, source) = setup();
-        let run = source.runs(2_000).unwrap().remove(0);
+        let run = ready(source.runs(2_000)).unwrap().remove(0);
         let mut tampered = run.calls[0].clone();
         tampered.anchor = "0".repeat(64);
         let decisions = vec![
@@ -457,6 +614,82 @@ mod tests {
         ];
         let got = ready(source.resume("r-1", decisions, 2_500));
         assert!(matches!(got, Err(SourceError::Stale(_))), "{got:?}");
+    }
+
+    /// What a server answers (core's wire view, serialized) reads back as the same
+    /// prompt the browser's source shows, without the scopes (a server offers none
+    /// unless it sends them); unknown fields are ignored, a wrong shape is an error.
+    #[test]
+    fn wire_runs_read_back_as_the_same_prompt() {
+        let (runs, source) = setup();
+        let stored = runs.runs_of("me", 2_000).unwrap();
+        let wire: Vec<toolgate_core::wire::RunView> = stored
+            .iter()
+            .map(toolgate_core::wire::RunView::from)
+            .collect();
+        let mut text = serde_json::json!({ "runs": wire });
+        text["runs"][0]["somethingNew"] = serde_json::json!(1);
+        let got = views_from_json(&text.to_string()).unwrap();
+        let mut want = ready(source.runs(2_000)).unwrap();
+        let offered = std::mem::take(&mut want[0].calls[1].scopes);
+        assert_eq!(got, want);
+        // Scopes the source sends are offered as they are.
+        text["runs"][0]["marker"]["calls"][1]["scopes"] = serde_json::json!(offered);
+        want[0].calls[1].scopes = offered;
+        assert_eq!(views_from_json(&text.to_string()).unwrap(), want);
+        for bad in ["", "[]", "{\"runs\":[{\"runId\":1}]}", "{\"runs\":null}"] {
+            let err = views_from_json(bad).unwrap_err();
+            assert!(
+                err.starts_with("the runs could not be read"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn decisions_as_the_server_takes_them() {
+        let (_runs, source) = setup();
+        let run = ready(source.runs(2_000)).unwrap().remove(0);
+        let got = decisions_json(&[
+            (run.calls[0].clone(), Decision::AllowOnce),
+            (run.calls[1].clone(), Decision::Deny("  not today ".into())),
+        ]);
+        let parsed: toolgate_core::wire::ResumeRequest =
+            serde_json::from_value(serde_json::json!({ "decisions": got })).unwrap();
+        let decisions = parsed.into_decisions().unwrap();
+        let want: Vec<ResumeDecision> = [
+            (run.calls[0].clone(), Decision::AllowOnce),
+            (run.calls[1].clone(), Decision::Deny("  not today ".into())),
+        ]
+        .iter()
+        .map(to_resume)
+        .collect();
+        assert_eq!(decisions, want);
+        let always = decisions_json(&[(
+            run.calls[1].clone(),
+            Decision::AllowAlways("Bash(npm publish)".into()),
+        )]);
+        assert_eq!(always[0]["scope"], "Bash(npm publish)");
+        assert_eq!(always[0]["decision"], "allow");
+    }
+
+    #[test]
+    fn error_codes_map_to_what_the_prompt_says() {
+        let cases = [
+            ("already_resumed", SourceError::AlreadyResumed),
+            ("expired", SourceError::Expired),
+            ("anchor_mismatch", SourceError::Stale("m".into())),
+            ("stale", SourceError::Stale("m".into())),
+            ("marker_corrupt", SourceError::Corrupt("m".into())),
+            ("unauthorized", SourceError::Other("m".into())),
+        ];
+        for (code, want) in cases {
+            assert_eq!(SourceError::from_code(code, "m".into()), want, "{code}");
+        }
+        assert_eq!(
+            SourceError::DecidedBy("alice".into()).to_string(),
+            "Already decided by alice: their decision stands."
+        );
     }
 
     #[test]

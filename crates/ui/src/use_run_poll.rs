@@ -2,7 +2,9 @@
 //! [`RunSource`]: every 3 s while a run is active, 5 s when idle, paused while the tab
 //! is hidden (and refreshed when it shows again), and refreshed at once when the source
 //! reports a change made elsewhere (the gate's BroadcastChannel). A poll that brings
-//! nothing new sets no signal.
+//! nothing new sets no signal. One poll is in flight at a time (a server's answer may
+//! take seconds): a refresh asked for meanwhile polls once more when it ends. A failed
+//! poll shows its error and keeps the runs as last seen; it decides nothing.
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,26 +35,46 @@ pub fn use_run_poll(source: StoredValue<Rc<dyn RunSource>, LocalStorage>) -> Use
     let (runs, set_runs) = signal(Vec::<RunView>::new());
     let (error, set_error) = signal(None::<String>);
 
+    // (in flight, asked again meanwhile)
+    let busy = StoredValue::new_local((false, false));
     let refresh = Callback::new(move |()| {
-        POLLS.fetch_add(1, Ordering::Relaxed);
-        let fresh = source.with_value(|s| s.runs(now_ms()));
-        match fresh {
-            Ok(fresh) => {
-                let changed = runs.with_untracked(|cur| apply_poll(cur, fresh));
-                if let Some(next) = changed {
-                    set_runs.set(next);
-                }
-                if error.with_untracked(Option::is_some) {
-                    set_error.set(None);
-                }
-            }
-            Err(e) => {
-                let text = e.to_string();
-                if error.with_untracked(|cur| cur.as_deref() != Some(text.as_str())) {
-                    set_error.set(Some(text));
-                }
-            }
+        match busy.try_get_value() {
+            Some((false, _)) => busy.set_value((true, false)),
+            Some((true, _)) => return busy.set_value((true, true)),
+            None => return,
         }
+        leptos::task::spawn_local(async move {
+            loop {
+                POLLS.fetch_add(1, Ordering::Relaxed);
+                let Some(fresh) = source.try_with_value(|s| s.runs(now_ms())) else {
+                    return;
+                };
+                // The panel may be gone when the answer comes: then nothing is set.
+                match fresh.await {
+                    Ok(fresh) => {
+                        let changed = runs.try_with_untracked(|cur| apply_poll(cur, fresh));
+                        if let Some(Some(next)) = changed {
+                            set_runs.try_set(next);
+                        }
+                        if error.try_with_untracked(Option::is_some) == Some(true) {
+                            set_error.try_set(None);
+                        }
+                    }
+                    Err(e) => {
+                        let text = e.to_string();
+                        let same = error.try_with_untracked(|cur| cur.as_deref() == Some(&*text));
+                        if same == Some(false) {
+                            set_error.try_set(Some(text));
+                        }
+                    }
+                }
+                match busy.try_get_value() {
+                    Some((true, true)) => busy.set_value((true, false)),
+                    Some(_) => return busy.set_value((false, false)),
+                    None => return,
+                }
+            }
+        });
     });
 
     let period = Memo::new(move |_| runs.with(|r| poll_period(r)));

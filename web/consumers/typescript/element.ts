@@ -19,3 +19,19 @@ export async function mount(owner: string): Promise<ToolgateApprovalElement> {
   console.log(tag, event);
   return el;
 }
+
+// toolgate/http: the element over a toolgate server's runs.
+import { httpRunSource, ToolgateHttpError, type HttpRunSource } from "toolgate/http";
+import type { ToolgateRunSource } from "toolgate/element";
+
+export function mountServer(el: ToolgateApprovalElement, token: string): HttpRunSource {
+  const source: HttpRunSource = httpRunSource({ url: "https://agents.example.com", token, timeoutMs: 5_000 });
+  const generic: ToolgateRunSource = source;
+  el.source = generic;
+  el.source = null;
+  el.source = source;
+  source.runs().catch((e: unknown) => {
+    if (e instanceof ToolgateHttpError) console.log(e.code, e.status, e.decidedBy ?? "");
+  });
+  return source;
+}

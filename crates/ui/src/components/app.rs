@@ -2,8 +2,8 @@
 
 use std::rc::Rc;
 
+use crate::source::Decided;
 use leptos::prelude::*;
-use toolgate_core::Resumed;
 
 use super::approval_panel::ApprovalPanel;
 use super::panel_ctx;
@@ -14,7 +14,7 @@ use crate::source::RunSource;
 #[component]
 pub fn App(
     source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
-    on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
+    on_resumed: StoredValue<Rc<dyn Fn(Decided)>, LocalStorage>,
     policy_toml: String,
 ) -> impl IntoView {
     let (ctx, poll) = panel_ctx(source, on_resumed);

@@ -41,6 +41,11 @@ pub fn ApprovalPanel(
                     .get()
                     .map(|e| view! { <p class="tg-error" role="alert" data-testid="error">{e}</p> })
             }}
+            {move || {
+                ctx.notice
+                    .get()
+                    .map(|n| view! { <p class="tg-notice" role="status" data-testid="notice">{n}</p> })
+            }}
             <Show when=move || prompts.with(Vec::is_empty)>
                 <p class="tg-empty">"Nothing is waiting for you."</p>
             </Show>

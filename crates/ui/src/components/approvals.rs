@@ -1,12 +1,10 @@
-//! The approval prompts alone: what `<toolgate-approval>` renders (the demo's [`App`]
+//! The approval prompts alone: what `<toolgate-approval>` renders (the demo's `App`
 //! shows the same [`ApprovalPanel`] beside the run list and the playground).
-//!
-//! [`App`]: super::app::App
 
 use std::rc::Rc;
 
+use crate::source::Decided;
 use leptos::prelude::*;
-use toolgate_core::Resumed;
 
 use super::approval_panel::ApprovalPanel;
 use super::panel_ctx;
@@ -15,7 +13,7 @@ use crate::source::RunSource;
 #[component]
 pub fn Approvals(
     source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
-    on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
+    on_resumed: StoredValue<Rc<dyn Fn(Decided)>, LocalStorage>,
 ) -> impl IntoView {
     let (ctx, poll) = panel_ctx(source, on_resumed);
     view! {

@@ -1,18 +1,21 @@
 //! The panel's components, one per file.
 
+#[cfg(feature = "demo")]
 pub mod app;
 pub mod approval_panel;
 pub mod approvals;
 pub mod call_card;
 pub mod command_text;
+#[cfg(feature = "demo")]
 pub mod playground;
+#[cfg(feature = "demo")]
 pub mod run_list;
 pub mod run_prompt;
 
 use std::rc::Rc;
 
+use crate::source::Decided;
 use leptos::prelude::*;
-use toolgate_core::Resumed;
 
 use crate::source::RunSource;
 
@@ -21,18 +24,21 @@ use crate::source::RunSource;
 pub struct PanelCtx {
     pub source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
     /// The host continues the run from what a resume returned.
-    pub on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
+    pub on_resumed: StoredValue<Rc<dyn Fn(Decided)>, LocalStorage>,
     /// Poll now.
     pub refresh: Callback<()>,
     /// Wall clock (ms), ticking every second.
     pub now: ReadSignal<u64>,
+    /// What happened to a prompt that is gone (decided on another device, expired):
+    /// shown above the prompts until the next decision here.
+    pub notice: RwSignal<Option<String>>,
 }
 
 /// What every panel sets up: the run poll over `source` and the ticking clock, as the
 /// [`PanelCtx`] the prompts take, and the poll (its runs and error to show).
 pub fn panel_ctx(
     source: StoredValue<Rc<dyn RunSource>, LocalStorage>,
-    on_resumed: StoredValue<Rc<dyn Fn(Resumed)>, LocalStorage>,
+    on_resumed: StoredValue<Rc<dyn Fn(Decided)>, LocalStorage>,
 ) -> (PanelCtx, crate::use_run_poll::UseRunPoll) {
     let poll = crate::use_run_poll::use_run_poll(source);
     let ctx = PanelCtx {
@@ -40,6 +46,7 @@ pub fn panel_ctx(
         on_resumed,
         refresh: poll.refresh,
         now: crate::use_now::use_now(1_000),
+        notice: RwSignal::new(None),
     };
     (ctx, poll)
 }

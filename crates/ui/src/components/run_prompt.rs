@@ -109,6 +109,7 @@ pub fn RunPrompt(
         })
         .collect_view();
     let dismiss_key = key.clone();
+    let revision = key.1;
     view! {
         <article
             class="tg-prompt"
@@ -117,6 +118,7 @@ pub fn RunPrompt(
             tabindex="-1"
             node_ref=node
             data-run-id=run_id.clone()
+            data-revision=revision
         >
             <h3 id=heading_id>{title} <small>" · run " {run_id.clone()}</small></h3>
             <p class="tg-hint">
@@ -158,25 +160,37 @@ fn resume_when_decided(
         };
         busy.set(true);
         error.set(None);
+        ctx.notice.set(None);
         let run_id = run_id.get_value();
         spawn_local(async move {
-            let fut = ctx
+            let Some(fut) = ctx
                 .source
-                .with_value(|s| s.resume(&run_id, decisions, now_ms()));
+                .try_with_value(|s| s.resume(&run_id, decisions, now_ms()))
+            else {
+                return;
+            };
+            // The panel may be unmounted when the answer comes (a server round trip):
+            // then nothing is set or called (the run was resumed all the same).
             match fut.await {
                 Ok(resumed) => {
-                    ctx.on_resumed.with_value(|f| f(resumed));
-                    ctx.refresh.run(());
+                    ctx.on_resumed.try_with_value(|f| f(resumed));
+                    ctx.refresh.try_run(());
                 }
                 Err(e) => {
+                    // Nothing was decided (storage failed, the server could not be
+                    // reached): the person may decide again.
                     let retry = matches!(e, SourceError::Storage(_) | SourceError::Other(_));
-                    error.set(Some(e.to_string()));
-                    busy.set(false);
-                    if retry {
-                        // Nothing changed in storage: let the person decide again.
-                        draft.set(Draft::default());
+                    if !retry {
+                        // The run moved on: this prompt goes with the next poll, the
+                        // notice stays.
+                        ctx.notice.try_set(Some(format!("Run {run_id}: {e}")));
                     }
-                    ctx.refresh.run(());
+                    error.try_set(Some(e.to_string()));
+                    busy.try_set(false);
+                    if retry {
+                        draft.try_set(Draft::default());
+                    }
+                    ctx.refresh.try_run(());
                 }
             }
         });

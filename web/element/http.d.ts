@@ -1,0 +1,38 @@
+// toolgate/http: a run source over a toolgate server's HTTP API.
+import type { ResumeDecision, Resumed } from "./ui.js";
+import type { ToolgateRunSource } from "./element.js";
+
+/** A request to the server that failed. `code` is the server's error code
+ * (`already_resumed`, `expired`, `anchor_mismatch`, `stale`, `unauthorized`, …) or
+ * `timeout` / `unreachable` / `bad_answer`; `status` is the HTTP status (0: none came
+ * back); `decidedBy` names who decided first (`already_resumed`). */
+export declare class ToolgateHttpError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly decidedBy?: string;
+}
+
+export interface HttpRunSourceOptions {
+  /** The server's base URL (`https://agents.example.com`). */
+  url: string | URL;
+  /** A bearer token the server knows (its owner's runs are the ones shown). */
+  token: string;
+  /** Each request is aborted after this long (default 10,000 ms). */
+  timeoutMs?: number;
+  /** The fetch to use (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+}
+
+export interface HttpRunSource extends ToolgateRunSource {
+  /** The base URL requests go to (ends with `/`). */
+  readonly url: string;
+  /** `GET /v1/runs` (conditional): the answer's JSON text; on a 304, the text of the
+   * answer its ETag stands for. */
+  runs(): Promise<string>;
+  /** `POST /v1/runs/{runId}/decisions`: the server's answer. */
+  resume(runId: string, decisions: ResumeDecision[]): Promise<Resumed>;
+}
+
+/** A run source over the toolgate server at `url`; throws a `TypeError` with
+ * `code: "bad_input"` for a URL that does not parse, an empty token or a bad timeout. */
+export declare function httpRunSource(options: HttpRunSourceOptions): HttpRunSource;

@@ -1,0 +1,143 @@
+// toolgate/http: a run source over a toolgate server's HTTP API, for <toolgate-approval>
+// (`el.source = httpRunSource({ url, token })`) or any code that polls runs.
+//
+//   import "toolgate/element";
+//   import { httpRunSource } from "toolgate/http";
+//   el.source = httpRunSource({ url: "https://agents.example.com", token });
+//
+// runs()    GET /v1/runs with If-None-Match: resolves with the answer's JSON text (on a
+//           304, the text of the answer the ETag stands for: the server sent no body).
+// resume()  POST /v1/runs/{id}/decisions: resolves with the server's answer
+//           ({runId, sessionId, results, history, revision}).
+// Every request carries the bearer token, is bounded by `timeoutMs` (aborted after it)
+// and bypasses the HTTP cache. A failure rejects with a ToolgateHttpError whose `code`
+// is the server's (`already_resumed` with `decidedBy`, `expired`, `anchor_mismatch`,
+// `unauthorized`, …) or `timeout` / `unreachable` / `bad_answer`: the panel shows it and
+// nothing is decided.
+
+/** A request to the server that failed: `code`, `status` (0 when none came back),
+ * `decidedBy` for `already_resumed`. */
+export class ToolgateHttpError extends Error {
+  constructor(message, { code, status = 0, decidedBy } = {}) {
+    super(message);
+    this.name = "ToolgateHttpError";
+    this.code = code;
+    this.status = status;
+    if (decidedBy !== undefined) this.decidedBy = decidedBy;
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+function badInput(message) {
+  const e = new TypeError(`httpRunSource: ${message}`);
+  e.code = "bad_input";
+  return e;
+}
+
+/** A run source over the toolgate server at `url` for the owner `token` belongs to. */
+export function httpRunSource({ url, token, timeoutMs = DEFAULT_TIMEOUT_MS, fetch: fetchFn } = {}) {
+  let base;
+  try {
+    base = new URL(url);
+  } catch {
+    throw badInput(`url must be an absolute URL (got ${JSON.stringify(url)})`);
+  }
+  if (!base.pathname.endsWith("/")) base.pathname += "/";
+  if (typeof token !== "string" || token === "" || /[\r\n]/.test(token)) {
+    throw badInput("token must be a non-empty string (the server's bearer token)");
+  }
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw badInput("timeoutMs must be a positive number of milliseconds");
+  }
+  const doFetch = fetchFn ?? globalThis.fetch.bind(globalThis);
+  // The last 200 answer and its ETag: a 304 stands for it.
+  let etag = null;
+  let lastText = null;
+
+  async function request(method, path, { body, headers = {} } = {}) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let res;
+    try {
+      res = await doFetch(new URL(path, base), {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        body,
+        cache: "no-store",
+        credentials: "omit",
+        signal: controller.signal,
+      });
+      if (res.status === 304) return { res, text: "" };
+      // The body is read under the same deadline.
+      const text = await res.text();
+      return { res, text };
+    } catch (e) {
+      if (controller.signal.aborted) {
+        throw new ToolgateHttpError(`The server did not answer within ${timeoutMs} ms.`, { code: "timeout" });
+      }
+      throw new ToolgateHttpError(`The server could not be reached (${e?.message ?? e}).`, { code: "unreachable" });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function failure(res, text) {
+    let error;
+    try {
+      error = JSON.parse(text)?.error;
+    } catch {
+      error = undefined;
+    }
+    if (res.status === 401) {
+      return new ToolgateHttpError("The server did not accept this token: sign in again.", {
+        code: error?.code ?? "unauthorized",
+        status: 401,
+      });
+    }
+    if (error && typeof error.code === "string") {
+      return new ToolgateHttpError(String(error.message ?? error.code), {
+        code: error.code,
+        status: res.status,
+        decidedBy: typeof error.decidedBy === "string" ? error.decidedBy : undefined,
+      });
+    }
+    return new ToolgateHttpError(`The server answered HTTP ${res.status}.`, {
+      code: "bad_answer",
+      status: res.status,
+    });
+  }
+
+  return {
+    url: base.href,
+
+    /** `{runs}` as JSON text (a 304 is answered with the text it stands for). */
+    async runs() {
+      const { res, text } = await request("GET", "v1/runs", etag ? { headers: { "if-none-match": etag } } : {});
+      if (res.status === 304 && lastText !== null) return lastText;
+      if (!res.ok) throw failure(res, text);
+      etag = res.headers.get("etag");
+      lastText = text;
+      return text;
+    },
+
+    /** Decides `runId`'s pending calls: `[{toolCallId, anchor, decision, scope?, message?}]`. */
+    async resume(runId, decisions) {
+      if (typeof runId !== "string" || runId === "") throw badInput("runId must be a non-empty string");
+      const { res, text } = await request("POST", `v1/runs/${encodeURIComponent(runId)}/decisions`, {
+        body: JSON.stringify({ decisions }),
+      });
+      if (!res.ok) throw failure(res, text);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new ToolgateHttpError("The server's answer was not JSON.", { code: "bad_answer", status: res.status });
+      }
+    },
+  };
+}
