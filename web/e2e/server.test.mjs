@@ -171,7 +171,9 @@ try {
   }
 
   const a = await device(browser, TOKENS.alice);
-  check("signed in: the page says who", /alice/.test(await a.page.getByTestId("who").textContent()), await a.page.getByTestId("who").textContent());
+  const who = await a.page.getByTestId("who").textContent();
+  const formShown = await a.page.getByTestId("sign-in").isVisible();
+  check("signed in: the page says who, the sign-in form is gone", /alice/.test(who) && !formShown, { who, formShown });
 
   // --- Approve: the agent's run appears, one click resumes it, the agent goes on.
   const r1 = await startAgent();
