@@ -16,6 +16,8 @@ await import("./panic.test.mjs");
 await import("./package.test.mjs");
 // <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
 await import("./element.test.mjs");
-// The panel a toolgate server serves, against the real server (Chromium).
+// toolgate/http against a local HTTP server; the panel a toolgate server serves,
+// against the real server (Chromium).
+await import("./http-source.test.mjs");
 await import("./server.test.mjs");
 await import("./demo.test.mjs");
