@@ -695,6 +695,15 @@ fn hostile_requests_change_nothing() {
     // Still decidable afterwards: nothing was consumed.
     let ok = decide(good("allow").as_bytes(), Some(ALICE), "application/json");
     assert_eq!(ok.status, 200);
+    // Replayed, by the same device or another: 409 naming who decided; nothing changes.
+    let after = dump(&db);
+    for token in [ALICE, ALICE_LAPTOP] {
+        let replay = decide(good("deny").as_bytes(), Some(token), "application/json");
+        assert_eq!(replay.status, 409);
+        assert_eq!(replay.json()["error"]["code"], "already_resumed");
+        assert_eq!(replay.json()["error"]["decidedBy"], "alice-phone");
+    }
+    assert_eq!(dump(&db), after, "a replayed decision changed the database");
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
