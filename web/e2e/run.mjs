@@ -14,8 +14,9 @@ await import("./panic.test.mjs");
 // The npm package, installed from its tarball (scripts/package, built once for both
 // tests; each exits on failure).
 await import("./package.test.mjs");
-// The SDK adapters against the SDKs from npm: toolgate/acp.
+// The SDK adapters against the SDKs from npm: toolgate/acp, toolgate/openai-agents.
 await import("./acp.test.mjs");
+await import("./openai-agents.test.mjs");
 // <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
 await import("./element.test.mjs");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,

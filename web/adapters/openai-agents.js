@@ -1,0 +1,168 @@
+// toolgate/openai-agents: a toolgate policy and durable runs for the OpenAI Agents SDK
+// (@openai/agents ≥ 0.20). One object per agent set-up:
+//
+//   const gate = toolgateAgents({ policy, runs: gate });       // a Gate, or httpRuns(…)
+//   const shell = tool({ name: "bash", …, needsApproval: gate.needsApproval("bash") });
+//   let result = await run(agent, input);
+//   if (result.interruptions?.length) await gate.park(result, { runId });  // the turn ends
+//   … later, in any process that sees the same runs:
+//   const state = await gate.resume(agent, runId, decisions);  // exactly once
+//   result = await run(agent, state);
+//
+// - needsApproval(name): the policy classifies the call; `auto` runs without asking,
+//   `ask` and `deny` stop for approval (a deny is then refused by `park`, with its reason,
+//   before anyone is asked). A failing classification asks.
+// - park(result): each interruption is classified again: a deny is rejected in the run
+//   state at once (`message`: the policy's reason); the others go into one permission
+//   marker with `result.state.toString()` as its history. Nothing to ask: the state comes
+//   back to run again at once.
+// - resume(agent, runId, decisions): checks the marker's history against its calls (a
+//   call whose arguments in the history differ from the parked ones is refused:
+//   `anchor_mismatch`), resumes the marker exactly once, and returns the RunState with
+//   each interruption approved or rejected (a denial with `User refused permission:
+//   <message>`). A call the policy now denies is rejected even if approved.
+import { RunState } from "@openai/agents";
+
+function failure(code, message) {
+  const e = new Error(`toolgate/openai-agents: ${message}`);
+  e.code = code;
+  return e;
+}
+
+/** JSON with sorted keys: two values are the same arguments when these are equal. */
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function callIdOf(item) {
+  const raw = item.rawItem ?? {};
+  return raw.callId ?? raw.id;
+}
+
+function inputOf(item) {
+  const text = item.arguments;
+  if (text === undefined || text === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { input: text };
+  }
+}
+
+export function toolgateAgents({ policy, runs, tools = {} } = {}) {
+  if (!policy || typeof policy.classify !== "function") throw failure("bad_input", "policy must be a toolgate Policy");
+  if (!runs || typeof runs.park !== "function" || typeof runs.resume !== "function" || typeof runs.run !== "function") {
+    throw failure("bad_input", "runs must be a toolgate Gate or httpRuns(…): park, run and resume");
+  }
+  // The toolgate call for an agent tool's input: `tools[name](input)` → {tool, args}, or
+  // the tool's own name with its input.
+  const toCall = (name, input) => {
+    const map = tools[name];
+    if (typeof map === "function") {
+      const c = map(input);
+      return { tool: String(c.tool), args: c.args ?? {} };
+    }
+    return { tool: String(name), args: input };
+  };
+  const verdictOf = (name, input) => {
+    try {
+      return policy.classify(toCall(name, input));
+    } catch (e) {
+      return { tier: "ask", rule: "adapter.error", reason: `the call could not be classified: ${e?.message ?? e}` };
+    }
+  };
+  const refusal = (v) => `Refused by policy (${v.rule}): ${v.reason}`;
+
+  async function continueFrom(agent, resumed, { expected } = {}) {
+    const state = await RunState.fromString(agent, resumed.history);
+    const results = new Map(resumed.results.map((r) => [r.toolCallId, r]));
+    for (const item of state.getInterruptions()) {
+      const id = callIdOf(item);
+      const result = results.get(id);
+      const input = inputOf(item);
+      const verdict = verdictOf(item.name, input);
+      if (verdict.tier === "deny") {
+        state.reject(item, { message: refusal(verdict) });
+      } else if (!result) {
+        state.reject(item, { message: "Not approved: this call was not decided." });
+      } else if (expected && canonical(expected.get(id)) !== canonical(toCall(item.name, input))) {
+        state.reject(item, { message: "Not approved: the arguments differ from the ones decided." });
+      } else if (result.outcome === "approved") {
+        state.approve(item);
+      } else {
+        state.reject(item, { message: result.toolResult ?? "User refused permission." });
+      }
+    }
+    return state;
+  }
+
+  return {
+    /** For `tool({ needsApproval })`: asks unless the policy says `auto`. */
+    needsApproval(name) {
+      return async (_runContext, input) => verdictOf(name, input).tier !== "auto";
+    },
+
+    /** Parks the run's interruptions: `{status: "parked", run}`, or `{status: "ready",
+     * state}` when every one was refused by the policy (run the state again now). */
+    async park(result, { runId, sessionId, ttlMs } = {}) {
+      if (typeof runId !== "string" || runId === "") throw failure("bad_input", "runId is required");
+      const state = result?.state;
+      const items = result?.interruptions ?? [];
+      if (!state || items.length === 0) throw failure("bad_input", "the result has no interruptions to park");
+      const calls = [];
+      const refused = [];
+      for (const item of items) {
+        const input = inputOf(item);
+        const verdict = verdictOf(item.name, input);
+        if (verdict.tier === "deny") {
+          state.reject(item, { message: refusal(verdict) });
+          refused.push({ toolCallId: callIdOf(item), rule: verdict.rule, reason: verdict.reason });
+        } else {
+          calls.push({ toolCallId: callIdOf(item), ...toCall(item.name, input) });
+        }
+      }
+      if (calls.length === 0) return { status: "ready", state, refused };
+      const parked = await runs.park({
+        runId,
+        calls,
+        history: state.toString(),
+        ...(sessionId ? { sessionId } : {}),
+        ...(ttlMs ? { ttlMs } : {}),
+      });
+      return { status: "parked", run: parked.run, stopReason: parked.stopReason, refused };
+    },
+
+    /** Resumes `runId` with the person's decisions (`[{toolCallId, anchor, decision,
+     * message?, scope?}]`), exactly once, and returns the RunState to run again. */
+    async resume(agent, runId, decisions) {
+      const run = await runs.run(runId);
+      if (!run) throw failure("not_found", `no run ${runId}`);
+      if (run.marker) {
+        // The history is the host's too: a call in it must have the arguments parked.
+        const expected = new Map(run.marker.calls.map((c) => [c.toolCallId, { tool: c.tool, args: c.args }]));
+        const state = await RunState.fromString(agent, run.marker.history);
+        for (const item of state.getInterruptions()) {
+          const want = expected.get(callIdOf(item));
+          if (want && canonical(want) !== canonical(toCall(item.name, inputOf(item)))) {
+            throw failure("anchor_mismatch", `call ${callIdOf(item)} in the run's history has other arguments than the ones parked`);
+          }
+        }
+        const resumed = await runs.resume(runId, { decisions });
+        return continueFrom(agent, resumed, { expected });
+      }
+      // Not waiting: the runs' own answer (already_resumed, expired, …).
+      await runs.resume(runId, { decisions });
+      throw failure("not_awaiting_permission", `run ${runId} is not waiting for permission`);
+    },
+
+    /** The RunState to run again from what a resume returned elsewhere (the element's
+     * `toolgate-decision` detail, `gate.resume`'s result). */
+    continueFrom(agent, resumed) {
+      return continueFrom(agent, resumed);
+    },
+  };
+}
