@@ -31,7 +31,8 @@ export interface ToolgateAgents {
   /** Resumes the marker exactly once with the person's decisions and returns the state to
    * run again; `anchor_mismatch` when the history's arguments differ from the parked ones. */
   resume<TAgent extends Agent<any, any>>(agent: TAgent, runId: string, decisions: ResumeDecision[]): Promise<RunState<any, TAgent>>;
-  /** The state to run again from a resume made elsewhere (`toolgate-decision`'s detail). */
+  /** The state to run again from a resume made elsewhere (`toolgate-decision`'s detail);
+   * an interruption whose arguments differ from the decided ones is rejected. */
   continueFrom<TAgent extends Agent<any, any>>(agent: TAgent, resumed: Resumed): Promise<RunState<any, TAgent>>;
 }
 

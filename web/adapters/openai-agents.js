@@ -77,7 +77,9 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
   };
   const refusal = (v) => `Refused by policy (${v.rule}): ${v.reason}`;
 
-  async function continueFrom(agent, resumed, { expected } = {}) {
+  // Each result carries the tool and arguments that were decided (the marker's): an
+  // interruption of the history with other arguments is not what the person saw.
+  async function continueFrom(agent, resumed) {
     const state = await RunState.fromString(agent, resumed.history);
     const results = new Map(resumed.results.map((r) => [r.toolCallId, r]));
     for (const item of state.getInterruptions()) {
@@ -89,7 +91,7 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
         state.reject(item, { message: refusal(verdict) });
       } else if (!result) {
         state.reject(item, { message: "Not approved: this call was not decided." });
-      } else if (expected && canonical(expected.get(id)) !== canonical(toCall(item.name, input))) {
+      } else if (canonical({ tool: result.tool, args: result.args }) !== canonical(toCall(item.name, input))) {
         state.reject(item, { message: "Not approved: the arguments differ from the ones decided." });
       } else if (result.outcome === "approved") {
         state.approve(item);
@@ -152,7 +154,7 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
           }
         }
         const resumed = await runs.resume(runId, { decisions });
-        return continueFrom(agent, resumed, { expected });
+        return continueFrom(agent, resumed);
       }
       // Not waiting: the runs' own answer (already_resumed, expired, …).
       await runs.resume(runId, { decisions });

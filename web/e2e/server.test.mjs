@@ -75,7 +75,12 @@ function stop() {
   if (!child) return Promise.resolve();
   return new Promise((resolve) => {
     child.removeAllListeners("exit");
-    child.on("exit", () => resolve());
+    // A server that does not stop on SIGTERM within 10 s is killed: the test never hangs.
+    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.on("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
     child.kill("SIGTERM");
   });
 }
