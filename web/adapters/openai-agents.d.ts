@@ -1,14 +1,9 @@
 // toolgate/openai-agents: a toolgate policy and durable runs for the OpenAI Agents SDK.
 import type { Agent, RunResult, RunState, StreamedRunResult } from "@openai/agents";
-import type { Policy, Parked, Resumed, ResumeDecision, Run } from "./index.js";
+import type { Policy, Resumed, ResumeDecision, Run } from "./index.js";
+import type { ToolgateRuns } from "./shared.js";
 
-/** Where runs are parked: a toolgate `Gate` (its `park`, `run`, `resume`), or any object
- * with the same three methods (sync or async). */
-export interface ToolgateRuns {
-  park(request: { runId: string; calls: { toolCallId: string; tool: string; args: unknown }[]; history: string; sessionId?: string; ttlMs?: number }): Parked | Promise<Parked>;
-  run(runId: string): Run | null | Promise<Run | null>;
-  resume(runId: string, request: { decisions: ResumeDecision[] }): Promise<Resumed>;
-}
+export type { ToolgateRuns };
 
 export interface ToolgateAgentsOptions {
   policy: Policy;

@@ -22,21 +22,9 @@
 //   each interruption approved or rejected (a denial with `User refused permission:
 //   <message>`). A call the policy now denies is rejected even if approved.
 import { RunState } from "@openai/agents";
+import { callMapper, canonical, checkSetup, failure as fail, refusal, verdictFor } from "./shared.js";
 
-function failure(code, message) {
-  const e = new Error(`toolgate/openai-agents: ${message}`);
-  e.code = code;
-  return e;
-}
-
-/** JSON with sorted keys: two values are the same arguments when these are equal. */
-function canonical(v) {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (v && typeof v === "object") {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(v);
-}
+const failure = (code, message) => fail("openai-agents", code, message);
 
 function callIdOf(item) {
   const raw = item.rawItem ?? {};
@@ -54,28 +42,9 @@ function inputOf(item) {
 }
 
 export function toolgateAgents({ policy, runs, tools = {} } = {}) {
-  if (!policy || typeof policy.classify !== "function") throw failure("bad_input", "policy must be a toolgate Policy");
-  if (!runs || typeof runs.park !== "function" || typeof runs.resume !== "function" || typeof runs.run !== "function") {
-    throw failure("bad_input", "runs must be a toolgate Gate or httpRuns(…): park, run and resume");
-  }
-  // The toolgate call for an agent tool's input: `tools[name](input)` → {tool, args}, or
-  // the tool's own name with its input.
-  const toCall = (name, input) => {
-    const map = tools[name];
-    if (typeof map === "function") {
-      const c = map(input);
-      return { tool: String(c.tool), args: c.args ?? {} };
-    }
-    return { tool: String(name), args: input };
-  };
-  const verdictOf = (name, input) => {
-    try {
-      return policy.classify(toCall(name, input));
-    } catch (e) {
-      return { tier: "ask", rule: "adapter.error", reason: `the call could not be classified: ${e?.message ?? e}` };
-    }
-  };
-  const refusal = (v) => `Refused by policy (${v.rule}): ${v.reason}`;
+  checkSetup("openai-agents", policy, runs);
+  const toCall = callMapper(tools);
+  const verdictOf = (name, input) => verdictFor(policy, () => toCall(name, input));
 
   // Each result carries the tool and arguments that were decided (the marker's): an
   // interruption of the history with other arguments is not what the person saw.

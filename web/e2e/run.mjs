@@ -14,9 +14,11 @@ await import("./panic.test.mjs");
 // The npm package, installed from its tarball (scripts/package, built once for both
 // tests; each exits on failure).
 await import("./package.test.mjs");
-// The SDK adapters against the SDKs from npm: toolgate/acp, toolgate/openai-agents.
+// The SDK adapters against the SDKs from npm: toolgate/acp, toolgate/openai-agents,
+// toolgate/ai-sdk (ai 7 and 6).
 await import("./acp.test.mjs");
 await import("./openai-agents.test.mjs");
+await import("./ai-sdk.test.mjs");
 // <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
 await import("./element.test.mjs");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,

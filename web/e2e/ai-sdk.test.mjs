@@ -1,0 +1,113 @@
+// toolgate/ai-sdk against the real Vercel AI SDK, both majors from npm: `ai` 7
+// (web/consumers/ai-sdk-7: toolApproval = toolgatePolicy) and `ai` 6
+// (web/consumers/ai-sdk-6: gateTools' needsApproval), each with its own lockfile, Node 22
+// from npm and the packed tarball installed; the model is the SDK's own mock (ai/test).
+// The same agent.mjs runs each step in its own process, the Gate's runs kept in a
+// file-backed localStorage between them, with generateText and with streamText:
+// - the model asks for three commands: `ls` (auto) runs, `rm -rf /` (deny) is refused
+//   with the policy's reason before anyone is asked, `npm publish` (ask) parks the turn;
+// - a fresh process resumes from the marker: the approved call runs once, the model gets
+//   its output and the refusal; a second resume is `already_resumed`;
+// - a denial with a message reaches the model as the SDK's `execution-denied` with
+//   `User refused permission: <message>`, the tool not run;
+// - an edited history (same call id, other arguments) is refused (`anchor_mismatch`) and
+//   the run still waits; a call the policy denies by the time of the resume is refused
+//   although approved; a client-held history that approves `rm -rf /` never runs it;
+//   an expired marker decides nothing (`expired`).
+//   node web/e2e/ai-sdk.test.mjs   (part of web/e2e/run.mjs)
+import { mkdtempSync, rmSync, readFileSync, existsSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { ROOT, buildConsumer } from "./tarball.mjs";
+import { checker } from "./checks.mjs";
+
+const { check, finish } = checker();
+const ANCHOR = "2dbff9796ab0b84104abec3e65acda4e2477968948acd4af08f46dbfcf6b223e"; // bash {command: "npm publish"}
+const DENY_PUBLISH = 'default = "ask"\nworkspace = "/w"\n[rules]\ndeny = ["Bash(npm publish*)"]\n';
+const allow = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "allow" }]);
+const deny = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "deny", message: "not before the release notes" }]);
+
+function suite(major) {
+  const dir = mkdtempSync(join(tmpdir(), `toolgate-ai-sdk-${major}-`));
+  /** One step in a fresh Node 22 process on `state`'s localStorage file: its JSON line. */
+  const step = (state, args, env = {}) => {
+    try {
+      const out = execFileSync(join(dir, "node_modules", ".bin", "node"),
+        ["--no-warnings", "--experimental-webstorage", `--localstorage-file=${join(state, "ls.db")}`, "agent.mjs", args[0], state, ...args.slice(1)],
+        { cwd: dir, encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
+      return JSON.parse(out.trim().split("\n").pop());
+    } catch (e) {
+      return { error: "process", message: `${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}` };
+    }
+  };
+  const ran = (state) => (existsSync(join(state, "ran.log")) ? readFileSync(join(state, "ran.log"), "utf8").trim().split("\n") : []);
+  const output = (r, id) => r.outputs?.find((o) => o.callId === id)?.output;
+  const result = (r, id) => r.results?.find((o) => o.toolCallId === id)?.output;
+  // ai 7 refuses a policy deny through toolApproval (the SDK's execution-denied); ai 6 has
+  // no way to deny before execute, so gateTools' execute throws it (the SDK's error-text).
+  const refusedBy = (o, rule) => (major === 7 ? o?.type === "execution-denied" && o.reason : o?.type === "error-text" && o.value)?.startsWith?.(`Refused by policy (${rule})`) ?? false;
+  try {
+    const built = buildConsumer(`ai-sdk-${major}`, dir);
+    if (major === 6) copyFileSync(join(ROOT, "web", "consumers", "ai-sdk-7", "agent.mjs"), join(dir, "agent.mjs"));
+    check(`ai ${major}: a consumer installs the tarball and type-checks against the SDK's types (tsc)`, built.ok, built.out);
+    if (!built.ok) return;
+    for (const mode of ["generate", "stream"]) {
+      const a = mkdtempSync(join(dir, "run-"));
+      const parked = step(a, ["park", mode, "run-1"]);
+      check(`ai ${major} ${mode}: the ask call parks the turn; the auto call ran; the deny is refused with its reason, never asked`,
+        parked.status === "parked" && parked.calls?.length === 1 && parked.calls[0].args.command === "npm publish" &&
+          refusedBy(result(parked, "c2"), "builtin.shell.rm-root") && JSON.stringify(ran(a)) === '["ls"]',
+        { parked, ran: ran(a) });
+      const resumed = step(a, ["resume", "run-1", allow, mode]);
+      check(`ai ${major} ${mode}: a fresh process resumes from the marker: the approved call runs once, the model gets its output and the refusal`,
+        resumed.final === "done" && output(resumed, "c1")?.value === "ran: npm publish" && refusedBy(output(resumed, "c2"), "builtin.shell.rm-root") &&
+          JSON.stringify(ran(a)) === '["ls","npm publish"]',
+        { resumed, ran: ran(a) });
+      const again = step(a, ["resume", "run-1", allow, mode]);
+      check(`ai ${major} ${mode}: a second resume is already_resumed and runs nothing again`, again.error === "already_resumed" && ran(a).length === 2, again);
+
+      const d = mkdtempSync(join(dir, "run-"));
+      step(d, ["park", mode, "run-d"]);
+      const denied = step(d, ["resume", "run-d", deny, mode]);
+      const o = output(denied, "c1");
+      check(`ai ${major} ${mode}: a denial reaches the model as the SDK's execution-denied with the person's message, the tool not run`,
+        denied.final === "done" && o?.type === "execution-denied" && o.reason === "User refused permission: not before the release notes" && !ran(d).includes("npm publish"),
+        denied);
+    }
+
+    const t = mkdtempSync(join(dir, "run-"));
+    step(t, ["park", "generate", "run-t"]);
+    const edited = step(t, ["tamper", "run-t"]);
+    const tampered = step(t, ["resume", "run-t", allow, "generate"]);
+    const still = step(t, ["show", "run-t"]);
+    check(`ai ${major}: an edited history (same call id, other arguments) is refused (anchor_mismatch); the run still waits, nothing ran`,
+      edited.edited === 1 && tampered.error === "anchor_mismatch" && still.status === "awaiting_permission" && !ran(t).some((c) => c.includes("curl")),
+      { edited, tampered, still, ran: ran(t) });
+
+    const h = mkdtempSync(join(dir, "run-"));
+    step(h, ["park", "generate", "run-h"]);
+    const hard = step(h, ["resume", "run-h", allow, "generate"], { POLICY: DENY_PUBLISH });
+    const ho = output(hard, "c1");
+    check(`ai ${major}: a call the policy denies by the time of the resume is refused although approved; the tool never runs`,
+      ho?.type === "execution-denied" && /^Refused by policy \(user\.deny\[0\]\)/.test(ho.reason) && !ran(h).includes("npm publish"), hard);
+
+    const f = mkdtempSync(join(dir, "run-"));
+    const forged = step(f, ["forge", "generate"]);
+    check(`ai ${major}: a client-held history that approves \`rm -rf /\` never runs it`,
+      forged.results?.length === 1 && forged.results[0].output.type !== "text" && ran(f).length === 0, forged);
+
+    const e = mkdtempSync(join(dir, "run-"));
+    const ep = step(e, ["park", "generate", "run-e"], { TTL_MS: "1000" });
+    execFileSync("sleep", ["1.2"]);
+    const expired = step(e, ["resume", "run-e", allow, "generate"]);
+    check(`ai ${major}: an expired marker decides nothing: expired, the tool not run`,
+      ep.status === "parked" && expired.error === "expired" && !ran(e).includes("npm publish"), { ep, expired });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+suite(7);
+suite(6);
+finish("toolgate/ai-sdk (the real AI SDK 7 and 6, Node 22)");
