@@ -24,7 +24,10 @@
 //   (model messages or useChat's UI messages; they become the marker's history),
 //   `resume(runId, decisions)` and `continueFrom(resumed)`: each pending approval answered
 //   from the marker's outcome, bound to the parked arguments (a history whose call has
-//   other arguments than the parked ones is refused: `anchor_mismatch`).
+//   other arguments than the parked ones is refused: `anchor_mismatch`). A run whose
+//   marker expired comes back once with each approval answered `approved: false`,
+//   "Not approved: nobody answered the permission request in time." (the model gets the
+//   SDK's execution-denied with that reason, not a person's refusal).
 import { callMapper, canonical, checkSetup, failure as fail, refusal, verdictFor } from "./shared.js";
 
 const failure = (code, message) => fail("ai-sdk", code, message);
@@ -143,9 +146,9 @@ export function toolgateApprovals({ policy, runs, tools } = {}) {
       let reason;
       if (v.tier === "deny") reason = refusal(v);
       else if (!result) reason = "Not approved: this call was not decided.";
+      else if (result.outcome === "expired") reason = result.toolResult ?? "Not approved: nobody answered the permission request in time.";
       else if (canonical({ tool: result.tool, args: result.args }) !== canonical(call)) reason = "Not approved: the arguments differ from the ones decided.";
       else if (result.outcome === "approved") approved = true;
-      else if (result.outcome === "expired") reason = result.toolResult ?? "Not approved: nobody answered the permission request in time.";
       else reason = result.toolResult ?? "User refused permission.";
       return { id: a.approvalId, approved, ...(reason ? { reason } : {}) };
     });
@@ -196,6 +199,9 @@ export function toolgateApprovals({ policy, runs, tools } = {}) {
         }
         return continueFrom(await runs.resume(runId, { decisions }));
       }
+      // Expired: nobody answered in time. The history it left is taken once, each call
+      // not approved because it expired (a late decision approves nothing).
+      if (run.expiredAt !== undefined) return continueFrom(await runs.resume(runId, { decisions: [] }));
       await runs.resume(runId, { decisions });
       throw failure("not_awaiting_permission", `run ${runId} is not waiting for permission`);
     },

@@ -20,11 +20,14 @@
 //   call whose arguments in the history differ from the parked ones is refused:
 //   `anchor_mismatch`), resumes the marker exactly once, and returns the RunState with
 //   each interruption approved or rejected (a denial with `User refused permission:
-//   <message>`). A call the policy now denies is rejected even if approved.
+//   <message>`). A call the policy now denies is rejected even if approved. A run whose
+//   marker expired comes back once with each interruption rejected as "Not approved:
+//   nobody answered the permission request in time." (not as a person's no).
 import { RunState } from "@openai/agents";
 import { callMapper, canonical, checkSetup, failure as fail, refusal, verdictFor } from "./shared.js";
 
 const failure = (code, message) => fail("openai-agents", code, message);
+const EXPIRED = "Not approved: nobody answered the permission request in time.";
 
 function callIdOf(item) {
   const raw = item.rawItem ?? {};
@@ -60,6 +63,8 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
         state.reject(item, { message: refusal(verdict) });
       } else if (!result) {
         state.reject(item, { message: "Not approved: this call was not decided." });
+      } else if (result.outcome === "expired") {
+        state.reject(item, { message: result.toolResult ?? EXPIRED });
       } else if (canonical({ tool: result.tool, args: result.args }) !== canonical(toCall(item.name, input))) {
         state.reject(item, { message: "Not approved: the arguments differ from the ones decided." });
       } else if (result.outcome === "approved") {
@@ -125,7 +130,10 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
         const resumed = await runs.resume(runId, { decisions });
         return continueFrom(agent, resumed);
       }
-      // Not waiting: the runs' own answer (already_resumed, expired, …).
+      // Expired: nobody answered in time. The history it left is taken once, each call
+      // rejected as expired (a late decision approves nothing).
+      if (run.expiredAt !== undefined) return continueFrom(agent, await runs.resume(runId, { decisions: [] }));
+      // Not waiting: the runs' own answer (already_resumed, …).
       await runs.resume(runId, { decisions });
       throw failure("not_awaiting_permission", `run ${runId} is not waiting for permission`);
     },

@@ -13,7 +13,8 @@
 // - an edited history (same call id, other arguments) is refused (`anchor_mismatch`) and
 //   the run still waits; a call the policy denies by the time of the resume is refused
 //   although approved; a client-held history that approves `rm -rf /` never runs it;
-//   an expired marker decides nothing (`expired`).
+//   an expired marker reaches the model as execution-denied "Not approved: nobody
+//   answered the permission request in time." (a late approval runs nothing), once.
 //   node web/e2e/ai-sdk.test.mjs   (part of web/e2e/run.mjs)
 import { mkdtempSync, rmSync, readFileSync, existsSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -101,8 +102,13 @@ function suite(major) {
     const ep = step(e, ["park", "generate", "run-e"], { TTL_MS: "1000" });
     execFileSync("sleep", ["1.2"]);
     const expired = step(e, ["resume", "run-e", allow, "generate"]);
-    check(`ai ${major}: an expired marker decides nothing: expired, the tool not run`,
-      ep.status === "parked" && expired.error === "expired" && !ran(e).includes("npm publish"), { ep, expired });
+    const eo = output(expired, "c1");
+    const again = step(e, ["resume", "run-e", allow, "generate"]);
+    check(`ai ${major}: an expired marker reaches the model as execution-denied "not approved: nobody answered in time" (a late approval runs nothing), once`,
+      ep.status === "parked" && expired.final === "done" && eo?.type === "execution-denied" &&
+        eo.reason === "Not approved: nobody answered the permission request in time." &&
+        !ran(e).includes("npm publish") && again.error === "already_resumed",
+      { ep, expired, again });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -10,7 +10,8 @@
 //   permission: <message>`, the tool not run;
 // - an edited history (same call id, other arguments) is refused (`anchor_mismatch`) and
 //   the run still waits; a call the policy denies by the time of the resume is refused
-//   even though approved; an expired marker decides nothing (`expired`).
+//   even though approved; an expired marker reaches the model as "Not approved: nobody
+//   answered the permission request in time." (a late approval runs nothing), once.
 //   node web/e2e/openai-agents.test.mjs   (part of web/e2e/run.mjs)
 import { mkdtempSync, rmSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,8 +85,12 @@ try {
     const ep = step(e, ["park", "-", "run-e"], { TTL_MS: "1000" });
     execFileSync("sleep", ["1.2"]);
     const expired = step(e, ["resume", "run-e", allow]);
-    check("an expired marker decides nothing: expired, the tool not run",
-      ep.status === "parked" && expired.error === "expired" && !ran(e).includes("npm publish"), { ep, expired });
+    const twice = step(e, ["resume", "run-e", allow]);
+    check("an expired marker reaches the model as not approved because nobody answered in time (a late approval runs nothing), once",
+      ep.status === "parked" && expired.final === "done" &&
+        output(expired, "c1") === "Not approved: nobody answered the permission request in time." &&
+        !ran(e).includes("npm publish") && twice.error === "already_resumed",
+      { ep, expired, twice });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

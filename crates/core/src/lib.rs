@@ -60,7 +60,7 @@ pub use call::{anchor, canonical_json, Anchor, Family, ToolCall};
 pub use error::Error;
 pub use marker::{
     refusal_text, CallOutcome, CallResult, Choice, HistoryCheck, Marker, Park, ParkCall,
-    PendingCall, ResumeDecision,
+    PendingCall, ResumeDecision, EXPIRED_TEXT,
 };
 pub use policy::{Policy, Rule, SessionRules};
 pub use registry::{

@@ -218,14 +218,20 @@ pub enum CallOutcome {
     },
     /// A person said no. Not a failed run: the model receives [`refusal_text`].
     Denied { message: String },
+    /// Nobody answered before the marker expired: not approved, and not a person's no.
+    /// The model receives [`EXPIRED_TEXT`].
+    Expired,
 }
+
+/// The tool result of a call whose permission request expired.
+pub const EXPIRED_TEXT: &str = "Not approved: nobody answered the permission request in time.";
 
 impl CallOutcome {
     /// True only for `Approved`: the only outcome that lets the tool run.
     pub fn is_approved(&self) -> bool {
         match self {
             CallOutcome::Approved { .. } => true,
-            CallOutcome::Denied { .. } => false,
+            CallOutcome::Denied { .. } | CallOutcome::Expired => false,
         }
     }
 
@@ -234,6 +240,7 @@ impl CallOutcome {
         match self {
             CallOutcome::Approved { .. } => None,
             CallOutcome::Denied { message } => Some(refusal_text(message)),
+            CallOutcome::Expired => Some(EXPIRED_TEXT.to_string()),
         }
     }
 }

@@ -3,13 +3,16 @@
 //! The stored document of a run (a string value under the run id):
 //! - while `awaiting_permission`: exactly the permission marker (see [`crate::marker`]),
 //!   so the UI can render the prompt from the stored value alone;
-//! - otherwise a small record with no request and no history:
+//! - otherwise a small record with no request (and no history, but for one case below):
 //!   `{"v":1,"run_id":"r-1","session_id":"s-1","owner":"alice","status":"failed",
 //!   "revision":2,"updated_at":5000,"last_error":"…"}` with optional `last_error`
 //!   (why a run failed or was cancelled), `resumed_at` (set by the resume that cleared
 //!   the marker), `decision` (what that resume decided, per call, and who: an agent
 //!   that parked over HTTP reads its answer here) and `expired_at` (set when an
-//!   expired marker cancelled the run).
+//!   expired marker cancelled the run). A run cancelled by an expired marker also keeps
+//!   that marker's `history`, and its `decision` says `expired` for each call, until the
+//!   host takes them, once, by resuming with no decisions ([`crate::Runs::resume`]): the
+//!   agent can then tell its model "not approved: nobody answered in time".
 //!
 //! The document's `revision` always equals the revision the store keeps beside it.
 
@@ -51,9 +54,14 @@ pub struct Run {
     /// The `expires_at` of a marker that expired, cancelling the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expired_at: Option<u64>,
-    /// What the resume that cleared the marker decided (set with `resumed_at`).
+    /// What the resume that cleared the marker decided (set with `resumed_at`), or, for a
+    /// run an expired marker cancelled, `expired` for each of its calls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<RunDecision>,
+    /// The history of a marker that expired, until the host takes it (resume with no
+    /// decisions). Stored, never shown.
+    #[serde(skip)]
+    pub history: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marker: Option<Marker>,
 }
@@ -74,7 +82,7 @@ pub struct DecidedCall {
     pub tool: String,
     /// The anchor of the arguments that were decided.
     pub anchor: String,
-    /// `approved` or `denied`.
+    /// `approved`, `denied` or `expired`.
     pub outcome: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
@@ -96,6 +104,7 @@ impl Run {
             resumed_at: None,
             expired_at: None,
             decision: None,
+            history: None,
             marker: Some(marker),
         }
     }
@@ -113,6 +122,7 @@ impl Run {
             resumed_at: None,
             expired_at: None,
             decision: None,
+            history: None,
             marker: None,
         }
     }
@@ -143,6 +153,7 @@ impl Run {
             resumed_at: None,
             expired_at: None,
             decision: None,
+            history: None,
             marker: None,
         })
     }
@@ -175,6 +186,7 @@ impl Run {
                 resumed_at: self.resumed_at,
                 expired_at: self.expired_at,
                 decision: self.decision.as_ref(),
+                history: self.history.as_deref(),
             })),
         }
     }
@@ -198,7 +210,7 @@ impl Run {
 }
 
 fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String> {
-    if object.contains_key("request") || object.contains_key("history") {
+    if object.contains_key("request") {
         return Err(format!(
             "a {status} run carries a permission request; only awaiting_permission does"
         ));
@@ -224,6 +236,7 @@ fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String>
         resumed_at: raw.resumed_at,
         expired_at: raw.expired_at,
         decision: raw.decision,
+        history: raw.history,
         marker: None,
     })
 }
@@ -243,6 +256,8 @@ struct RecordIn {
     expired_at: Option<u64>,
     #[serde(default)]
     decision: Option<RunDecision>,
+    #[serde(default)]
+    history: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -262,6 +277,8 @@ struct RecordOut<'a> {
     expired_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     decision: Option<&'a RunDecision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<&'a str>,
 }
 
 #[cfg(test)]

@@ -9,7 +9,10 @@
 //! - **Never wedged.** Whoever reads a corrupt record (resume, `run`, `runs`, `fail`)
 //!   turns it into a `failed` run whose `last_error` says what was wrong, clearing the
 //!   marker; whoever reads an expired marker turns it into a `cancelled` run with
-//!   `expired_at` set (a later resume reports [`Error::MarkerExpired`]).
+//!   `expired_at` set (a later resume with decisions reports [`Error::MarkerExpired`]).
+//! - **Expiry is not a denial.** That cancelled run keeps the marker's history and says
+//!   `expired` for each call; a resume with no decisions takes them, exactly once, so
+//!   the agent can tell its model that nobody answered in time.
 //! - **Owners are separate.** A run of another owner is [`Error::RunNotFound`].
 
 use serde::Serialize;
@@ -232,49 +235,75 @@ impl<S: MarkerStore> Runs<S> {
                     not_found(run_id)
                 })
             }
-            Loaded::Expired(run) => {
-                return Err(if owned_by(&run, owner) {
-                    not_awaiting(run)
-                } else {
-                    not_found(run_id)
-                })
-            }
+            Loaded::Expired(run) => run,
         };
         if !owned_by(&run, owner) {
             return Err(not_found(run_id));
         }
-        let Some(marker) = run.marker.as_ref() else {
-            return Err(not_awaiting(run));
-        };
-        let results = marker.resolve(decisions)?;
-        let mut running = run.settle(RunStatus::Running, now, None)?;
-        running.resumed_at = Some(now);
-        running.decision = Some(crate::run::RunDecision {
-            decided_by: by.map(str::to_string),
-            calls: results
-                .iter()
-                .map(|r| {
-                    let (outcome, scope, message) = match &r.outcome {
-                        CallOutcome::Approved { scope } => ("approved", scope.clone(), None),
-                        CallOutcome::Denied { message } => ("denied", None, Some(message.clone())),
-                    };
-                    crate::run::DecidedCall {
-                        tool_call_id: r.tool_call_id.clone(),
-                        tool: r.tool.clone(),
-                        anchor: marker
-                            .calls
-                            .iter()
-                            .find(|c| c.tool_call_id == r.tool_call_id)
-                            .map(|c| c.anchor.clone())
-                            .unwrap_or_default(),
-                        outcome: outcome.to_string(),
-                        scope,
-                        message,
+        let read = run.revision;
+        // `next` is the record to write, `history` what the host continues from.
+        let mut run = run;
+        let (next, results, history) = match run.marker.take() {
+            Some(marker) => {
+                let results = marker.resolve(decisions)?;
+                let mut running = run.settle(RunStatus::Running, now, None)?;
+                running.resumed_at = Some(now);
+                running.decision = Some(crate::run::RunDecision {
+                    decided_by: by.map(str::to_string),
+                    calls: results
+                        .iter()
+                        .zip(&marker.calls)
+                        .map(|(r, c)| {
+                            let (outcome, scope, message) = match &r.outcome {
+                                CallOutcome::Approved { scope } => {
+                                    ("approved", scope.clone(), None)
+                                }
+                                CallOutcome::Denied { message } => {
+                                    ("denied", None, Some(message.clone()))
+                                }
+                                CallOutcome::Expired => ("expired", None, None),
+                            };
+                            decided(c, outcome, scope, message)
+                        })
+                        .collect(),
+                });
+                (running, results, marker.history)
+            }
+            // An expired marker's history, taken once by a resume with no decisions:
+            // each call `expired`; the run stays cancelled, now with `resumed_at`.
+            None if decisions.is_empty()
+                && run.status == RunStatus::Cancelled
+                && run.expired_at.is_some() =>
+            {
+                let mut taken = run;
+                let Some(history) = taken.history.take() else {
+                    return Err(if taken.resumed_at.is_some() {
+                        Error::AlreadyResumed {
+                            run_id: run_id.to_string(),
+                        }
+                    } else {
+                        not_awaiting(taken)
+                    });
+                };
+                let mut results = Vec::new();
+                if let Some(d) = &taken.decision {
+                    for c in &d.calls {
+                        results.push(CallResult {
+                            tool_call_id: c.tool_call_id.clone(),
+                            tool: c.tool.clone(),
+                            args: serde_json::Value::Null,
+                            outcome: CallOutcome::Expired,
+                        });
                     }
-                })
-                .collect(),
-        });
-        match self.write(Some(run.revision), &running) {
+                }
+                taken.revision = read.saturating_add(1);
+                taken.updated_at = now;
+                taken.resumed_at = Some(now);
+                (taken, results, history)
+            }
+            None => return Err(not_awaiting(run)),
+        };
+        match self.write(Some(read), &next) {
             Ok(()) => {}
             Err(Error::StoreConflict { .. }) => {
                 // Someone else changed the run between our read and our write: say what.
@@ -297,16 +326,12 @@ impl<S: MarkerStore> Runs<S> {
             }
             Err(other) => return Err(other),
         }
-        let history = match run.marker {
-            Some(marker) => marker.history,
-            None => String::new(),
-        };
         Ok(Resumed {
-            run_id: running.run_id,
-            session_id: running.session_id,
+            run_id: next.run_id,
+            session_id: next.session_id,
             results,
             history,
-            revision: running.revision,
+            revision: next.revision,
         })
     }
 
@@ -443,6 +468,15 @@ impl<S: MarkerStore> Runs<S> {
                             )),
                         )?;
                         cancelled.expired_at = Some(expires_at);
+                        let mut calls = Vec::new();
+                        for c in &marker.calls {
+                            calls.push(decided(c, "expired", None, None));
+                        }
+                        cancelled.decision = Some(crate::run::RunDecision {
+                            decided_by: None,
+                            calls,
+                        });
+                        cancelled.history = Some(marker.history.clone());
                         self.write(Some(stored.revision), &cancelled)
                             .map(|()| Loaded::Expired(cancelled))
                     }
@@ -479,6 +513,7 @@ impl<S: MarkerStore> Runs<S> {
             resumed_at: None,
             expired_at: None,
             decision: None,
+            history: None,
             marker: None,
         };
         match self.write(Some(stored.revision), &failed) {
@@ -490,6 +525,23 @@ impl<S: MarkerStore> Runs<S> {
             run: failed,
             reason,
         })
+    }
+}
+
+/// One call of a [`RunDecision`](crate::run::RunDecision).
+fn decided(
+    call: &crate::marker::PendingCall,
+    outcome: &str,
+    scope: Option<String>,
+    message: Option<String>,
+) -> crate::run::DecidedCall {
+    crate::run::DecidedCall {
+        tool_call_id: call.tool_call_id.clone(),
+        tool: call.tool.clone(),
+        anchor: call.anchor.clone(),
+        outcome: outcome.to_string(),
+        scope,
+        message,
     }
 }
 

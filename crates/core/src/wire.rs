@@ -267,8 +267,8 @@ pub struct ResumedView<'a> {
     pub revision: u64,
 }
 
-/// One call's outcome: `approved` (run exactly these args) or `denied` (give the model
-/// `toolResult`).
+/// One call's outcome: `approved` (run exactly these args), `denied` or `expired` (give
+/// the model `toolResult`; an expired call's `args` are null).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallResultView<'a> {
@@ -290,6 +290,7 @@ impl<'a> From<&'a CallResult> for CallResultView<'a> {
         let (outcome, scope, message) = match &r.outcome {
             CallOutcome::Approved { scope } => ("approved", scope.as_deref(), None),
             CallOutcome::Denied { message } => ("denied", None, Some(message.as_str())),
+            CallOutcome::Expired => ("expired", None, None),
         };
         CallResultView {
             tool_call_id: &r.tool_call_id,

@@ -14,9 +14,9 @@ use toolgate_core::marker::{
     MAX_MARKER_TTL_MS,
 };
 use toolgate_core::{
-    anchor, refusal_text, CallOutcome, CallResult, Choice, Error, Marker, MarkerStore, MemoryStore,
-    Park, ParkCall, PendingCall, ResumeDecision, Run, RunStatus, Runs, StopReason, Stored, Tier,
-    ToolCall, Verdict,
+    anchor, refusal_text, CallOutcome, CallResult, Choice, DecidedCall, Error, Marker, MarkerStore,
+    MemoryStore, Park, ParkCall, PendingCall, ResumeDecision, Run, RunDecision, RunStatus, Runs,
+    StopReason, Stored, Tier, ToolCall, Verdict,
 };
 
 const T0: u64 = 1_700_000_000_000;
@@ -344,6 +344,7 @@ fn several_calls_resume_in_marker_order() {
             resumed_at: Some(T0 + 1),
             expired_at: None,
             decision: run.decision.clone(),
+            history: None,
             marker: None,
         }
     );
@@ -540,10 +541,95 @@ fn an_expired_marker_resumes_nothing() {
                 )),
                 resumed_at: None,
                 expired_at: Some(T0 + 1000),
-                decision: None,
+                // Each call `expired`, nobody named; the history kept for the host.
+                decision: Some(RunDecision {
+                    decided_by: None,
+                    calls: vec![DecidedCall {
+                        tool_call_id: "call_1".to_string(),
+                        tool: "bash".to_string(),
+                        anchor: anchor_of(&rm_build()),
+                        outcome: "expired".to_string(),
+                        scope: None,
+                        message: None,
+                    }],
+                }),
+                history: Some("h".to_string()),
                 marker: None,
             },
             "via_view_first={via_view_first}"
+        );
+        // The host takes the history, once, by resuming with no decisions: each call
+        // `expired` (not approved, not a person's no), the run still cancelled.
+        let taken = runs.resume("r-1", "alice", &[], T0 + 7000).unwrap();
+        assert_eq!(taken.history, "h");
+        assert_eq!(taken.revision, 3);
+        assert_eq!(taken.results.len(), 1);
+        assert_eq!(taken.results[0].tool_call_id, "call_1");
+        assert_eq!(taken.results[0].outcome, CallOutcome::Expired);
+        assert!(!taken.results[0].outcome.is_approved());
+        assert_eq!(
+            taken.results[0].outcome.tool_result_text().as_deref(),
+            Some(toolgate_core::EXPIRED_TEXT)
+        );
+        let after = runs.run("r-1", T0 + 7001).unwrap().unwrap();
+        assert_eq!(
+            (
+                after.status,
+                after.history,
+                after.resumed_at,
+                after.revision
+            ),
+            (RunStatus::Cancelled, None, Some(T0 + 7000), 3)
+        );
+        // A second take is already_resumed; another owner's is not found; a person's late
+        // decision is still `expired`.
+        assert_eq!(
+            runs.resume("r-1", "alice", &[], T0 + 7002),
+            Err(Error::AlreadyResumed {
+                run_id: "r-1".to_string()
+            })
+        );
+        assert_eq!(
+            runs.resume("r-1", "alice", &decision, T0 + 7003),
+            Err(Error::MarkerExpired {
+                run_id: "r-1".to_string(),
+                expires_at: T0 + 1000,
+            })
+        );
+    }
+}
+
+#[test]
+fn only_the_owner_takes_an_expired_history_and_only_from_an_expired_cancellation() {
+    let runs = Runs::new(MemoryStore::new());
+    let mut park = park_req("r-1", vec![rm_build()], "h");
+    park.ttl_ms = Some(1000);
+    runs.park(park, T0).unwrap();
+    assert_eq!(
+        runs.resume("r-1", "mallory", &[], T0 + 2000),
+        Err(Error::RunNotFound {
+            run_id: "r-1".to_string()
+        })
+    );
+    assert_eq!(
+        runs.resume("r-1", "alice", &[], T0 + 2001)
+            .map(|r| r.history),
+        Ok("h".to_string())
+    );
+    // Only a run an expired marker cancelled gives a history to a resume with no
+    // decisions; any other record carrying one gives nothing.
+    for (status, expired) in [
+        ("cancelled", ""),
+        ("failed", ",\"expired_at\":5"),
+        ("running", ",\"expired_at\":5"),
+    ] {
+        let doc = format!(
+            "{{\"v\":1,\"run_id\":\"r-2\",\"session_id\":\"s-1\",\"owner\":\"alice\",\"status\":\"{status}\",\"revision\":1,\"updated_at\":1{expired},\"history\":\"h\"}}"
+        );
+        inject(runs.store(), "r-2", 1, &doc);
+        assert!(
+            runs.resume("r-2", "alice", &[], T0 + 3000).is_err(),
+            "{doc}"
         );
     }
 }
@@ -591,6 +677,7 @@ fn assert_fails(runs: &Runs<MemoryStore>, value: &str, revision: u64, why: &str)
         resumed_at: None,
         expired_at: None,
         decision: None,
+        history: None,
         marker: None,
     };
     assert_eq!(run, want, "{why}: {value:.400}");

@@ -132,7 +132,7 @@ pub fn resume(
     for result in &resumed.results {
         let line = match &result.outcome {
             CallOutcome::Approved { .. } => format!("ran `{command}` (approved)"),
-            CallOutcome::Denied { .. } => format!(
+            CallOutcome::Denied { .. } | CallOutcome::Expired => format!(
                 "`{command}`: {}",
                 result.outcome.tool_result_text().unwrap_or_default()
             ),

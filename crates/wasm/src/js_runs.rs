@@ -102,7 +102,8 @@ export interface Run {
   resumedAt?: number;
   expiredAt?: number;
   /** What the last resume decided (set with `resumedAt`): who, when the host named
-   * them, and each call's outcome. */
+   * them, and each call's outcome; for a run an expired marker cancelled, `expired` for
+   * each of its calls. */
   decision?: RunDecision;
   /** Present exactly when `status` is `awaiting_permission`. */
   marker?: PermissionMarker;
@@ -110,7 +111,7 @@ export interface Run {
 
 export interface RunDecision {
   decidedBy?: string;
-  calls: { toolCallId: string; tool: string; anchor: string; outcome: "approved" | "denied";
+  calls: { toolCallId: string; tool: string; anchor: string; outcome: "approved" | "denied" | "expired";
            scope?: string; message?: string }[];
 }
 
@@ -125,6 +126,9 @@ export type ResumeDecision =
   | { toolCallId: string; anchor: string; decision: "allow"; scope?: string }
   | { toolCallId: string; anchor: string; decision: "deny"; message?: string };
 
+/** `decisions: []` on a run an expired marker cancelled takes that marker's history,
+ * once, with each call `expired` (the run stays `cancelled`); a second take is
+ * `already_resumed`. With decisions, an expired run is `expired`. */
 export interface ResumeRequest {
   decisions: ResumeDecision[];
 }
@@ -135,6 +139,9 @@ export type ResumedCall =
   | { toolCallId: string; tool: string; args: unknown; outcome: "approved"; scope?: string }
   | { toolCallId: string; tool: string; args: unknown; outcome: "denied"; message: string;
       /** `User refused permission: <message>` (or `User refused permission.`). */
+      toolResult: string }
+  | { toolCallId: string; tool: string; args: null; outcome: "expired";
+      /** `Not approved: nobody answered the permission request in time.` */
       toolResult: string };
 
 export interface Resumed {

@@ -36,8 +36,8 @@ use std::future::Future;
 use std::rc::Rc;
 use toolgate_core::resume_plan;
 use toolgate_core::{
-    Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run, RunStatus, Runs,
-    ToolCall,
+    CallOutcome, Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run,
+    RunStatus, Runs, ToolCall,
 };
 
 /// The park / resume half of a gate's inner state.
@@ -380,12 +380,22 @@ async fn resume_locked(
         return Err(GateError::Disposed);
     }
     let now = now_ms();
+    if decisions.is_empty() {
+        // Taking an expired marker's history: read the run first, which cancels an
+        // expired marker, so that the plan below claims the take's one write.
+        part.runs.run(run_id, now)?;
+    }
     let resumed = if claims_on {
         resume_claimed(part, run_id, decisions, now).await?
     } else {
         part.runs.resume(run_id, &part.owner, decisions, now)?
     };
-    part.emit(run_id, RunStatus::Running, resumed.revision);
+    // A take leaves the run cancelled; any other resume makes it running.
+    let status = match resumed.results.first().map(|r| &r.outcome) {
+        Some(CallOutcome::Expired) => RunStatus::Cancelled,
+        _ => RunStatus::Running,
+    };
+    part.emit(run_id, status, resumed.revision);
     Ok(resumed)
 }
 
