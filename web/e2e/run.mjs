@@ -15,10 +15,11 @@ await import("./panic.test.mjs");
 // tests; each exits on failure).
 await import("./package.test.mjs");
 // The SDK adapters against the SDKs from npm: toolgate/acp, toolgate/openai-agents,
-// toolgate/ai-sdk (ai 7 and 6).
+// toolgate/ai-sdk (ai 7 and 6, and a useChat page in Chromium).
 await import("./acp.test.mjs");
 await import("./openai-agents.test.mjs");
 await import("./ai-sdk.test.mjs");
+await import("./ai-sdk-chat.test.mjs");
 // <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
 await import("./element.test.mjs");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,
