@@ -70,7 +70,7 @@ export interface ToolgateApprovals {
   ): Promise<{ status: "parked"; run: Run; stopReason: Parked["stopReason"] } | { status: "none" }>;
   /** Resumes the marker exactly once; `anchor_mismatch` when the history's arguments
    * differ from the parked ones. */
-  resume<M = any>(runId: string, decisions: ResumeDecision[]): Promise<ApprovalsResumed<M>>;
+  resume<M = any>(runId: string, decisions?: ResumeDecision[]): Promise<ApprovalsResumed<M>>;
   /** The same answer from a resume made elsewhere (`toolgate-decision`'s detail). */
   continueFrom<M = any>(resumed: Resumed): ApprovalsResumed<M>;
 }

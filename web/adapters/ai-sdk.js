@@ -22,7 +22,8 @@
 //   approved it. `needsApproval: true` also sets the v6 `needsApproval` (ask → true).
 // - toolgateApprovals({ policy, runs }): `pending(messages)`, `park(messages, { runId })`
 //   (model messages or useChat's UI messages; they become the marker's history),
-//   `resume(runId, decisions)` and `continueFrom(resumed)`: each pending approval answered
+//   `resume(runId, decisions)` (no decisions, over httpRuns: what a person decided in
+//   the server's panel, taken once) and `continueFrom(resumed)`: each pending approval answered
 //   from the marker's outcome, bound to the parked arguments (a history whose call has
 //   other arguments than the parked ones is refused: `anchor_mismatch`). A run whose
 //   marker expired comes back once with each approval answered `approved: false`,
@@ -186,7 +187,10 @@ export function toolgateApprovals({ policy, runs, tools } = {}) {
      * messages `messages` ends with the `tool-approval-response`s (pass it to
      * generateText/streamText); for UI messages restore `messages` and call
      * `addToolApprovalResponse(r)` for each of `responses`. */
-    async resume(runId, decisions) {
+    async resume(runId, decisions = []) {
+      // No decisions: take what a person decided elsewhere (the server's panel) or what
+      // expiry left, once.
+      if (decisions.length === 0) return continueFrom(await runs.resume(runId, { decisions: [] }));
       const run = await runs.run(runId);
       if (!run) throw failure("not_found", `no run ${runId}`);
       if (run.marker) {

@@ -25,7 +25,7 @@ export interface ToolgateAgents {
   park(result: RunResult<any, any> | StreamedRunResult<any, any>, options: { runId: string; sessionId?: string; ttlMs?: number }): Promise<ParkResult>;
   /** Resumes the marker exactly once with the person's decisions and returns the state to
    * run again; `anchor_mismatch` when the history's arguments differ from the parked ones. */
-  resume<TAgent extends Agent<any, any>>(agent: TAgent, runId: string, decisions: ResumeDecision[]): Promise<RunState<any, TAgent>>;
+  resume<TAgent extends Agent<any, any>>(agent: TAgent, runId: string, decisions?: ResumeDecision[]): Promise<RunState<any, TAgent>>;
   /** The state to run again from a resume made elsewhere (`toolgate-decision`'s detail);
    * an interruption whose arguments differ from the decided ones is rejected. */
   continueFrom<TAgent extends Agent<any, any>>(agent: TAgent, resumed: Resumed): Promise<RunState<any, TAgent>>;

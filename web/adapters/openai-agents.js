@@ -16,6 +16,8 @@
 //   state at once (`message`: the policy's reason); the others go into one permission
 //   marker with `result.state.toString()` as its history. Nothing to ask: the state comes
 //   back to run again at once.
+// - resume(agent, runId) with no decisions: over a server's runs (httpRuns), takes what
+//   a person decided in the panel, with the history, once.
 // - resume(agent, runId, decisions): checks the marker's history against its calls (a
 //   call whose arguments in the history differ from the parked ones is refused:
 //   `anchor_mismatch`), resumes the marker exactly once, and returns the RunState with
@@ -114,7 +116,10 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
 
     /** Resumes `runId` with the person's decisions (`[{toolCallId, anchor, decision,
      * message?, scope?}]`), exactly once, and returns the RunState to run again. */
-    async resume(agent, runId, decisions) {
+    async resume(agent, runId, decisions = []) {
+      // No decisions: take what a person decided elsewhere (the server's panel) or what
+      // expiry left, once.
+      if (decisions.length === 0) return continueFrom(agent, await runs.resume(runId, { decisions: [] }));
       const run = await runs.run(runId);
       if (!run) throw failure("not_found", `no run ${runId}`);
       if (run.marker) {

@@ -6,6 +6,7 @@ import type { Parked, Resumed, ResumeDecision, Run } from "./index.js";
 export interface ToolgateRuns {
   park(request: { runId: string; calls: { toolCallId: string; tool: string; args: unknown }[]; history: string; sessionId?: string; ttlMs?: number }): Parked | Promise<Parked>;
   run(runId: string): Run | null | Promise<Run | null>;
+  /** With no decisions: what was decided elsewhere (httpRuns) or what expiry left, once. */
   resume(runId: string, request: { decisions: ResumeDecision[] }): Promise<Resumed>;
 }
 

@@ -14,7 +14,10 @@
 //   the run still waits; a call the policy denies by the time of the resume is refused
 //   although approved; a client-held history that approves `rm -rf /` never runs it;
 //   an expired marker reaches the model as execution-denied "Not approved: nobody
-//   answered the permission request in time." (a late approval runs nothing), once.
+//   answered the permission request in time." (a late approval runs nothing), once;
+// - over a toolgate server (httpRuns of toolgate/http, the real server binary on
+//   SQLite): parked there, decided by an approver's token, taken by a fresh process
+//   (streamText), the call runs once.
 //   node web/e2e/ai-sdk.test.mjs   (part of web/e2e/run.mjs)
 import { mkdtempSync, rmSync, readFileSync, existsSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,14 +25,20 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { ROOT, buildConsumer } from "./tarball.mjs";
 import { checker } from "./checks.mjs";
+import { api, startServer } from "./server-proc.mjs";
 
 const { check, finish } = checker();
 const ANCHOR = "2dbff9796ab0b84104abec3e65acda4e2477968948acd4af08f46dbfcf6b223e"; // bash {command: "npm publish"}
 const DENY_PUBLISH = 'default = "ask"\nworkspace = "/w"\n[rules]\ndeny = ["Bash(npm publish*)"]\n';
+const SERVER_TOKENS = [
+  { name: "ci-agent", owner: "team", roles: ["agent"], token: "agent-token-0123456789abcdef" },
+  { name: "alice-phone", owner: "team", roles: ["approver"], token: "alice-token-0123456789abcdef" },
+];
+const [AGENT_TOKEN, APPROVER_TOKEN] = SERVER_TOKENS.map((t) => t.token);
 const allow = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "allow" }]);
 const deny = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "deny", message: "not before the release notes" }]);
 
-function suite(major) {
+async function suite(major) {
   const dir = mkdtempSync(join(tmpdir(), `toolgate-ai-sdk-${major}-`));
   /** One step in a fresh Node 22 process on `state`'s localStorage file: its JSON line. */
   const step = (state, args, env = {}) => {
@@ -109,11 +118,32 @@ function suite(major) {
         eo.reason === "Not approved: nobody answered the permission request in time." &&
         !ran(e).includes("npm publish") && again.error === "already_resumed",
       { ep, expired, again });
+
+    // Over a toolgate server (httpRuns): parked there, decided by an approver's token, a
+    // fresh process takes that and goes on, once.
+    const srv = await startServer({ db: join(dir, "server.db"), tokens: SERVER_TOKENS });
+    try {
+      const env = { TOOLGATE_URL: srv.url, TOOLGATE_TOKEN: AGENT_TOKEN };
+      const v = mkdtempSync(join(dir, "run-"));
+      const vp = step(v, ["park", "stream", "run-v"], env);
+      const seen = await api(srv.url, "GET", "v1/runs/run-v", APPROVER_TOKEN);
+      const anchor = seen.body?.marker?.calls?.[0]?.anchor;
+      const decided = await api(srv.url, "POST", "v1/runs/run-v/decisions", APPROVER_TOKEN, { decisions: [{ toolCallId: "c1", anchor, decision: "allow" }] });
+      const vr = step(v, ["resume", "run-v", "[]", "stream"], env);
+      const vagain = step(v, ["resume", "run-v", "[]", "stream"], env);
+      check(`ai ${major}: over a toolgate server (httpRuns): parked there, decided in its panel, a fresh process takes it: the call runs once; a second take is already_resumed`,
+        vp.status === "parked" && seen.body?.status === "awaiting_permission" && decided.status === 200 &&
+          vr.final === "done" && output(vr, "c1")?.value === "ran: npm publish" && JSON.stringify(ran(v)) === '["ls","npm publish"]' &&
+          vagain.error === "already_resumed",
+        { vp, decided, vr, vagain, ran: ran(v) });
+    } finally {
+      await srv.stop();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-suite(7);
-suite(6);
+await suite(7);
+await suite(6);
 finish("toolgate/ai-sdk (the real AI SDK 7 and 6, Node 22)");

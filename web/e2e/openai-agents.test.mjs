@@ -11,13 +11,17 @@
 // - an edited history (same call id, other arguments) is refused (`anchor_mismatch`) and
 //   the run still waits; a call the policy denies by the time of the resume is refused
 //   even though approved; an expired marker reaches the model as "Not approved: nobody
-//   answered the permission request in time." (a late approval runs nothing), once.
+//   answered the permission request in time." (a late approval runs nothing), once;
+// - over a toolgate server (httpRuns of toolgate/http, the real server binary on
+//   SQLite): parked there, decided by an approver's token, taken by a fresh process,
+//   the call runs once.
 //   node web/e2e/openai-agents.test.mjs   (part of web/e2e/run.mjs)
 import { mkdtempSync, rmSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { buildConsumer } from "./tarball.mjs";
+import { api, startServer } from "./server-proc.mjs";
 import { checker } from "./checks.mjs";
 
 const { check, finish } = checker();
@@ -37,6 +41,11 @@ function step(state, args, env = {}) {
   }
 }
 const ran = (state) => (existsSync(join(state, "ran.log")) ? readFileSync(join(state, "ran.log"), "utf8").trim().split("\n") : []);
+const SERVER_TOKENS = [
+  { name: "ci-agent", owner: "team", roles: ["agent"], token: "agent-token-0123456789abcdef" },
+  { name: "alice-phone", owner: "team", roles: ["approver"], token: "alice-token-0123456789abcdef" },
+];
+const [AGENT_TOKEN, APPROVER_TOKEN] = SERVER_TOKENS.map((t) => t.token);
 const allow = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "allow" }]);
 const output = (r, id) => r.outputs?.find((o) => o.callId === id)?.output?.text;
 
@@ -91,6 +100,27 @@ try {
         output(expired, "c1") === "Not approved: nobody answered the permission request in time." &&
         !ran(e).includes("npm publish") && twice.error === "already_resumed",
       { ep, expired, twice });
+
+    // Over a toolgate server (httpRuns): the agent parks there, a person decides in the
+    // panel (the approver's POST here), a fresh process takes that and goes on, once.
+    const srv = await startServer({ db: join(dir, "server.db"), tokens: SERVER_TOKENS });
+    try {
+      const env = { TOOLGATE_URL: srv.url, TOOLGATE_TOKEN: AGENT_TOKEN };
+      const v = mkdtempSync(join(dir, "run-"));
+      const vp = step(v, ["park", "-", "run-v"], env);
+      const seen = await api(srv.url, "GET", "v1/runs/run-v", APPROVER_TOKEN);
+      const anchor = seen.body?.marker?.calls?.[0]?.anchor;
+      const decided = await api(srv.url, "POST", "v1/runs/run-v/decisions", APPROVER_TOKEN, { decisions: [{ toolCallId: "c1", anchor, decision: "allow" }] });
+      const vr = step(v, ["resume", "run-v", "[]"], env);
+      const vagain = step(v, ["resume", "run-v", "[]"], env);
+      check("over a toolgate server (httpRuns): parked there, decided in its panel, a fresh process takes the decision with the history: the call runs once; a second take is already_resumed",
+        vp.status === "parked" && seen.body?.status === "awaiting_permission" && decided.status === 200 &&
+          vr.final === "done" && output(vr, "c1") === "ran: npm publish" && JSON.stringify(ran(v)) === '["ls","npm publish"]' &&
+          vagain.error === "already_resumed",
+        { vp, decided, vr, vagain, ran: ran(v) });
+    } finally {
+      await srv.stop();
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

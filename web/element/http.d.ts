@@ -36,3 +36,23 @@ export interface HttpRunSource extends ToolgateRunSource {
 /** A run source over the toolgate server at `url`; throws a `TypeError` with
  * `code: "bad_input"` for a URL that does not parse, an empty token or a bad timeout. */
 export declare function httpRunSource(options: HttpRunSourceOptions): HttpRunSource;
+
+/** The server's runs for an agent's token, in the shape the SDK adapters take as `runs`
+ * (`toolgateAgents({ runs })`, `toolgateApprovals({ runs })`): the same server the panel
+ * decides on. */
+export interface HttpRuns {
+  /** The base URL requests go to (ends with `/`). */
+  readonly url: string;
+  /** `POST /v1/runs/{runId}/park` (a token with the agent role). */
+  park(request: { runId: string; calls: { toolCallId: string; tool: string; args: unknown }[]; history: string; sessionId?: string; ttlMs?: number }): Promise<import("./ui.js").Parked>;
+  /** `GET /v1/runs/{runId}`: the run, or null when this owner has none of that id. */
+  run(runId: string): Promise<import("./ui.js").Run | null>;
+  /** No decisions: `POST /v1/runs/{runId}/resume`, what a person decided in the panel
+   * (or what expiry left) with the history, once (`already_resumed` after). With
+   * decisions: `POST /v1/runs/{runId}/decisions` (a token with the approver role). */
+  resume(runId: string, request?: { decisions?: ResumeDecision[] }): Promise<Resumed>;
+}
+
+/** The server at `url` as an adapter's `runs`; throws a `TypeError` with
+ * `code: "bad_input"` for a URL that does not parse, an empty token or a bad timeout. */
+export declare function httpRuns(options: HttpRunSourceOptions): HttpRuns;

@@ -9,6 +9,10 @@
 //           304, the text of the answer the ETag stands for: the server sent no body).
 // resume()  POST /v1/runs/{id}/decisions: resolves with the server's answer
 //           ({runId, sessionId, results, history, revision}).
+// httpRuns({ url, token }) is the same server as the SDK adapters' `runs` (an agent's
+// token): park() POST /v1/runs/{id}/park, run() GET /v1/runs/{id} (null when there is
+// none), resume(id, { decisions: [] }) POST /v1/runs/{id}/resume, which takes what a
+// person decided in the panel (or what expiry left), with the history, once.
 // Every request carries the bearer token, is bounded by `timeoutMs` (aborted after it)
 // and bypasses the HTTP cache. A failure rejects with a ToolgateHttpError whose `code`
 // is the server's (`already_resumed` with `decidedBy`, `expired`, `anchor_mismatch`,
@@ -29,32 +33,28 @@ export class ToolgateHttpError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-function badInput(message) {
-  const e = new TypeError(`httpRunSource: ${message}`);
+function badInput(who, message) {
+  const e = new TypeError(`${who}: ${message}`);
   e.code = "bad_input";
   return e;
 }
 
-/** A run source over the toolgate server at `url` for the owner `token` belongs to. */
-export function httpRunSource({ url, token, timeoutMs = DEFAULT_TIMEOUT_MS, fetch: fetchFn } = {}) {
+/** The requests of either client: bearer token, deadline, errors as ToolgateHttpError. */
+function client(who, { url, token, timeoutMs = DEFAULT_TIMEOUT_MS, fetch: fetchFn } = {}) {
   let base;
   try {
     base = new URL(url);
   } catch {
-    throw badInput(`url must be an absolute URL (got ${JSON.stringify(url)})`);
+    throw badInput(who, `url must be an absolute URL (got ${JSON.stringify(url)})`);
   }
   if (!base.pathname.endsWith("/")) base.pathname += "/";
   if (typeof token !== "string" || token === "" || /[\r\n]/.test(token)) {
-    throw badInput("token must be a non-empty string (the server's bearer token)");
+    throw badInput(who, "token must be a non-empty string (the server's bearer token)");
   }
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw badInput("timeoutMs must be a positive number of milliseconds");
+    throw badInput(who, "timeoutMs must be a positive number of milliseconds");
   }
   const doFetch = fetchFn ?? globalThis.fetch.bind(globalThis);
-  // The last 200 answer and its ETag: a 304 stands for it.
-  let etag = null;
-  let lastText = null;
-
   async function request(method, path, { body, headers = {} } = {}) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -113,6 +113,31 @@ export function httpRunSource({ url, token, timeoutMs = DEFAULT_TIMEOUT_MS, fetc
     });
   }
 
+  /** The answer's JSON, or the failure it is. */
+  async function json(method, path, body) {
+    const { res, text } = await request(method, path, body === undefined ? {} : { body: JSON.stringify(body) });
+    if (!res.ok) throw failure(res, text);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ToolgateHttpError("The server's answer was not JSON.", { code: "bad_answer", status: res.status });
+    }
+  }
+
+  return { base, request, failure, json };
+}
+
+const runPath = (who, runId, tail = "") => {
+  if (typeof runId !== "string" || runId === "") throw badInput(who, "runId must be a non-empty string");
+  return `v1/runs/${encodeURIComponent(runId)}${tail}`;
+};
+
+/** A run source over the toolgate server at `url` for the owner `token` belongs to. */
+export function httpRunSource(options) {
+  const { base, request, failure, json } = client("httpRunSource", options);
+  // The last 200 answer and its ETag: a 304 stands for it.
+  let etag = null;
+  let lastText = null;
   return {
     url: base.href,
 
@@ -128,16 +153,40 @@ export function httpRunSource({ url, token, timeoutMs = DEFAULT_TIMEOUT_MS, fetc
 
     /** Decides `runId`'s pending calls: `[{toolCallId, anchor, decision, scope?, message?}]`. */
     async resume(runId, decisions) {
-      if (typeof runId !== "string" || runId === "") throw badInput("runId must be a non-empty string");
-      const { res, text } = await request("POST", `v1/runs/${encodeURIComponent(runId)}/decisions`, {
-        body: JSON.stringify({ decisions }),
-      });
+      return json("POST", runPath("httpRunSource", runId, "/decisions"), { decisions });
+    },
+  };
+}
+
+/** The server's runs for an agent's token, in the shape the SDK adapters take (a Gate's
+ * park, run and resume): resume with no decisions takes what was decided in the panel. */
+export function httpRuns(options) {
+  const { base, request, failure, json } = client("httpRuns", options);
+  return {
+    url: base.href,
+
+    /** `POST /v1/runs/{runId}/park`: `{run, stopReason: "paused"}`. */
+    async park({ runId, ...rest } = {}) {
+      return json("POST", runPath("httpRuns", runId, "/park"), rest);
+    },
+
+    /** `GET /v1/runs/{runId}`: the run, or null when the server has none of this owner. */
+    async run(runId) {
+      const { res, text } = await request("GET", runPath("httpRuns", runId));
+      if (res.status === 404) return null;
       if (!res.ok) throw failure(res, text);
       try {
         return JSON.parse(text);
       } catch {
         throw new ToolgateHttpError("The server's answer was not JSON.", { code: "bad_answer", status: res.status });
       }
+    },
+
+    /** With decisions: `POST /v1/runs/{runId}/decisions` (a token that may decide). With
+     * none: `POST /v1/runs/{runId}/resume`, what was decided (or expired), once. */
+    async resume(runId, { decisions = [] } = {}) {
+      if (decisions.length === 0) return json("POST", runPath("httpRuns", runId, "/resume"));
+      return json("POST", runPath("httpRuns", runId, "/decisions"), { decisions });
     },
   };
 }

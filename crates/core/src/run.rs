@@ -58,8 +58,8 @@ pub struct Run {
     /// run an expired marker cancelled, `expired` for each of its calls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<RunDecision>,
-    /// The history of a marker that expired, until the host takes it (resume with no
-    /// decisions). Stored, never shown.
+    /// The history of a marker that expired, or (where runs keep it) of one a person
+    /// decided, until the host takes it (resume with no decisions). Stored, never shown.
     #[serde(skip)]
     pub history: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,6 +84,10 @@ pub struct DecidedCall {
     pub anchor: String,
     /// `approved`, `denied` or `expired`.
     pub outcome: String,
+    /// The decided arguments, where runs keep the history for the host to take
+    /// ([`crate::Runs::keeping_history`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

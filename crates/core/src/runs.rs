@@ -52,6 +52,7 @@ pub struct Resumed {
 pub struct Runs<S> {
     store: S,
     check: Box<dyn HistoryCheck>,
+    keep: bool,
 }
 
 /// A record as read: valid, or made valid by healing it.
@@ -74,7 +75,17 @@ impl<S: MarkerStore> Runs<S> {
         Runs {
             store,
             check: Box::new(AnyHistory),
+            keep: false,
         }
+    }
+
+    /// Keeps the history (and each call's arguments) of a marker a resume decided in the
+    /// run's record, for the host to take once with a resume with no decisions: for a
+    /// host whose agent is not the one that decides (a server: the person decides in the
+    /// panel, the agent takes the outcome later).
+    pub fn keeping_history(mut self) -> Runs<S> {
+        self.keep = true;
+        self
     }
 
     /// Sets the host's history check, run at park and at every decode.
@@ -263,17 +274,23 @@ impl<S: MarkerStore> Runs<S> {
                                 }
                                 CallOutcome::Expired => ("expired", None, None),
                             };
-                            decided(c, outcome, scope, message)
+                            decided(c, outcome, scope, message, self.keep)
                         })
                         .collect(),
                 });
+                if self.keep {
+                    running.history = Some(marker.history.clone());
+                }
                 (running, results, marker.history)
             }
-            // An expired marker's history, taken once by a resume with no decisions:
-            // each call `expired`; the run stays cancelled, now with `resumed_at`.
+            // A resume with no decisions takes what was kept for the host, once: the
+            // history of a marker that expired (each call `expired`; the run stays
+            // cancelled, now with `resumed_at`), or, where runs keep it, of a marker a
+            // person decided (each call as decided, with its arguments).
             None if decisions.is_empty()
-                && run.status == RunStatus::Cancelled
-                && run.expired_at.is_some() =>
+                && run.decision.is_some()
+                && (run.status == RunStatus::Running
+                    || (run.status == RunStatus::Cancelled && run.expired_at.is_some())) =>
             {
                 let mut taken = run;
                 let Some(history) = taken.history.take() else {
@@ -288,17 +305,28 @@ impl<S: MarkerStore> Runs<S> {
                 let mut results = Vec::new();
                 if let Some(d) = &taken.decision {
                     for c in &d.calls {
+                        // Only a decided approval with its arguments runs; anything else
+                        // approves nothing.
+                        let outcome = match (c.outcome.as_str(), &c.args) {
+                            ("approved", Some(_)) => CallOutcome::Approved {
+                                scope: c.scope.clone(),
+                            },
+                            ("denied", _) => CallOutcome::Denied {
+                                message: c.message.clone().unwrap_or_default(),
+                            },
+                            _ => CallOutcome::Expired,
+                        };
                         results.push(CallResult {
                             tool_call_id: c.tool_call_id.clone(),
                             tool: c.tool.clone(),
-                            args: serde_json::Value::Null,
-                            outcome: CallOutcome::Expired,
+                            args: c.args.clone().unwrap_or(serde_json::Value::Null),
+                            outcome,
                         });
                     }
                 }
                 taken.revision = read.saturating_add(1);
                 taken.updated_at = now;
-                taken.resumed_at = Some(now);
+                taken.resumed_at.get_or_insert(now);
                 (taken, results, history)
             }
             None => return Err(not_awaiting(run)),
@@ -470,7 +498,7 @@ impl<S: MarkerStore> Runs<S> {
                         cancelled.expired_at = Some(expires_at);
                         let mut calls = Vec::new();
                         for c in &marker.calls {
-                            calls.push(decided(c, "expired", None, None));
+                            calls.push(decided(c, "expired", None, None, false));
                         }
                         cancelled.decision = Some(crate::run::RunDecision {
                             decided_by: None,
@@ -534,6 +562,7 @@ fn decided(
     outcome: &str,
     scope: Option<String>,
     message: Option<String>,
+    with_args: bool,
 ) -> crate::run::DecidedCall {
     crate::run::DecidedCall {
         tool_call_id: call.tool_call_id.clone(),
@@ -542,6 +571,7 @@ fn decided(
         outcome: outcome.to_string(),
         scope,
         message,
+        args: with_args.then(|| call.args.clone()),
     }
 }
 

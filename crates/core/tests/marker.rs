@@ -551,6 +551,7 @@ fn an_expired_marker_resumes_nothing() {
                         outcome: "expired".to_string(),
                         scope: None,
                         message: None,
+                        args: None,
                     }],
                 }),
                 history: Some("h".to_string()),
@@ -1430,4 +1431,122 @@ fn prune_skips_a_record_that_changed_under_it() {
     runs.complete("done", "alice", T0).unwrap();
     assert!(runs.prune("alice", 0, T0 + 1).unwrap().is_empty());
     assert!(runs.run("done", T0 + 1).unwrap().is_some());
+}
+
+#[test]
+fn runs_that_keep_history_hand_a_decision_to_the_host_once() {
+    let runs = Runs::new(MemoryStore::new()).keeping_history();
+    runs.park(park_req("r-1", vec![rm_build()], "h"), T0)
+        .unwrap();
+    // Nothing decided yet: a resume with no decisions decides nothing.
+    assert!(runs.resume("r-1", "alice", &[], T0 + 1).is_err());
+    assert_eq!(
+        runs.run("r-1", T0 + 2).unwrap().unwrap().status,
+        RunStatus::AwaitingPermission
+    );
+    let allow = [ResumeDecision::allow("call_1", anchor_of(&rm_build()))];
+    let decided = runs
+        .resume_by("r-1", "alice", &allow, T0 + 3, Some("alice-phone"))
+        .unwrap();
+    assert_eq!(decided.history, "h");
+    // Another owner takes nothing; the owner takes the outcome, the decided arguments and
+    // the history, once.
+    assert_eq!(
+        runs.resume("r-1", "mallory", &[], T0 + 4),
+        Err(Error::RunNotFound {
+            run_id: "r-1".to_string()
+        })
+    );
+    let taken = runs.resume("r-1", "alice", &[], T0 + 4).unwrap();
+    assert_eq!(taken.history, "h");
+    assert_eq!(taken.results.len(), 1);
+    assert_eq!(
+        taken.results[0].outcome,
+        CallOutcome::Approved { scope: None }
+    );
+    assert_eq!(taken.results[0].args, json!({"command": "rm -rf build"}));
+    let after = runs.run("r-1", T0 + 5).unwrap().unwrap();
+    assert_eq!(
+        (after.status, after.history, after.resumed_at),
+        (RunStatus::Running, None, Some(T0 + 3))
+    );
+    assert_eq!(
+        runs.resume("r-1", "alice", &[], T0 + 6),
+        Err(Error::AlreadyResumed {
+            run_id: "r-1".to_string()
+        })
+    );
+    // Runs that do not keep it (the browser's Gate, where the decision's own caller goes
+    // on): nothing to take.
+    let plain = Runs::new(MemoryStore::new());
+    plain
+        .park(park_req("r-1", vec![rm_build()], "h"), T0)
+        .unwrap();
+    plain.resume("r-1", "alice", &allow, T0 + 1).unwrap();
+    assert_eq!(
+        plain.resume("r-1", "alice", &[], T0 + 2),
+        Err(Error::AlreadyResumed {
+            run_id: "r-1".to_string()
+        })
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever happens in whatever order (a person allows or denies, the marker expires,
+    /// takes come early, late and twice, the runs keep history or not): a take approves a
+    /// call only if a person's allow for it succeeded before the marker expired, a take
+    /// of an expired run says `expired` for every call, and at most one take succeeds.
+    #[test]
+    fn a_take_is_once_and_approves_only_what_a_person_allowed(
+        keep in any::<bool>(),
+        ttl in 1u64..100,
+        steps in proptest::collection::vec((0u8..4, 0u64..150), 1..8),
+    ) {
+        let runs = if keep { Runs::new(MemoryStore::new()).keeping_history() } else { Runs::new(MemoryStore::new()) };
+        let mut park = park_req("r-1", vec![rm_build()], "h");
+        park.ttl_ms = Some(ttl);
+        runs.park(park, T0).unwrap();
+        let anchor = anchor_of(&rm_build());
+        let mut allowed = false;
+        let mut decided = false;
+        let mut takes = 0;
+        let mut now = T0;
+        for (op, dt) in steps {
+            now += dt;
+            match op {
+                0 | 1 => {
+                    let d = if op == 0 {
+                        ResumeDecision::allow("call_1", anchor.clone())
+                    } else {
+                        ResumeDecision::deny("call_1", anchor.clone(), "no")
+                    };
+                    if runs.resume("r-1", "alice", &[d], now).is_ok() {
+                        prop_assert!(!decided, "two decisions succeeded");
+                        prop_assert!(now < T0 + ttl, "a decision after expiry succeeded");
+                        decided = true;
+                        allowed = op == 0;
+                    }
+                }
+                2 => {
+                    let _ = runs.run("r-1", now);
+                }
+                _ => {
+                    if let Ok(taken) = runs.resume("r-1", "alice", &[], now) {
+                        takes += 1;
+                        prop_assert_eq!(taken.history.as_str(), "h");
+                        for r in &taken.results {
+                            match &r.outcome {
+                                CallOutcome::Approved { .. } => prop_assert!(keep && allowed, "a take approved what nobody allowed"),
+                                CallOutcome::Denied { .. } => prop_assert!(keep && decided && !allowed),
+                                CallOutcome::Expired => prop_assert!(!decided, "expired after a decision"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        prop_assert!(takes <= 1, "{} takes succeeded", takes);
+    }
 }

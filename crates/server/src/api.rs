@@ -303,7 +303,8 @@ pub async fn decide(
     let run_id = id.clone();
     let by = caller.name.clone();
     let resumed = blocking(move || {
-        let runs = Runs::new(&*store);
+        // The agent takes the outcome later (`POST …/resume`): keep its history.
+        let runs = Runs::new(&*store).keeping_history();
         let err = match runs.resume_by(&run_id, &owner, &decisions, now_ms(), Some(&by)) {
             Ok(resumed) => return Ok(resumed),
             Err(e) => e,
@@ -355,6 +356,40 @@ pub async fn decide(
         });
     }
     json(StatusCode::OK, &ResumedView::from(&resumed))
+}
+
+/// `POST /v1/runs/{id}/resume` (role agent): what a person decided for the run's last
+/// marker (each call's outcome, the decided arguments, the history the agent parked),
+/// or, for a run whose marker expired, each call `expired` with the history: taken once
+/// (a second take is 409 `already_resumed`). The agent goes on from `history`.
+pub async fn take(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Agent)?;
+    check_id(&id)?;
+    let store = state.store.clone();
+    let owner = caller.owner.clone();
+    let run_id = id.clone();
+    let taken = blocking(move || {
+        match Runs::new(&*store).resume(&run_id, &owner, &[], now_ms()) {
+            Ok(taken) => Ok(taken),
+            // The marker still waits for a person: nothing to take yet.
+            Err(toolgate_core::Error::MissingDecision { .. }) => Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "awaiting_permission",
+                "nobody has decided yet: poll GET /v1/runs/{id} until the run stops awaiting permission",
+            )),
+            Err(e) => Err(e.into()),
+        }
+    })
+    .await?;
+    eprintln!(
+        "toolgate-server: run {id} taken by `{}` (revision {})",
+        caller.name, taken.revision
+    );
+    json(StatusCode::OK, &ResumedView::from(&taken))
 }
 
 #[derive(Deserialize)]

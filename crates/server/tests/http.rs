@@ -1103,3 +1103,124 @@ fn the_reference_agent_goes_on_after_each_decision_even_after_a_restart() {
     drop(plain);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An agent that parked over HTTP takes what a person decided in the panel, with its
+/// history and the decided arguments, once (`POST /v1/runs/{id}/resume`); and what
+/// expiry left, once. Only the agent's own owner, with the agent role.
+#[test]
+fn the_agent_takes_the_decision_and_its_history_once() {
+    let dir = temp_dir("take");
+    let server = start(&dir.join("toolgate.db"));
+    let a = server.addr.as_str();
+    let take = |id: &str, token: &str| {
+        req(
+            a,
+            "POST",
+            &format!("/v1/runs/{id}/resume"),
+            Some(token),
+            None,
+            &[],
+        )
+    };
+    let decide = |id: &str, decision: Value| {
+        let run = req(a, "GET", &format!("/v1/runs/{id}"), Some(ALICE), None, &[]).json();
+        let mut d = decision;
+        d["toolCallId"] = json!("c1");
+        d["anchor"] = run["marker"]["calls"][0]["anchor"].clone();
+        req(
+            a,
+            "POST",
+            &format!("/v1/runs/{id}/decisions"),
+            Some(ALICE),
+            Some(&json!({"decisions": [d]})),
+            &[],
+        )
+    };
+
+    assert_eq!(park(a, "run-t", "make deploy").status, 201);
+    // Nothing decided yet: nothing to take, and the run still waits.
+    let early = take("run-t", AGENT);
+    assert_eq!(
+        (early.status, early.json()["error"]["code"].clone()),
+        (409, json!("awaiting_permission"))
+    );
+    assert_eq!(decide("run-t", json!({"decision": "allow"})).status, 200);
+    // Not the approver's to take, nor another owner's.
+    assert_eq!(take("run-t", ALICE).status, 403);
+    assert_eq!(take("run-t", BOB).status, 404);
+    let taken = take("run-t", AGENT);
+    assert_eq!(
+        taken.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&taken.body)
+    );
+    let t = taken.json();
+    assert_eq!(t["history"], "{\"messages\":3}");
+    assert_eq!(t["results"][0]["outcome"], "approved");
+    assert_eq!(t["results"][0]["args"], json!({"command": "make deploy"}));
+    let again = take("run-t", AGENT);
+    assert_eq!(
+        (again.status, again.json()["error"]["code"].clone()),
+        (409, json!("already_resumed"))
+    );
+
+    assert_eq!(park(a, "run-d", "make deploy").status, 201);
+    assert_eq!(
+        decide("run-d", json!({"decision": "deny", "message": "not today"})).status,
+        200
+    );
+    let denied = take("run-d", AGENT).json();
+    assert_eq!(denied["results"][0]["outcome"], "denied");
+    assert_eq!(
+        denied["results"][0]["toolResult"],
+        "User refused permission: not today"
+    );
+
+    let mut body = park_body("make deploy");
+    body["ttlMs"] = json!(1000);
+    assert_eq!(
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-x/park",
+            Some(AGENT),
+            Some(&body),
+            &[]
+        )
+        .status,
+        201
+    );
+    let anchor = req(a, "GET", "/v1/runs/run-x", Some(ALICE), None, &[]).json()["marker"]["calls"]
+        [0]["anchor"]
+        .clone();
+    std::thread::sleep(Duration::from_millis(1200));
+    // A late decision approves nothing; the agent is told nobody answered, once.
+    let late = json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
+    assert_eq!(
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-x/decisions",
+            Some(ALICE),
+            Some(&late),
+            &[]
+        )
+        .json()["error"]["code"],
+        "expired"
+    );
+    let expired = take("run-x", AGENT);
+    assert_eq!(
+        expired.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&expired.body)
+    );
+    let e = expired.json();
+    assert_eq!(e["results"][0]["outcome"], "expired");
+    assert_eq!(e["results"][0]["toolResult"], toolgate_core::EXPIRED_TEXT);
+    assert_eq!(e["history"], "{\"messages\":3}");
+    assert_eq!(take("run-x", AGENT).status, 409);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

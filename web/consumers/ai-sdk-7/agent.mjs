@@ -19,6 +19,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Gate, Policy } from "toolgate";
 import { gateTools, toolgateApprovals, toolgatePolicy } from "toolgate/ai-sdk";
+import { httpRuns } from "toolgate/http";
 
 const MAJOR = Number(createRequire(import.meta.url)("ai/package.json").version.split(".")[0]);
 const MockModel = MAJOR >= 7 ? aiTest.MockLanguageModelV4 : aiTest.MockLanguageModelV3;
@@ -28,7 +29,10 @@ const ran = join(dir, "ran.log");
 const POLICY = process.env.POLICY ?? 'default = "ask"\nworkspace = "/w"\n';
 const policy = Policy.fromToml(POLICY);
 const gate = new Gate(policy, { sessionId: "s", owner: "me" });
-const approvals = toolgateApprovals({ policy, runs: gate });
+// TOOLGATE_URL and TOOLGATE_TOKEN: the runs are a toolgate server's (the person decides
+// in its panel; resume with no decisions takes that).
+const runs = process.env.TOOLGATE_URL ? httpRuns({ url: process.env.TOOLGATE_URL, token: process.env.TOOLGATE_TOKEN }) : gate;
+const approvals = toolgateApprovals({ policy, runs });
 
 const bash = tool({
   description: "run a shell command",

@@ -15,13 +15,17 @@ import { appendFileSync, readFileSync, writeFileSync, existsSync } from "node:fs
 import { join } from "node:path";
 import { Gate, Policy } from "toolgate";
 import { toolgateAgents } from "toolgate/openai-agents";
+import { httpRuns } from "toolgate/http";
 
 const [step, dir, ...rest] = process.argv.slice(2);
 const ran = join(dir, "ran.log");
 const POLICY = process.env.POLICY ?? 'default = "ask"\nworkspace = "/w"\n';
 const policy = Policy.fromToml(POLICY);
 const gate = new Gate(policy, { sessionId: "s", owner: "me" });
-const tg = toolgateAgents({ policy, runs: gate });
+// TOOLGATE_URL and TOOLGATE_TOKEN: the runs are a toolgate server's (the person decides
+// in its panel; resume with no decisions takes that).
+const runs = process.env.TOOLGATE_URL ? httpRuns({ url: process.env.TOOLGATE_URL, token: process.env.TOOLGATE_TOKEN }) : gate;
+const tg = toolgateAgents({ policy, runs });
 
 const bash = tool({
   name: "bash",
