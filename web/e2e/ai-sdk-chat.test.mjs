@@ -9,7 +9,10 @@
 //   useChat sends it on, the tool runs once and the model gets its output; a second
 //   resume is already_resumed, another reload shows no prompt;
 // - in a fresh profile, Deny: the model gets the SDK's execution-denied with "User
-//   refused permission.", nothing ran.
+//   refused permission.", nothing ran;
+// - in a fresh profile, a request nobody answers in time (`?ttl=1500`): after a reload
+//   the model gets execution-denied "Not approved: nobody answered the permission
+//   request in time.", nothing ran.
 //   node web/e2e/ai-sdk-chat.test.mjs   (part of web/e2e/run.mjs)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,6 +109,27 @@ try {
         denied);
     } finally {
       await d.close();
+    }
+
+    const x = await engine.session();
+    try {
+      await x.open(`${url}?ttl=1500`);
+      await x.waitFor("return window.ready ? true : null;", 15_000);
+      await x.click("#send");
+      await x.waitFor(`return window.parked && document.querySelector(${JSON.stringify(PROMPT)}) ? true : null;`, 15_000);
+      await new Promise((r) => setTimeout(r, 2000));
+      await x.open(`${url}?ttl=1500`);
+      const done = await x.waitFor(`
+        const texts = (window.chat?.messages ?? []).flatMap((m) => m.parts).filter((p) => p.type === "text").map((p) => p.text);
+        return texts.some((t) => t.startsWith("done:")) ? true : null;`, 20_000);
+      const expired = await x.evaluate(state);
+      check("a request nobody answered in time: after a reload the model gets execution-denied \"Not approved: nobody answered…\", nothing ran",
+        done === true && expired.ran.length === 0 && expired.status === "cancelled" &&
+          expired.texts.some((t) => t.includes("execution-denied") && t.includes("Not approved: nobody answered the permission request in time.")) &&
+          expired.prompt === 0 && expired.errors.length === 0,
+        expired);
+    } finally {
+      await x.close();
     }
   }
 } catch (e) {

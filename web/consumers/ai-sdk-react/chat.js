@@ -3,7 +3,8 @@
 // policy answers toolApproval, a pending approval is parked in a toolgate marker, and
 // <toolgate-approval> renders the prompt from the marker, so it is still there after a
 // reload (React state is not). The person's decision becomes the SDK's
-// addToolApprovalResponse, and useChat sends it on: the approved tool runs once.
+// addToolApprovalResponse, and useChat sends it on: the approved tool runs once. A request
+// nobody answered in time comes back after a reload as not approved because it expired.
 // (web/e2e/ai-sdk-chat.test.mjs builds this with Vite and drives it in Chromium.)
 import init, { Policy, Gate } from "toolgate/element";
 import "toolgate/approval.css";
@@ -25,6 +26,8 @@ import { z } from "zod";
 await init();
 const RUN_ID = "chat-1";
 const RAN = "demo:ran"; // what the tool ran, kept across reloads
+// `?ttl=MS`: how long a parked approval waits for a person (the test's expiry).
+const TTL_MS = Number(new URLSearchParams(location.search).get("ttl")) || undefined;
 const policy = Policy.fromToml('default = "ask"\nworkspace = "/w"\n');
 const gate = new Gate(policy, { sessionId: "chat", owner: "me" });
 const approvals = toolgateApprovals({ policy, runs: gate });
@@ -75,18 +78,30 @@ function App() {
   const chat = useChat({ transport, sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
   const { messages, setMessages, sendMessage, addToolApprovalResponse, status } = chat;
   const restored = useRef(false);
-  // After a reload the conversation comes back from the marker, not from React state.
+  // After a reload the conversation comes back from the marker, not from React state;
+  // from a marker that expired, once, with each approval answered "not approved:
+  // nobody answered in time".
   useEffect(() => {
     const run = gate.run(RUN_ID);
     if (run?.marker) setMessages(JSON.parse(run.marker.history).messages);
-    restored.current = true;
-    window.ready = true;
+    const expired = run?.expiredAt !== undefined && run.resumedAt === undefined;
+    const done = () => {
+      restored.current = true;
+      window.ready = true;
+    };
+    if (!expired) return done();
+    approvals.resume(RUN_ID).then(({ messages: kept, responses }) => {
+      setMessages(kept);
+      for (const r of responses) addToolApprovalResponse(r);
+      window.responses = responses;
+      done();
+    }, (e) => { window.pageErrors.push(e.message); done(); });
   }, []);
   // A turn that ends waiting for a person is parked (once): the prompt is the marker's.
   useEffect(() => {
     if (!restored.current || status !== "ready" || approvals.pending(messages).length === 0) return;
     if (gate.run(RUN_ID)?.marker) return;
-    approvals.park(messages, { runId: RUN_ID }).then(() => { window.parked = true; }, (e) => window.pageErrors.push(e.message));
+    approvals.park(messages, { runId: RUN_ID, ttlMs: TTL_MS }).then(() => { window.parked = true; }, (e) => window.pageErrors.push(e.message));
   }, [messages, status]);
   window.chat = { messages, status };
   // The element resumed the run (exactly once): answer the SDK's approvals from it.

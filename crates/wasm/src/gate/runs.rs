@@ -380,11 +380,9 @@ async fn resume_locked(
         return Err(GateError::Disposed);
     }
     let now = now_ms();
-    if decisions.is_empty() {
-        // Taking an expired marker's history: read the run first, which cancels an
-        // expired marker, so that the plan below claims the take's one write.
-        part.runs.run(run_id, now)?;
-    }
+    // A take (no decisions) of a marker that expired unread is two writes (cancel, then
+    // take), which the plan does not claim: it is replayed for real, under this run's
+    // Web Lock where there is one, and by compare-and-swap.
     let resumed = if claims_on {
         resume_claimed(part, run_id, decisions, now).await?
     } else {
