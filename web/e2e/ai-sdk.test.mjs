@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { ROOT, buildConsumer } from "./tarball.mjs";
 import { checker } from "./checks.mjs";
-import { api, startServer } from "./server-proc.mjs";
+import { decideOnServer, startServer } from "./server-proc.mjs";
 
 const { check, finish } = checker();
 const ANCHOR = "2dbff9796ab0b84104abec3e65acda4e2477968948acd4af08f46dbfcf6b223e"; // bash {command: "npm publish"}
@@ -126,13 +126,11 @@ async function suite(major) {
       const env = { TOOLGATE_URL: srv.url, TOOLGATE_TOKEN: AGENT_TOKEN };
       const v = mkdtempSync(join(dir, "run-"));
       const vp = step(v, ["park", "stream", "run-v"], env);
-      const seen = await api(srv.url, "GET", "v1/runs/run-v", APPROVER_TOKEN);
-      const anchor = seen.body?.marker?.calls?.[0]?.anchor;
-      const decided = await api(srv.url, "POST", "v1/runs/run-v/decisions", APPROVER_TOKEN, { decisions: [{ toolCallId: "c1", anchor, decision: "allow" }] });
+      const { seen, decided } = await decideOnServer(srv.url, "run-v", APPROVER_TOKEN, "allow");
       const vr = step(v, ["resume", "run-v", "[]", "stream"], env);
       const vagain = step(v, ["resume", "run-v", "[]", "stream"], env);
       check(`ai ${major}: over a toolgate server (httpRuns): parked there, decided in its panel, a fresh process takes it: the call runs once; a second take is already_resumed`,
-        vp.status === "parked" && seen.body?.status === "awaiting_permission" && decided.status === 200 &&
+        vp.status === "parked" && seen.json?.status === "awaiting_permission" && decided.status === 200 &&
           vr.final === "done" && output(vr, "c1")?.value === "ran: npm publish" && JSON.stringify(ran(v)) === '["ls","npm publish"]' &&
           vagain.error === "already_resumed",
         { vp, decided, vr, vagain, ran: ran(v) });

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { buildConsumer } from "./tarball.mjs";
-import { api, startServer } from "./server-proc.mjs";
+import { decideOnServer, startServer } from "./server-proc.mjs";
 import { checker } from "./checks.mjs";
 
 const { check, finish } = checker();
@@ -108,13 +108,11 @@ try {
       const env = { TOOLGATE_URL: srv.url, TOOLGATE_TOKEN: AGENT_TOKEN };
       const v = mkdtempSync(join(dir, "run-"));
       const vp = step(v, ["park", "-", "run-v"], env);
-      const seen = await api(srv.url, "GET", "v1/runs/run-v", APPROVER_TOKEN);
-      const anchor = seen.body?.marker?.calls?.[0]?.anchor;
-      const decided = await api(srv.url, "POST", "v1/runs/run-v/decisions", APPROVER_TOKEN, { decisions: [{ toolCallId: "c1", anchor, decision: "allow" }] });
+      const { seen, decided } = await decideOnServer(srv.url, "run-v", APPROVER_TOKEN, "allow");
       const vr = step(v, ["resume", "run-v", "[]"], env);
       const vagain = step(v, ["resume", "run-v", "[]"], env);
       check("over a toolgate server (httpRuns): parked there, decided in its panel, a fresh process takes the decision with the history: the call runs once; a second take is already_resumed",
-        vp.status === "parked" && seen.body?.status === "awaiting_permission" && decided.status === 200 &&
+        vp.status === "parked" && seen.json?.status === "awaiting_permission" && decided.status === 200 &&
           vr.final === "done" && output(vr, "c1") === "ran: npm publish" && JSON.stringify(ran(v)) === '["ls","npm publish"]' &&
           vagain.error === "already_resumed",
         { vp, decided, vr, vagain, ran: ran(v) });

@@ -44,7 +44,8 @@ export function startServer({ db, tokens }) {
   });
 }
 
-/** A JSON request to the server as `token`: `{ status, body }`. */
+/** A JSON request to the server at `url` as `token`: `{ status, headers, json, text }`
+ * (`json` null when the answer is not JSON). */
 export async function api(url, method, path, token, body) {
   const res = await fetch(new URL(path, url), {
     method,
@@ -59,5 +60,14 @@ export async function api(url, method, path, token, body) {
   } catch {
     json = null;
   }
-  return { status: res.status, body: json };
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+/** A person's decision on the server, as the panel makes it: reads the run's pending
+ * call `c1` as `token` (an approver) and posts `decision` for it. `{ seen, decided }`. */
+export async function decideOnServer(url, runId, token, decision) {
+  const seen = await api(url, "GET", `v1/runs/${runId}`, token);
+  const anchor = seen.json?.marker?.calls?.[0]?.anchor;
+  const decided = await api(url, "POST", `v1/runs/${runId}/decisions`, token, { decisions: [{ toolCallId: "c1", anchor, decision }] });
+  return { seen, decided };
 }

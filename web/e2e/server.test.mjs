@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./tarball.mjs";
+import { api as serverApi } from "./server-proc.mjs";
 import { checker, launchChromium } from "./checks.mjs";
 
 const { check, finish } = checker();
@@ -85,20 +86,7 @@ function stop() {
   });
 }
 
-async function api(method, path, token, body) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {}
-  return { status: res.status, headers: res.headers, json, text };
-}
+const api = (method, path, token, body) => serverApi(base, method, path, token, body);
 
 const startAgent = async () => (await api("POST", "/v1/agent/runs", TOKENS.agent)).json?.runId;
 const runOf = async (id) => (await api("GET", `/v1/runs/${id}`, TOKENS.alice)).json;
