@@ -61,7 +61,7 @@ pub fn verdict_for_line(policy: &Policy, fs: bool, line_no: u64, line: &[u8]) ->
         );
     }
     match serde_json::from_slice::<Value>(line) {
-        Ok(value @ Value::Object(_)) => crate::fs::classify_value(policy, &value, fs),
+        Ok(value @ Value::Object(_)) => toolgate_fs::classify_value(policy, &value, fs),
         Ok(other) => malformed(
             line_no,
             &format!(

@@ -22,13 +22,13 @@ pub fn explain(policy: &Policy, input: &ExplainInput, fs: bool) -> Result<String
     match input {
         ExplainInput::Command(command) => {
             let call = ToolCall::new("bash", serde_json::json!({ "command": command }));
-            let verdict = crate::fs::classify(policy, &call, fs);
+            let verdict = toolgate_fs::classify(policy, &call, fs);
             Ok(render(&verdict, &Shown::Command(command)))
         }
         ExplainInput::Call(json) => {
             let value: Value = serde_json::from_str(json)
                 .map_err(|e| CliError::Usage(format!("--call: invalid JSON: {e}")))?;
-            let verdict = crate::fs::classify_value(policy, &value, fs);
+            let verdict = toolgate_fs::classify_value(policy, &value, fs);
             let tool = value.get("tool").and_then(Value::as_str);
             let command = value
                 .get("args")

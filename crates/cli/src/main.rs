@@ -6,7 +6,6 @@ mod bench;
 mod classify;
 mod error;
 mod explain;
-mod fs;
 mod load;
 mod report;
 

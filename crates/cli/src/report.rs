@@ -54,7 +54,7 @@ impl Report {
                 .get("command")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            let v = crate::fs::classify(policy, call, fs);
+            let v = toolgate_fs::classify(policy, call, fs);
             r.add(run, &mut run_index, &call.tool, command, &v);
         }
         r

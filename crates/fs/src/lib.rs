@@ -1,4 +1,5 @@
-//! `--fs`: classify with what this machine's file system says. The core lists what a
+//! toolgate-fs: classify with what this machine's file system says (the CLI's `--fs`,
+//! the Tauri plugin's `classify`). The core lists what a
 //! verdict depends on ([`Policy::fs_needs`]); this module looks it up — every symbolic
 //! link along each path, and each tree a recursive read opens, walked as ripgrep walks
 //! it (the `ignore` crate is ripgrep's own walker) — and classifies again with the
