@@ -42,22 +42,27 @@ fn guarded(classify: impl FnOnce() -> Verdict) -> Verdict {
 /// Classifies `call`, with file-system facts when `fs` is set; a panic asks
 /// ([`guarded`]).
 pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
-    guarded(|| classify_unguarded(policy, call, fs))
+    classify_with(policy, call, &SessionRules::default(), fs)
 }
 
-fn classify_unguarded(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
+/// [`classify`] with a session's always-allow / always-deny rules.
+pub fn classify_with(policy: &Policy, call: &ToolCall, rules: &SessionRules, fs: bool) -> Verdict {
+    guarded(|| classify_unguarded(policy, call, rules, fs))
+}
+
+fn classify_unguarded(policy: &Policy, call: &ToolCall, rules: &SessionRules, fs: bool) -> Verdict {
     if !fs {
-        return policy.classify(call);
+        return policy.classify_with(call, rules);
     }
     let facts = gather(&policy.fs_needs(call));
-    policy.classify_with_facts(call, &SessionRules::default(), &facts)
+    policy.classify_with_facts(call, rules, &facts)
 }
 
 /// [`classify`] for a raw JSON object `{"tool":…,"args":…}`; anything malformed is
 /// classified as the core classifies it (`ask`).
 pub fn classify_value(policy: &Policy, value: &serde_json::Value, fs: bool) -> Verdict {
     guarded(|| match ToolCall::from_value(value) {
-        Ok(call) if fs => classify_unguarded(policy, &call, true),
+        Ok(call) if fs => classify_unguarded(policy, &call, &SessionRules::default(), true),
         _ => policy.classify_value(value),
     })
 }

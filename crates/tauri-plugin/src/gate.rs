@@ -1,0 +1,569 @@
+//! The plugin's state: one policy, one store and one owner for the whole app, shared by
+//! its Rust side and every window. Thin glue: core classifies ([`toolgate_fs`] adds
+//! this machine's file-system facts) and core [`Runs`] park, resume and expire over the
+//! SQL store; this module only keeps the waiters of gated checks and the sessions'
+//! "always" rules, and wakes each waiter exactly once.
+//!
+//! A check that asks parks a one-call run (`check-…`, history [`CHECK_HISTORY`]) whose
+//! marker lives as long as the check's timeout: every window sees it, the approval
+//! panel renders it, and the decision that resumes it (from any window with
+//! `toolgate:decide`, or from Rust) is recorded in the store exactly once, by
+//! compare-and-swap. The waiter is then woken with that decision. At the deadline the
+//! run is cancelled (`expired`); at cleanup or exit, `cancelled`. Nothing but a
+//! person's decision (or an always-allow rule they added) approves.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use toolgate_core::{
+    CallOutcome, Choice, CleanupCounts, Decision, Outcome, Park, ParkCall, Parked, Policy,
+    ResumeDecision, Resumed, Run, RunStatus, Runs, SessionRules, Tier, ToolCall, Verdict,
+};
+use toolgate_store::SqlStore;
+
+use crate::error::{Error, Result};
+
+/// The history of a check's run: it marks the run as a check's.
+pub const CHECK_HISTORY: &str = r#"{"kind":"toolgate-check"}"#;
+/// A check's run id starts with this.
+pub const CHECK_PREFIX: &str = "check-";
+/// The session of checks that name none.
+pub const DEFAULT_SESSION: &str = "default";
+/// A check's default timeout (as the browser's `Gate`): 2 minutes.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Longer timeouts are clamped to this: 30 minutes (park a run to wait longer).
+pub const MAX_TIMEOUT_MS: u64 = 30 * 60 * 1000;
+
+/// Milliseconds since the epoch (0 before it: a wrong clock never grants anything,
+/// markers only look expired sooner).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// How a gated check ended, as `gate.check` resolves: `{outcome: "approved" | "denied"
+/// | "expired" | "cancelled", message?, verdict, id?, toolCallId?}`. Only `approved`
+/// lets the tool run ([`Checked::approved`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checked {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The classifier's verdict (with the session's rules and the file-system facts).
+    pub verdict: Verdict,
+    /// The run the check parked, when it asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Checked {
+    /// True only when a person (or an always-allow rule, or the policy's `auto`) let
+    /// the call run.
+    pub fn approved(&self) -> bool {
+        self.outcome.allows_run()
+    }
+}
+
+/// Options of [`Toolgate::check_with`](crate::Toolgate::check_with).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CheckOptions {
+    /// Whose "always" rules apply and whose cleanup ends the check (default
+    /// `"default"`; a window's checks default to its label).
+    pub session_id: Option<String>,
+    /// How long to wait for a decision (default 2 minutes, at most 30).
+    pub timeout_ms: Option<u64>,
+    /// The host's id of the call (kept in the run and echoed in the outcome).
+    pub tool_call_id: Option<String>,
+}
+
+/// A pending check, as `gate.pending()` lists it (`id` is the check's run id).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingRequest {
+    pub id: String,
+    pub session_id: String,
+    pub tool_call_id: String,
+    pub tool: String,
+    pub args: Value,
+    pub verdict: Verdict,
+    pub anchor: String,
+    /// The "always" scopes to offer, narrowest first.
+    pub scopes: Vec<String>,
+    pub created_ms: u64,
+    pub deadline_ms: u64,
+}
+
+/// A decision on a pending check, as `gate.respond(id, …)` takes it:
+/// `{decision: "allow_once" | "allow_always" | "deny" | "deny_always", anchor, scope?,
+/// message?}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Response {
+    #[serde(flatten)]
+    pub decision: Decision,
+    pub anchor: String,
+}
+
+struct Waiter {
+    tx: oneshot::Sender<Checked>,
+    session: String,
+    verdict: Verdict,
+    tool_call_id: Option<String>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The waiting checks of this process, by run id.
+    waiters: HashMap<String, Waiter>,
+    /// Each session's always-allow / always-deny rules (this process's life).
+    rules: HashMap<String, SessionRules>,
+}
+
+/// What starting a check gave.
+pub(crate) enum Begun {
+    /// `auto` or `deny`: decided at once.
+    Done(Checked),
+    /// `ask`: parked as `run_id`; `rx` resolves once; the deadline is `timeout_ms` away.
+    Waiting {
+        run_id: String,
+        rx: oneshot::Receiver<Checked>,
+        timeout_ms: u64,
+    },
+}
+
+/// The app's gate (the Rust half of the plugin, without the app handle).
+pub struct Inner {
+    policy: Policy,
+    store: SqlStore,
+    owner: String,
+    fs: bool,
+    timeout_ms: u64,
+    /// Serializes the writes that settle checks, so a decision and a deadline of the
+    /// same check never both wake its waiter.
+    state: Mutex<State>,
+    ids: (u64, u64),
+    next: AtomicU64,
+}
+
+impl Inner {
+    pub(crate) fn new(
+        policy: Policy,
+        store: SqlStore,
+        owner: String,
+        fs: bool,
+        timeout_ms: u64,
+    ) -> Inner {
+        // Two SipHash keys the standard library draws at random: a check id no other
+        // process (nor an earlier run of this one) picks.
+        let random = || {
+            std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish()
+        };
+        Inner {
+            policy,
+            store,
+            owner,
+            fs,
+            timeout_ms: timeout_ms.clamp(1, MAX_TIMEOUT_MS),
+            state: Mutex::new(State::default()),
+            ids: (random(), random()),
+            next: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock left the maps as they were between writes.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn runs(&self) -> Runs<&SqlStore> {
+        // A decided run keeps its history and each call's arguments until the agent
+        // that parked it takes them (`resume` with no decisions).
+        Runs::new(&self.store).keeping_history()
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Classifies `call` with the policy, `session`'s rules and (unless turned off)
+    /// this machine's file-system facts. A panic in the classifier asks.
+    pub fn classify_in(&self, call: &ToolCall, session: Option<&str>) -> Verdict {
+        // The rules are copied out: a classification may walk a tree, and other
+        // calls must not wait for it.
+        let rules = session
+            .and_then(|s| self.lock().rules.get(s).cloned())
+            .unwrap_or_default();
+        toolgate_fs::classify_with(&self.policy, call, &rules, self.fs)
+    }
+
+    fn fresh_check_id(&self) -> String {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        format!("{CHECK_PREFIX}{:016x}{:016x}", self.ids.0 ^ n, self.ids.1)
+    }
+
+    /// Starts a gated check: `auto` and `deny` are decided at once; `ask` parks a
+    /// one-call run and registers its waiter.
+    pub(crate) fn begin_check(
+        &self,
+        call: ToolCall,
+        options: CheckOptions,
+        now: u64,
+    ) -> Result<Begun> {
+        let session = options
+            .session_id
+            .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+        if session.is_empty() {
+            return Err(Error::BadInput("check: sessionId is empty".into()));
+        }
+        let timeout_ms = options
+            .timeout_ms
+            .unwrap_or(self.timeout_ms)
+            .clamp(1, MAX_TIMEOUT_MS);
+        let verdict = self.classify_in(&call, Some(&session));
+        let tool_call_id = options.tool_call_id;
+        let done = |outcome| {
+            Begun::Done(Checked {
+                outcome,
+                verdict: verdict.clone(),
+                id: None,
+                tool_call_id: tool_call_id.clone(),
+            })
+        };
+        match verdict.tier {
+            Tier::Auto => return Ok(done(Outcome::Approved)),
+            Tier::Deny => {
+                return Ok(done(Outcome::Denied {
+                    message: Some(verdict.reason.to_string()),
+                }))
+            }
+            Tier::Ask => {}
+        }
+        let run_id = self.fresh_check_id();
+        let mut st = self.lock();
+        self.runs().park(
+            Park {
+                run_id: run_id.clone(),
+                session_id: session.clone(),
+                owner: self.owner.clone(),
+                calls: vec![ParkCall {
+                    tool_call_id: tool_call_id.clone().unwrap_or_else(|| "call".to_string()),
+                    call,
+                    verdict: verdict.clone(),
+                }],
+                history: CHECK_HISTORY.to_string(),
+                ttl_ms: Some(timeout_ms),
+            },
+            now,
+        )?;
+        let (tx, rx) = oneshot::channel();
+        st.waiters.insert(
+            run_id.clone(),
+            Waiter {
+                tx,
+                session,
+                verdict,
+                tool_call_id,
+            },
+        );
+        Ok(Begun::Waiting {
+            run_id,
+            rx,
+            timeout_ms,
+        })
+    }
+
+    /// The deadline of check `run_id` passed: unless a decision won, the run is
+    /// cancelled and the waiter hears `expired`. False when it had already ended.
+    pub(crate) fn time_out(&self, run_id: &str, now: u64) -> bool {
+        let mut st = self.lock();
+        let Some(waiter) = st.waiters.remove(run_id) else {
+            return false;
+        };
+        let runs = self.runs();
+        let outcome = match runs.run_of(run_id, &self.owner, now) {
+            Ok(Some(run)) if run.status == RunStatus::AwaitingPermission => {
+                // Cancelled, so that no later click can decide a call nobody waits for;
+                // a store failure here still answers `expired` (never approved).
+                let _ = runs.cancel(run_id, &self.owner, "the check timed out", now);
+                Outcome::Expired
+            }
+            // Decided by another process on the same database, or expired on reading.
+            Ok(Some(run)) => outcome_of(&run).unwrap_or(Outcome::Expired),
+            Ok(None) | Err(_) => Outcome::Expired,
+        };
+        wake(waiter, run_id, outcome);
+        true
+    }
+
+    /// Resumes `run_id` with `decisions` (none: takes what a person decided, or what
+    /// expiry left, once). A check's run also wakes its waiter and applies an
+    /// "always allow" scope to its session. `deny_always` is a scope `respond` adds.
+    pub(crate) fn resume(
+        &self,
+        run_id: &str,
+        decisions: &[ResumeDecision],
+        deny_always: Option<&str>,
+        now: u64,
+    ) -> Result<Resumed> {
+        let mut st = self.lock();
+        let runs = self.runs();
+        let is_check = st.waiters.contains_key(run_id);
+        let mut always: Vec<(Tier, String)> = Vec::new();
+        if is_check {
+            // The "always" scopes must be ones this call offered; checked before
+            // anything is written.
+            if let Some(run) = runs.run_of(run_id, &self.owner, now)? {
+                let offered = |tool_call_id: &str| {
+                    run.marker
+                        .as_ref()
+                        .and_then(|m| m.calls.iter().find(|c| c.tool_call_id == tool_call_id))
+                        .map(|c| {
+                            self.policy
+                                .scopes(&ToolCall::new(c.tool.clone(), c.args.clone()))
+                        })
+                        .unwrap_or_default()
+                };
+                for d in decisions {
+                    let scope = match (&d.choice, deny_always) {
+                        (Choice::Allow { scope: Some(s) }, _) => Some((Tier::Auto, s.clone())),
+                        (Choice::Deny { .. }, Some(s)) => Some((Tier::Deny, s.to_string())),
+                        _ => None,
+                    };
+                    if let Some((tier, scope)) = scope {
+                        let offered = offered(&d.tool_call_id);
+                        if !offered.contains(&scope) {
+                            return Err(
+                                toolgate_core::Error::ScopeNotOffered { scope, offered }.into()
+                            );
+                        }
+                        always.push((tier, scope));
+                    }
+                }
+            }
+        }
+        let resumed = runs.resume(run_id, &self.owner, decisions, now)?;
+        if let Some(waiter) = st.waiters.remove(run_id) {
+            let rules = st.rules.entry(waiter.session.clone()).or_default();
+            for (tier, scope) in &always {
+                // A scope the policy offered parses; a failure only loses the rule.
+                let _ = rules.add(*tier, scope);
+            }
+            let outcome = resumed
+                .results
+                .first()
+                .map(|r| match &r.outcome {
+                    CallOutcome::Approved { .. } => Outcome::Approved,
+                    CallOutcome::Denied { message } => Outcome::Denied {
+                        message: Some(message.clone()).filter(|m| !m.is_empty()),
+                    },
+                    CallOutcome::Expired => Outcome::Expired,
+                })
+                .unwrap_or(Outcome::Cancelled);
+            wake(waiter, run_id, outcome);
+            // The check handed its call over: the run is done.
+            let _ = runs.complete(run_id, &self.owner, now);
+        }
+        Ok(resumed)
+    }
+
+    /// Answers pending check `id` as `gate.respond` does.
+    pub(crate) fn respond(&self, id: &str, response: Response, now: u64) -> Result<Resumed> {
+        let run = self
+            .runs()
+            .run_of(id, &self.owner, now)?
+            .ok_or_else(|| toolgate_core::Error::UnknownId { id: id.to_string() })?;
+        if !is_check(&run) {
+            return Err(toolgate_core::Error::UnknownId { id: id.to_string() }.into());
+        }
+        // A check that already ended has no marker: core's resume says how it ended
+        // (`already_resumed`, `not_awaiting_permission`, …).
+        let tool_call_id = run
+            .marker
+            .as_ref()
+            .and_then(|m| m.calls.first())
+            .map_or_else(|| "call".to_string(), |c| c.tool_call_id.clone());
+        let (choice, deny_always) = match response.decision {
+            Decision::AllowOnce => (Choice::Allow { scope: None }, None),
+            Decision::AllowAlways { scope } => (Choice::Allow { scope: Some(scope) }, None),
+            Decision::Deny { message } => (Choice::Deny { message }, None),
+            Decision::DenyAlways { scope, message } => (Choice::Deny { message }, Some(scope)),
+        };
+        let decision = ResumeDecision {
+            tool_call_id,
+            anchor: response.anchor,
+            choice,
+        };
+        self.resume(id, &[decision], deny_always.as_deref(), now)
+    }
+
+    /// The pending checks (of `session`, or every session), oldest first.
+    pub(crate) fn pending(&self, session: Option<&str>, now: u64) -> Result<Vec<PendingRequest>> {
+        let mut out = Vec::new();
+        for run in self.runs().runs_of(&self.owner, now)? {
+            if !is_check(&run) || session.is_some_and(|s| s != run.session_id) {
+                continue;
+            }
+            let Some(marker) = &run.marker else { continue };
+            for c in &marker.calls {
+                let call = ToolCall::new(c.tool.clone(), c.args.clone());
+                out.push(PendingRequest {
+                    id: run.run_id.clone(),
+                    session_id: run.session_id.clone(),
+                    tool_call_id: c.tool_call_id.clone(),
+                    tool: c.tool.clone(),
+                    args: c.args.clone(),
+                    verdict: verdict_of(c),
+                    anchor: c.anchor.clone(),
+                    scopes: self.policy.scopes(&call),
+                    created_ms: marker.created_at,
+                    deadline_ms: marker.expires_at,
+                });
+            }
+        }
+        out.sort_by_key(|p| p.created_ms);
+        Ok(out)
+    }
+
+    /// Cancels the pending checks of `session` (every session for `None`): their runs
+    /// are cancelled and their waiters hear `cancelled`. Checks of an earlier process
+    /// (no waiter here) are cancelled too: nobody can act on their decision.
+    pub(crate) fn cleanup(&self, session: Option<&str>, now: u64) -> Result<CleanupCounts> {
+        let mut st = self.lock();
+        let runs = self.runs();
+        let mut counts = CleanupCounts::default();
+        let ids: Vec<String> = st
+            .waiters
+            .iter()
+            .filter(|(_, w)| session.is_none_or(|s| s == w.session))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            if let Some(waiter) = st.waiters.remove(&id) {
+                let _ = runs.cancel(&id, &self.owner, "cleanup: the session ended", now);
+                wake(waiter, &id, Outcome::Cancelled);
+                counts.approvals += 1;
+            }
+        }
+        for run in runs.runs_of(&self.owner, now)? {
+            let mine = session.is_none_or(|s| s == run.session_id);
+            if mine && is_check(&run) && run.status == RunStatus::AwaitingPermission {
+                runs.cancel(
+                    &run.run_id,
+                    &self.owner,
+                    "cleanup: nobody waits for this check",
+                    now,
+                )?;
+                counts.approvals += 1;
+            }
+        }
+        if let Some(s) = session {
+            st.rules.remove(s);
+        }
+        Ok(counts)
+    }
+
+    /// Parks a run for the agent: the calls are classified here (the caller's
+    /// verdicts are never taken), with file-system facts.
+    pub(crate) fn park(
+        &self,
+        run_id: String,
+        session_id: Option<String>,
+        calls: Vec<(String, ToolCall)>,
+        history: String,
+        ttl_ms: Option<u64>,
+        now: u64,
+    ) -> Result<Parked> {
+        let calls = calls
+            .into_iter()
+            .map(|(tool_call_id, call)| ParkCall {
+                verdict: self.classify_in(&call, None),
+                tool_call_id,
+                call,
+            })
+            .collect();
+        let _st = self.lock();
+        Ok(self.runs().park(
+            Park {
+                session_id: session_id.unwrap_or_else(|| run_id.clone()),
+                run_id,
+                owner: self.owner.clone(),
+                calls,
+                history,
+                ttl_ms,
+            },
+            now,
+        )?)
+    }
+
+    pub(crate) fn run(&self, run_id: &str, now: u64) -> Result<Option<Run>> {
+        Ok(self.runs().run_of(run_id, &self.owner, now)?)
+    }
+
+    pub(crate) fn runs_list(&self, now: u64) -> Result<Vec<Run>> {
+        Ok(self.runs().runs_of(&self.owner, now)?)
+    }
+
+    /// The "always" scopes a check's pending call offers (none for other runs: their
+    /// scopes would be carried to the agent untouched, and it adds no rule).
+    pub(crate) fn scopes_of(&self, run: &Run, tool: &str, args: &Value) -> Vec<String> {
+        if is_check(run) {
+            self.policy
+                .scopes(&ToolCall::new(tool.to_string(), args.clone()))
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// A run a check parked.
+pub fn is_check(run: &Run) -> bool {
+    run.run_id.starts_with(CHECK_PREFIX)
+        && run
+            .marker
+            .as_ref()
+            .is_none_or(|m| m.history == CHECK_HISTORY)
+}
+
+fn verdict_of(c: &toolgate_core::PendingCall) -> Verdict {
+    let mut v = Verdict::new(c.tier, c.rule.clone(), c.reason.clone());
+    v.span = c.span;
+    v
+}
+
+/// What a decided run's record says of its (first) call.
+fn outcome_of(run: &Run) -> Option<Outcome> {
+    let call = run.decision.as_ref()?.calls.first()?;
+    Some(match call.outcome.as_str() {
+        "approved" => Outcome::Approved,
+        "denied" => Outcome::Denied {
+            message: call.message.clone(),
+        },
+        "expired" => Outcome::Expired,
+        _ => Outcome::Cancelled,
+    })
+}
+
+fn wake(waiter: Waiter, run_id: &str, outcome: Outcome) {
+    // The receiver may be gone (the caller stopped waiting): nothing to tell.
+    let _ = waiter.tx.send(Checked {
+        outcome,
+        verdict: waiter.verdict,
+        id: Some(run_id.to_string()),
+        tool_call_id: waiter.tool_call_id,
+    });
+}
