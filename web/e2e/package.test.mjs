@@ -88,15 +88,15 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
   check("publint --strict: no problems", lint.ok && /All good/.test(lint.out), lint.out);
   const attw = run(
     join(BIN, "attw"),
-    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "./http", "./acp", "./openai-agents", "./ai-sdk", "--format", "ascii"],
+    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "--format", "ascii"],
     ROOT,
   );
   check("@arethetypeswrong/cli: no problems", attw.ok && /No problems found/.test(attw.out), attw.out);
   // toolgate/element, toolgate/http and the SDK adapters are ESM only (a custom element,
   // its run source and ESM-era SDKs have no CommonJS consumer): `require` of them is the
   // one finding allowed, nothing else.
-  const attwElement = run(join(BIN, "attw"), [TGZ, "--entrypoints", "./element", "./http", "./acp", "./openai-agents", "./ai-sdk", "--ignore-rules", "cjs-resolves-to-esm", "--format", "ascii"], ROOT);
-  check("@arethetypeswrong/cli: toolgate/element, toolgate/http and the SDK adapters (ESM only) have no other problem", attwElement.ok && /No problems found/.test(attwElement.out), attwElement.out);
+  const attwElement = run(join(BIN, "attw"), [TGZ, "--entrypoints", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "--ignore-rules", "cjs-resolves-to-esm", "--format", "ascii"], ROOT);
+  check("@arethetypeswrong/cli: toolgate/element, toolgate/http, toolgate/tauri and the SDK adapters (ESM only) have no other problem", attwElement.ok && /No problems found/.test(attwElement.out), attwElement.out);
 
   // The browser entry, from the installed package, under a strict CSP.
   const site = join(work, "site");

@@ -14,6 +14,10 @@ export interface ToolgateRunSource {
    * `toolgate-decision` event carries. A rejection (`{code, message, decidedBy?}`) is
    * shown on the prompt and decides nothing. */
   resume(runId: string, decisions: ResumeDecision[]): Promise<Resumed>;
+  /** Optional: call `changed()` whenever the runs may have changed (e.g. a Tauri
+   * plugin's event) and return a function that stops it; the element then refreshes at
+   * once rather than at its next poll. */
+  watch?(changed: () => void): () => void;
 }
 
 /** The element's tag name, `"toolgate-approval"`. */

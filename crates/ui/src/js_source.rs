@@ -1,12 +1,16 @@
 //! A [`RunSource`] that a JavaScript object provides: the panel over runs that live
 //! somewhere else (a toolgate server through `toolgate/http`, a desktop shell's
-//! plugin). The object has two methods:
+//! plugin). The object has two methods, and may have a third:
 //! - `runs()`: a promise of `{runs: [run, …]}` as `GET /v1/runs` answers (each run as
 //!   `gate.run(id)` shows it), or its JSON text, or `null` when nothing changed since
 //!   the last answer (a 304);
 //! - `resume(runId, decisions)`: `decisions` is `[{toolCallId, anchor, decision:
 //!   "allow" | "deny", scope?, message?}]` (`POST /v1/runs/{id}/decisions`'s body); a
 //!   promise of what the host's `onResumed` receives.
+//!
+//! - `watch(changed)` (optional): calls `changed()` whenever the runs may have changed
+//!   (a Tauri plugin's event) and returns a function that stops it; the panel then
+//!   polls at once instead of at its next tick.
 //!
 //! A rejection is an error shown on the panel, never a decision: its `code`
 //! (`already_resumed`, `expired`, `anchor_mismatch`, …) says which, `message` the
@@ -16,6 +20,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, JSON};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -118,8 +123,35 @@ impl RunSource for JsSource {
         Box::pin(async move { Ok(Decided::Js(answer.await?)) })
     }
 
-    /// A JavaScript source is polled (3 s / 5 s, and after each decision).
-    fn watch(&self, _changed: Box<dyn Fn()>) -> Watch {
-        Box::new(())
+    /// A JavaScript source is polled (3 s / 5 s, and after each decision), and at once
+    /// when its optional `watch(changed)` says something changed.
+    fn watch(&self, changed: Box<dyn Fn()>) -> Watch {
+        let Ok(watch) = method(&self.object, "watch") else {
+            return Box::new(());
+        };
+        let callback = Closure::<dyn Fn()>::new(changed);
+        // A watch that throws or returns no function only loses the early polls.
+        let stop = watch
+            .call1(&self.object, callback.as_ref())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        Box::new(JsWatch {
+            _callback: callback,
+            stop,
+        })
+    }
+}
+
+/// A source's `watch`: stops it when the panel lets go.
+struct JsWatch {
+    _callback: Closure<dyn Fn()>,
+    stop: Option<Function>,
+}
+
+impl Drop for JsWatch {
+    fn drop(&mut self) {
+        if let Some(stop) = &self.stop {
+            let _ = stop.call0(&JsValue::NULL);
+        }
     }
 }

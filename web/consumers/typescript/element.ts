@@ -35,3 +35,29 @@ export function mountServer(el: ToolgateApprovalElement, token: string): HttpRun
   });
   return source;
 }
+
+// toolgate/tauri: the element over tauri-plugin-toolgate's runs, and the plugin's calls.
+import {
+  tauriRunSource, tauriRuns, check, respond, pending, ToolgateTauriError, CHANGED_EVENT,
+  type TauriRunSource, type TauriPendingRequest,
+} from "toolgate/tauri";
+import type { toolgateApprovals } from "toolgate/ai-sdk";
+
+/** The plugin's runs are what the AI SDK adapter takes as `runs`. */
+export const adapterRuns: Parameters<typeof toolgateApprovals>[0]["runs"] = tauriRuns();
+
+export async function mountTauri(el: ToolgateApprovalElement): Promise<boolean> {
+  const source: TauriRunSource = tauriRunSource();
+  el.source = source;
+  const event: "toolgate://changed" = CHANGED_EVENT;
+  console.log(event, tauriRuns().resume.length);
+  try {
+    const outcome = await check({ tool: "bash", args: { command: "npm publish" } }, { timeoutMs: 60_000 });
+    const first: TauriPendingRequest | undefined = (await pending())[0];
+    if (first) await respond(first.id, { decision: "deny", anchor: first.anchor, message: "no" });
+    return outcome.outcome === "approved";
+  } catch (e) {
+    if (e instanceof ToolgateTauriError) console.log(e.code);
+    return false;
+  }
+}
