@@ -8,6 +8,7 @@
 //                             (it `return`s a JSON value)
 //   waitFor(body, ms)         evaluate until it returns something not null
 //   click(selector)           a real click (Playwright's, WebDriver's Element Click)
+//   refresh()                 reload the page (WebDriver only)
 //   consoleErrors()           console errors seen (Chromium; WebDriver has no log API)
 //   close()
 import { spawn } from "node:child_process";
@@ -54,19 +55,10 @@ export async function chromiumEngine() {
 
 const MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
 
-/** WebKitGTK: WebKitWebDriver under xvfb-run (its own process group, killed by
- * close()); each `session()` is a WebDriver session (a fresh MiniBrowser). */
-export async function webkitEngine() {
-  const port = await freePort();
-  const args = ["-a", "WebKitWebDriver", `--port=${port}`];
-  const proc = spawn("xvfb-run", args, { stdio: "ignore", detached: true });
-  const base = `http://127.0.0.1:${port}`;
-  const kill = () => {
-    try {
-      process.kill(-proc.pid, "SIGKILL");
-    } catch {}
-  };
-  async function wd(method, path, body) {
+/** A W3C WebDriver client for the server at `base`: `wd(method, path, body)` resolves
+ * with the answer's `value`, rejects with the server's error. */
+export function webdriverClient(base) {
+  return async function wd(method, path, body) {
     const res = await fetch(base + path, {
       method,
       headers: { "content-type": "application/json" },
@@ -76,19 +68,63 @@ export async function webkitEngine() {
     const json = await res.json();
     if (!res.ok) throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
     return json.value;
-  }
-  let ready = false;
-  for (let i = 0; i < 100 && !ready; i++) {
+  };
+}
+
+/** Starts `xvfb-run -a CMD ARGS` (a WebDriver server, in its own process group) and
+ * waits until it is ready: `{ wd, kill }`. */
+export async function startWebDriver(cmd, args, port, env = process.env) {
+  const proc = spawn("xvfb-run", ["-a", cmd, ...args], { stdio: "ignore", detached: true, env });
+  const kill = () => {
     try {
-      ready = (await wd("GET", "/status")).ready;
+      process.kill(-proc.pid, "SIGKILL");
+    } catch {}
+  };
+  const wd = webdriverClient(`http://127.0.0.1:${port}`);
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await wd("GET", "/status")).ready) return { wd, kill };
     } catch {
       await sleep(100);
     }
   }
-  if (!ready) {
-    kill();
-    throw new Error("WebKitWebDriver did not start (is webkit2gtk-driver installed? ./scripts/setup)");
-  }
+  kill();
+  throw new Error(`${cmd} did not start (./scripts/setup installs it)`);
+}
+
+/** The session interface over WebDriver session `id` (see the top of this file), plus
+ * `refresh()`. */
+export function webdriverSession(wd, id) {
+  const s = `/session/${id}`;
+  const evaluate = async (body) => {
+    const script = `const done = arguments[arguments.length - 1];
+(async () => { ${body} })().then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ error: String((e && e.stack) || e) }));`;
+    const r = await wd("POST", `${s}/execute/async`, { script, args: [] });
+    if (r && "error" in r) throw new Error(r.error);
+    return r?.ok ?? null;
+  };
+  return {
+    open: (url) => wd("POST", `${s}/url`, { url }),
+    refresh: () => wd("POST", `${s}/refresh`, {}),
+    evaluate,
+    waitFor: (body, ms) => poll(evaluate, body, ms),
+    async click(selector) {
+      const el = await wd("POST", `${s}/element`, { using: "css selector", value: selector });
+      const elementId = Object.values(el)[0];
+      await wd("POST", `${s}/element/${elementId}/click`, {});
+    },
+    consoleErrors: () => [],
+    close: () => wd("DELETE", s).catch(() => {}),
+  };
+}
+
+/** WebKitGTK: WebKitWebDriver under xvfb-run (its own process group, killed by
+ * close()); each `session()` is a WebDriver session (a fresh MiniBrowser). */
+export async function webkitEngine() {
+  const port = await freePort();
+  const { wd, kill } = await startWebDriver("WebKitWebDriver", [`--port=${port}`], port).catch((e) => {
+    throw new Error(`WebKitWebDriver did not start (is webkit2gtk-driver installed? ./scripts/setup): ${e.message}`);
+  });
   let version = "";
   return {
     name: "webkitgtk",
@@ -99,26 +135,7 @@ export async function webkitEngine() {
       const caps = { "webkitgtk:browserOptions": { binary: MINIBROWSER, args: ["--automation"] } };
       const created = await wd("POST", "/session", { capabilities: { alwaysMatch: caps } });
       version = `${created.capabilities.browserName} ${created.capabilities.browserVersion}`;
-      const s = `/session/${created.sessionId}`;
-      const evaluate = async (body) => {
-        const script = `const done = arguments[arguments.length - 1];
-(async () => { ${body} })().then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ error: String((e && e.stack) || e) }));`;
-        const r = await wd("POST", `${s}/execute/async`, { script, args: [] });
-        if (r && "error" in r) throw new Error(r.error);
-        return r?.ok ?? null;
-      };
-      return {
-        open: (url) => wd("POST", `${s}/url`, { url }),
-        evaluate,
-        waitFor: (body, ms) => poll(evaluate, body, ms),
-        async click(selector) {
-          const el = await wd("POST", `${s}/element`, { using: "css selector", value: selector });
-          const id = Object.values(el)[0];
-          await wd("POST", `${s}/element/${id}/click`, {});
-        },
-        consoleErrors: () => [],
-        close: () => wd("DELETE", s).catch(() => {}),
-      };
+      return webdriverSession(wd, created.sessionId);
     },
     async close() {
       kill();

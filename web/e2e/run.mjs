@@ -22,6 +22,9 @@ await import("./ai-sdk.test.mjs");
 await import("./ai-sdk-chat.test.mjs");
 // <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
 await import("./element.test.mjs");
+// A real Tauri app (examples/tauri-app) with tauri-plugin-toolgate: its window through
+// tauri-driver and WebKitWebDriver under xvfb-run.
+await import("./tauri.test.mjs");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,
 // against the real server (Chromium).
 await import("./http-source.test.mjs");

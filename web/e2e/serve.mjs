@@ -14,9 +14,9 @@ export function freePort() {
   });
 }
 
-/** `{ url, proc }`: kill `proc` when done. */
-export async function serveDir(dir) {
-  const port = await freePort();
+/** `{ url, proc }`: kill `proc` when done. On a free port, or on `port`. */
+export async function serveDir(dir, port) {
+  port ??= await freePort();
   const proc = spawn("python3", ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", dir], {
     stdio: "ignore",
   });

@@ -37,12 +37,13 @@ export function installTarball(dir) {
   return { ok: r.ok && existsSync(join(dir, "package-lock.json")), out: r.out };
 }
 
-/** Copies a consumer project of web/consumers/ (without node_modules or dist) to `dir`,
- * `npm ci`s it from its lockfile, adds the tarball and runs `npm run build`. */
-export function buildConsumer(name, dir) {
-  cpSync(join(ROOT, "web", "consumers", name), dir, {
+/** Copies a consumer project of web/consumers/ (or the project at `from`; without
+ * node_modules, dist or a Tauri app's src-tauri) to `dir`, `npm ci`s it from its
+ * lockfile, adds the tarball and runs `npm run build`. */
+export function buildConsumer(name, dir, from = join(ROOT, "web", "consumers", name)) {
+  cpSync(from, dir, {
     recursive: true,
-    filter: (src) => !/[/\\](node_modules|dist)([/\\]|$)/.test(src),
+    filter: (src) => !/[/\\](node_modules|dist|src-tauri)([/\\]|$)/.test(src),
   });
   const ci = run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], dir);
   const add = ci.ok ? run("npm", ["install", "--no-save", TGZ, "--no-audit", "--no-fund", "--loglevel=error"], dir) : { ok: false, out: "" };
