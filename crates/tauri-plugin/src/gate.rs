@@ -567,3 +567,151 @@ fn wake(waiter: Waiter, run_id: &str, outcome: Outcome) {
         tool_call_id: waiter.tool_call_id,
     });
 }
+
+/// The property behind "every request ends exactly once": whatever order decisions,
+/// takes, deadlines and cleanups come in, each check's waiter hears exactly one
+/// outcome, the one the first of them decided, and only an allow with the call's
+/// anchor approves. The store agrees.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+    use toolgate_store::StoreOptions;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Respond {
+            check: usize,
+            allow: bool,
+            right_anchor: bool,
+        },
+        Resume {
+            check: usize,
+            allow: bool,
+        },
+        Take {
+            check: usize,
+        },
+        TimeOut {
+            check: usize,
+        },
+        Cleanup {
+            session: Option<usize>,
+        },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0..4usize, any::<bool>(), any::<bool>()).prop_map(|(check, allow, right_anchor)| {
+                Op::Respond {
+                    check,
+                    allow,
+                    right_anchor,
+                }
+            }),
+            (0..4usize, any::<bool>()).prop_map(|(check, allow)| Op::Resume { check, allow }),
+            (0..4usize).prop_map(|check| Op::Take { check }),
+            (0..4usize).prop_map(|check| Op::TimeOut { check }),
+            proptest::option::of(0..2usize).prop_map(|session| Op::Cleanup { session }),
+        ]
+    }
+
+    const NOW: u64 = 1_000_000;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+        #[test]
+        fn every_check_ends_once_and_only_an_allow_approves(n in 1usize..5, ops in proptest::collection::vec(op(), 0..24)) {
+            let store = toolgate_store::open("sqlite::memory:", StoreOptions::default()).unwrap();
+            let gate = Inner::new(Policy::defaults("/w", "/h"), store, "me".to_string(), false, 60_000);
+            let mut checks = Vec::new();
+            for i in 0..n {
+                let call = ToolCall::new("bash", json!({ "command": format!("npm publish --tag t{i}") }));
+                let anchor = call.anchor();
+                let options = CheckOptions { session_id: Some(format!("s{}", i % 2)), timeout_ms: Some(60_000), tool_call_id: None };
+                match gate.begin_check(call, options, NOW).unwrap() {
+                    Begun::Waiting { run_id, rx, .. } => checks.push((run_id, anchor, rx)),
+                    Begun::Done(c) => panic!("npm publish asks: {c:?}"),
+                }
+            }
+            // What the first decisive op made of each check: None while pending.
+            let mut model: Vec<Option<&str>> = vec![None; n];
+            for (t, op) in ops.into_iter().enumerate() {
+                let now = NOW + 1 + t as u64;
+                match op {
+                    Op::Respond { check, allow, right_anchor } => {
+                        let Some((id, anchor, _)) = checks.get(check) else { continue };
+                        let decision = if allow { Decision::AllowOnce } else { Decision::Deny { message: None } };
+                        let anchor = if right_anchor { anchor.clone() } else { "wrong".to_string() };
+                        let r = gate.respond(id, Response { decision, anchor }, now);
+                        if model[check].is_none() && right_anchor {
+                            prop_assert!(r.is_ok(), "respond {check}: {r:?}");
+                            model[check] = Some(if allow { "approved" } else { "denied" });
+                        } else {
+                            prop_assert!(r.is_err(), "respond {check} decided twice or with a wrong anchor");
+                        }
+                    }
+                    Op::Resume { check, allow } => {
+                        let Some((id, anchor, _)) = checks.get(check) else { continue };
+                        let choice = if allow { Choice::Allow { scope: None } } else { Choice::Deny { message: Some("no".into()) } };
+                        let d = ResumeDecision { tool_call_id: "call".into(), anchor: anchor.clone(), choice };
+                        let r = gate.resume(id, &[d], None, now);
+                        if model[check].is_none() {
+                            prop_assert!(r.is_ok(), "resume {check}: {r:?}");
+                            model[check] = Some(if allow { "approved" } else { "denied" });
+                        } else {
+                            prop_assert!(r.is_err(), "resume {check} decided twice");
+                        }
+                    }
+                    Op::Take { check } => {
+                        let Some((id, _, _)) = checks.get(check) else { continue };
+                        // A take decides nothing: before a decision it has nothing to
+                        // take, after one the check's run is completed.
+                        prop_assert!(gate.resume(id, &[], None, now).is_err());
+                    }
+                    Op::TimeOut { check } => {
+                        let Some((id, _, _)) = checks.get(check) else { continue };
+                        let timed_out = gate.time_out(id, now);
+                        prop_assert_eq!(timed_out, model[check].is_none());
+                        if model[check].is_none() {
+                            model[check] = Some("expired");
+                        }
+                    }
+                    Op::Cleanup { session } => {
+                        let session = session.map(|s| format!("s{s}"));
+                        let counts = gate.cleanup(session.as_deref(), now).unwrap();
+                        let mut ended = 0;
+                        for (i, m) in model.iter_mut().enumerate() {
+                            let mine = session.as_ref().is_none_or(|s| *s == format!("s{}", i % 2));
+                            if m.is_none() && mine {
+                                *m = Some("cancelled");
+                                ended += 1;
+                            }
+                        }
+                        prop_assert_eq!(counts.approvals, ended);
+                    }
+                }
+            }
+            gate.cleanup(None, NOW + 100).unwrap();
+            for (i, (id, _, rx)) in checks.iter_mut().enumerate() {
+                let want = model[i].unwrap_or("cancelled");
+                let heard = rx.try_recv();
+                prop_assert!(heard.is_ok(), "check {i} heard nothing");
+                let heard = heard.unwrap();
+                let kind = match heard.outcome {
+                    Outcome::Approved => "approved",
+                    Outcome::Denied { .. } => "denied",
+                    Outcome::Expired => "expired",
+                    Outcome::Cancelled => "cancelled",
+                };
+                prop_assert_eq!(kind, want, "check {}", i);
+                prop_assert!(rx.try_recv().is_err(), "check {i} heard twice");
+                let status = gate.run(id, NOW + 200).unwrap().unwrap().status;
+                let stored = if matches!(want, "approved" | "denied") { RunStatus::Completed } else { RunStatus::Cancelled };
+                prop_assert_eq!(status, stored, "check {}'s run", i);
+            }
+        }
+    }
+}

@@ -40,7 +40,8 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use tauri::plugin::{Builder as PluginBuilder, TauriPlugin};
-use tauri::{AppHandle, Emitter, Manager, RunEvent, Runtime};
+use tauri::webview::PageLoadEvent;
+use tauri::{AppHandle, Emitter, Manager, RunEvent, Runtime, WindowEvent};
 use toolgate_core::{
     CleanupCounts, Parked, Policy, ResumeDecision, Resumed, Run, ToolCall, Verdict,
 };
@@ -145,14 +146,28 @@ impl Builder {
                 app.manage(gate);
                 Ok(())
             })
-            .on_event(|app, event| {
-                if let RunEvent::Exit = event {
-                    // Nobody will wait for a pending check after this: end them all
-                    // (cancelled, never approved).
+            .on_page_load(|webview, payload| {
+                // A (re)loading page no longer awaits the checks its window started:
+                // they end `cancelled`, as the browser's Gate ends them at pagehide.
+                if payload.event() == PageLoadEvent::Started {
+                    end_session(webview.app_handle(), webview.label());
+                }
+            })
+            .on_event(|app, event| match event {
+                // A closed window's checks: nobody awaits them any more.
+                RunEvent::WindowEvent {
+                    label,
+                    event: WindowEvent::Destroyed,
+                    ..
+                } => end_session(app, label),
+                // Nobody will wait for a pending check after this: end them all
+                // (cancelled, never approved).
+                RunEvent::Exit => {
                     if let Some(gate) = app.try_state::<Toolgate<R>>() {
                         let _ = gate.cleanup(None);
                     }
                 }
+                _ => {}
             })
             .build()
     }
@@ -161,6 +176,19 @@ impl Builder {
 /// Initializes the plugin with the configuration of `tauri.conf.json`.
 pub fn init<R: Runtime>() -> TauriPlugin<R, Option<Config>> {
     Builder::new().build()
+}
+
+/// Cancels the pending checks of window `label`'s session, off the UI thread.
+fn end_session<R: Runtime>(app: &AppHandle<R>, label: &str) {
+    if let Some(gate) = app.try_state::<Toolgate<R>>() {
+        let gate = gate.inner().clone();
+        let label = label.to_string();
+        tauri::async_runtime::spawn_blocking(move || {
+            // Nothing pending in that session is the usual case; a store error leaves
+            // the checks to their deadline (never approved).
+            let _ = gate.cleanup(Some(&label));
+        });
+    }
 }
 
 fn merge(rust: Config, file: Config) -> Config {

@@ -705,3 +705,56 @@ fn classify_looks_at_this_machines_file_system() {
         "auto"
     );
 }
+
+/// The app's exit ends every pending check, a window's and Rust's: `cancelled`. (A
+/// window's own checks also end when it is destroyed or its page reloads; MockRuntime
+/// emits neither event, so that part is not exercised here.)
+#[test]
+fn the_apps_exit_cancels_every_pending_check() {
+    let dir = Dir::new("exit");
+    let t = app(&dir);
+    let (agent, viewer, admin) = (t.agent.clone(), t.viewer.clone(), t.admin.clone());
+    let gate = t.app.toolgate().clone();
+    let driver = std::thread::spawn(move || {
+        let from_window = {
+            let agent = agent.clone();
+            std::thread::spawn(move || {
+                invoke(
+                    &agent,
+                    "check",
+                    json!({ "call": sh("npm publish"), "timeoutMs": 60000 }),
+                )
+            })
+        };
+        let rust = std::thread::spawn(move || {
+            tauri::async_runtime::block_on(
+                gate.check(ToolCall::new("bash", json!({ "command": "git push" }))),
+            )
+        });
+        eventually(|| {
+            (invoke(&viewer, "pending", json!({}))
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .len()
+                == 2)
+                .then_some(())
+        });
+        for w in [&agent, &viewer, &admin] {
+            w.close().unwrap();
+        }
+        let window = from_window.join().unwrap().unwrap();
+        let rust = serde_json::to_value(rust.join().unwrap().unwrap()).unwrap();
+        (window["outcome"].clone(), rust["outcome"].clone())
+    });
+    let started = Instant::now();
+    t.app.run(|_, _| {});
+    let (window, rust) = driver.join().unwrap();
+    assert_eq!((window, rust), (json!("cancelled"), json!("cancelled")));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "ended by the exit, not the timeout"
+    );
+    let after = app(&dir);
+    assert!(pending(&after).is_empty());
+}
