@@ -23,8 +23,10 @@ await import("./ai-sdk-chat.test.mjs");
 // <toolgate-approval> from the package: Chromium and WebKitGTK, plain, React and Vue.
 await import("./element.test.mjs");
 // A real Tauri app (examples/tauri-app) with tauri-plugin-toolgate: its window through
-// tauri-driver and WebKitWebDriver under xvfb-run.
-await import("./tauri.test.mjs");
+// tauri-driver and WebKitWebDriver under xvfb-run. Only in ./scripts/test --full
+// (TOOLGATE_FULL=1): with it a cold run would pass 45 minutes.
+if (process.env.TOOLGATE_FULL) await import("./tauri.test.mjs");
+else console.log("SKIPPED: the Tauri app end to end (./scripts/test --full runs it)");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,
 // against the real server (Chromium).
 await import("./http-source.test.mjs");
