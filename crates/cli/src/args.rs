@@ -25,6 +25,14 @@ USAGE:
       calls of one agent run) and reports what the policy would have asked: tier
       shares, asks per run, and the N (default 15) rules, programs and commands that
       asked most.
+  toolgate hook claude-code|codex|gemini [OPTIONS] [--no-fs] [--timeout-ms N]
+      A pre-tool-use hook: reads the host's hook JSON on stdin, classifies the call
+      (the workspace is the call's cwd unless --workspace or the policy names one;
+      file-system facts are on, --no-fs turns them off) and answers in the host's
+      protocol: Claude Code allow / ask / deny; Codex and Gemini CLI allow / deny (an
+      ask is a deny there: their hooks cannot ask). Bad input, a policy that does not
+      load, a panic or no verdict within N ms (default 10000) answers as an ask, with
+      the reason. Always exits 0 with an answer.
   toolgate bench-adversarial [OPTIONS] [--seconds S]
       Times hostile shell inputs (64 KiB of `$(`, of quotes, …) at 16 KiB and 64 KiB,
       S seconds per input (default 0.2); the last line is the worst time per input.
@@ -69,6 +77,11 @@ pub enum Command {
         file: PathBuf,
         top: usize,
     },
+    Hook {
+        host: crate::hook::Host,
+        policy: PolicyOpts,
+        timeout_ms: u64,
+    },
 }
 
 /// Where the policy comes from and what overrides it.
@@ -97,7 +110,7 @@ pub const ADVERSARIAL_SECONDS: f64 = 0.2;
 
 const POLICY_OPTS: [&str; 3] = ["--policy", "--workspace", "--home"];
 /// Options without a value.
-const FLAGS: [&str; 1] = ["--fs"];
+const FLAGS: [&str; 2] = ["--fs", "--no-fs"];
 
 /// Parses the arguments after the program name.
 pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
@@ -199,6 +212,47 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             Ok(Command::BenchAdversarial {
                 policy: p.policy_opts(),
                 seconds_per_input,
+            })
+        }
+        "hook" => {
+            let Some(mut p) = Parsed::new(&rest, &["--timeout-ms"])? else {
+                return Ok(Command::Help);
+            };
+            if p.flags.contains(&"--fs") {
+                return Err(usage(
+                    "hook: file-system facts are on by default (--no-fs turns them off)",
+                ));
+            }
+            let timeout_ms = match p.take("--timeout-ms") {
+                Some(s) => match s.parse::<u64>() {
+                    Ok(n) if (1..=600_000).contains(&n) => n,
+                    _ => {
+                        return Err(usage(&format!(
+                            "--timeout-ms: expected milliseconds in 1..=600000, got `{s}`"
+                        )))
+                    }
+                },
+                None => crate::hook::DEFAULT_TIMEOUT_MS,
+            };
+            let host = match p.positionals.len() {
+                1 => {
+                    let name = p.positionals.remove(0);
+                    crate::hook::Host::parse(&name).ok_or_else(|| {
+                        usage(&format!(
+                            "hook: unknown host `{name}` (claude-code, codex or gemini)"
+                        ))
+                    })?
+                }
+                0 => return Err(usage("hook: missing HOST (claude-code, codex or gemini)")),
+                n => return Err(usage(&format!("hook: expected one HOST, got {n}"))),
+            };
+            let no_fs = p.flags.contains(&"--no-fs");
+            let mut policy = p.policy_opts();
+            policy.fs = !no_fs;
+            Ok(Command::Hook {
+                host,
+                policy,
+                timeout_ms,
             })
         }
         other if other.starts_with('-') => Err(usage(&format!(
@@ -304,6 +358,8 @@ impl Parsed {
     }
 
     fn policy_opts(&mut self) -> PolicyOpts {
+        // --no-fs is the hook's (its facts are on by default); elsewhere it is the
+        // absence of --fs.
         PolicyOpts {
             policy: self.take("--policy").map(PathBuf::from),
             workspace: self.take("--workspace"),

@@ -6,6 +6,7 @@ mod bench;
 mod classify;
 mod error;
 mod explain;
+mod hook;
 mod load;
 mod report;
 
@@ -63,6 +64,24 @@ fn run(command: Command) -> Result<(), CliError> {
             let fs = policy.fs;
             let policy = load::policy(&policy, &env)?;
             print(&report::report(&policy, &file, top, fs)?)
+        }
+        Command::Hook {
+            host,
+            policy,
+            timeout_ms,
+        } => {
+            let fs = policy.fs;
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            hook::run(
+                host,
+                policy,
+                env,
+                fs,
+                timeout_ms,
+                std::io::stdin(),
+                &mut out,
+            )
         }
         Command::BenchAdversarial {
             policy,

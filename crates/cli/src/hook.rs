@@ -1,0 +1,253 @@
+//! `toolgate hook HOST`: the gate as an agent CLI's pre-tool-use hook. Reads the host's
+//! JSON on stdin, classifies the call (the workspace is the call's `cwd` unless the
+//! policy names one; file-system facts on, `--no-fs` turns them off) and answers in the
+//! host's own protocol on stdout.
+//!
+//! It never fails open. Whatever goes wrong — input that is not the host's JSON, an
+//! event it does not know, a policy that does not load, a panic, a classification
+//! slower than `--timeout-ms` — is answered like an `ask` with the reason, exit 0: a
+//! host reads a crashed or silent hook as "no objection" (Claude Code and Codex run the
+//! tool after any exit status but 2), so the hook always answers.
+//!
+//! | tier | Claude Code (`PreToolUse`) | Codex (`PreToolUse`) | Gemini CLI (`BeforeTool`) |
+//! | --- | --- | --- | --- |
+//! | auto | `allow` | `allow` (with `updatedInput`, the call unchanged) | `allow` |
+//! | ask | `ask` | `deny` (a Codex hook cannot ask) | `deny` (`ask` is not in its protocol) |
+//! | deny | `deny` | `deny` | `deny` |
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use toolgate_core::{Tier, ToolCall, Verdict};
+
+use crate::args::PolicyOpts;
+use crate::error::CliError;
+use crate::load::Env;
+
+/// The hosts `toolgate hook` speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    ClaudeCode,
+    Codex,
+    Gemini,
+}
+
+impl Host {
+    pub fn parse(name: &str) -> Option<Host> {
+        match name {
+            "claude-code" | "claude" => Some(Host::ClaudeCode),
+            "codex" => Some(Host::Codex),
+            "gemini" | "gemini-cli" => Some(Host::Gemini),
+            _ => None,
+        }
+    }
+
+    /// The `hook_event_name` this hook answers.
+    fn event(self) -> &'static str {
+        match self {
+            Host::ClaudeCode | Host::Codex => "PreToolUse",
+            Host::Gemini => "BeforeTool",
+        }
+    }
+}
+
+/// The largest hook input read (a tool call with a whole file's content fits).
+pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
+/// Default bound on reading, loading and classifying.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// The gate's answer before it is put in the host's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub tier: Tier,
+    pub reason: String,
+}
+
+impl Answer {
+    fn of(v: &Verdict) -> Answer {
+        Answer {
+            tier: v.tier,
+            reason: format!("toolgate: {} ({})", v.reason, v.rule),
+        }
+    }
+    /// Something went wrong: a person decides (where the host can ask), else no.
+    fn failed(why: impl std::fmt::Display) -> Answer {
+        Answer {
+            tier: Tier::Ask,
+            reason: format!("toolgate could not judge this call ({why}); asking instead"),
+        }
+    }
+}
+
+/// The host's fields this hook reads.
+struct Input {
+    tool: String,
+    args: Value,
+    cwd: Option<String>,
+}
+
+fn parse_input(host: Host, text: &str) -> Result<Input, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("the input is not JSON: {e}"))?;
+    let obj = v.as_object().ok_or("the input is not a JSON object")?;
+    match obj.get("hook_event_name").and_then(Value::as_str) {
+        Some(e) if e == host.event() => {}
+        Some(e) => return Err(format!("event `{e}` is not {}", host.event())),
+        None => return Err("no hook_event_name".into()),
+    }
+    let tool = obj
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .ok_or("no tool_name")?
+        .to_string();
+    let args = obj.get("tool_input").cloned().unwrap_or(Value::Null);
+    if !args.is_object() {
+        return Err("tool_input is not an object".into());
+    }
+    let cwd = obj
+        .get("cwd")
+        .and_then(Value::as_str)
+        .filter(|c| c.starts_with('/'))
+        .map(str::to_string);
+    Ok(Input { tool, args, cwd })
+}
+
+/// Reads, loads and classifies: the answer for one hook call.
+fn judge(host: Host, opts: &PolicyOpts, env: &Env, fs: bool, text: &str) -> (Answer, Value) {
+    let input = match parse_input(host, text) {
+        Ok(i) => i,
+        Err(why) => return (Answer::failed(why), Value::Null),
+    };
+    // The workspace is where the agent works, unless the command line or the policy
+    // file says otherwise.
+    let mut env = env.clone();
+    if let Some(cwd) = &input.cwd {
+        env.cwd = Some(cwd.into());
+    }
+    let policy = match crate::load::policy(opts, &env) {
+        Ok(p) => p,
+        Err(e) => return (Answer::failed(format!("its policy: {e}")), input.args),
+    };
+    let call = ToolCall::new(input.tool, input.args.clone());
+    (
+        Answer::of(&toolgate_fs::classify(&policy, &call, fs)),
+        input.args,
+    )
+}
+
+/// The answer in `host`'s words: the JSON to print.
+pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
+    match host {
+        Host::ClaudeCode => {
+            let decision = match answer.tier {
+                Tier::Auto => "allow",
+                Tier::Ask => "ask",
+                Tier::Deny => "deny",
+            };
+            json!({ "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": decision,
+                "permissionDecisionReason": answer.reason,
+            }})
+        }
+        Host::Codex => match answer.tier {
+            Tier::Auto => json!({ "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": answer.reason,
+                "updatedInput": args,
+            }}),
+            Tier::Ask | Tier::Deny => json!({ "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": codex_reason(answer),
+            }}),
+        },
+        Host::Gemini => match answer.tier {
+            Tier::Auto => json!({ "decision": "allow", "reason": answer.reason }),
+            Tier::Ask => {
+                json!({ "decision": "deny", "reason": format!("{} — it needs a person's approval, which a Gemini CLI hook cannot ask for", answer.reason) })
+            }
+            Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
+        },
+    }
+}
+
+fn codex_reason(answer: &Answer) -> String {
+    match answer.tier {
+        Tier::Ask => format!(
+            "{} — it needs a person's approval, which a Codex hook cannot ask for",
+            answer.reason
+        ),
+        _ => answer.reason.clone(),
+    }
+}
+
+/// `toolgate hook HOST`: answers one call. Returns the exit status (always 0: the
+/// answer is in the JSON). Reading, loading and classifying are bounded by
+/// `timeout_ms`; past it, and on a panic, the answer is the failure's.
+pub fn run(
+    host: Host,
+    opts: PolicyOpts,
+    env: Env,
+    fs: bool,
+    timeout_ms: u64,
+    stdin: impl Read + Send + 'static,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut text = String::new();
+            match stdin.take(MAX_INPUT + 1).read_to_string(&mut text) {
+                Ok(n) if n as u64 > MAX_INPUT => (
+                    Answer::failed(format!("the input is over {MAX_INPUT} bytes")),
+                    Value::Null,
+                ),
+                Ok(_) => judge(host, &opts, &env, fs, &text),
+                Err(e) => (Answer::failed(format!("reading stdin: {e}")), Value::Null),
+            }
+        }));
+        let _ = tx.send(result.unwrap_or_else(|_| (Answer::failed("it panicked"), Value::Null)));
+    });
+    let (answer, args) = rx
+        .recv_timeout(Duration::from_millis(timeout_ms))
+        .unwrap_or_else(|_| {
+            (
+                Answer::failed(format!("no verdict within {timeout_ms} ms")),
+                Value::Null,
+            )
+        });
+    let text = render(host, &answer, &args).to_string();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(CliError::io("writing stdout"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(tier: Tier) -> Answer {
+        Answer {
+            tier,
+            reason: "r".into(),
+        }
+    }
+
+    #[test]
+    fn no_host_is_told_allow_for_anything_but_auto() {
+        let args = json!({"command": "x"});
+        for host in [Host::ClaudeCode, Host::Codex, Host::Gemini] {
+            for tier in [Tier::Ask, Tier::Deny] {
+                let text = render(host, &answer(tier), &args).to_string();
+                assert!(!text.contains("\"allow\""), "{host:?} {tier:?}: {text}");
+            }
+            let text = render(host, &answer(Tier::Auto), &args).to_string();
+            assert!(text.contains("\"allow\""), "{host:?}: {text}");
+        }
+    }
+}
