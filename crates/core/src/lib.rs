@@ -33,6 +33,8 @@ pub mod rule_id;
 pub mod run;
 pub mod runs;
 pub mod sed;
+#[cfg(feature = "host-shapes")]
+pub mod shapes;
 pub mod shell;
 pub mod status;
 pub mod store;

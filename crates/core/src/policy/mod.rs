@@ -242,6 +242,19 @@ impl Policy {
     /// looks them up ([`FsFacts`]) and calls [`Policy::classify_with_facts`].
     pub fn fs_needs(&self, call: &ToolCall) -> FsNeeds {
         let needs = std::cell::RefCell::new(FsNeeds::default());
+        #[cfg(feature = "host-shapes")]
+        match crate::shapes::canonical(call) {
+            // A host's tool: what its canonical calls need.
+            Some(Ok(calls)) => calls.iter().for_each(|c| self.add_fs_needs(c, &needs)),
+            Some(Err(_)) => {}
+            None => self.add_fs_needs(call, &needs),
+        }
+        #[cfg(not(feature = "host-shapes"))]
+        self.add_fs_needs(call, &needs);
+        needs.into_inner()
+    }
+
+    fn add_fs_needs(&self, call: &ToolCall, needs: &std::cell::RefCell<FsNeeds>) {
         match call.family() {
             Family::Shell => {
                 if let Ok(cmd) = str_arg(call, &["command"]) {
@@ -251,7 +264,7 @@ impl Policy {
                         default: self.default,
                         edits: self.edits,
                         facts: None,
-                        needs: Some(&needs),
+                        needs: Some(needs),
                         trees: false,
                         want_norm: false,
                     };
@@ -269,7 +282,6 @@ impl Policy {
             }
             Family::Fetch | Family::Mcp | Family::Other => {}
         }
-        needs.into_inner()
     }
 
     /// [`Policy::classify_with`] with what a host found on its file system
@@ -283,6 +295,39 @@ impl Policy {
         facts: &FsFacts,
     ) -> Verdict {
         let family = call.family();
+        // A host's tool (Gemini CLI's run_shell_command, Codex's argv command, …): the
+        // shell command, reads or edits it is; a rule naming the tool itself first.
+        #[cfg(feature = "host-shapes")]
+        if let Some(canonical) = crate::shapes::canonical(call) {
+            if matches!(family, Family::Mcp | Family::Other) {
+                if let Some(v) = self.user_rules_call(call, family, None, session) {
+                    return v;
+                }
+            }
+            return match canonical {
+                Ok(calls) => {
+                    let mut v = strictest(
+                        calls
+                            .iter()
+                            .map(|c| self.classify_with_facts(c, session, facts)),
+                    );
+                    // Spans index the call's own `command` string; a command built
+                    // from other arguments (argv, a search) has none to point into.
+                    let verbatim = calls.len() == 1
+                        && call.args.get("command").and_then(Value::as_str).is_some()
+                        && calls.first().and_then(|c| c.args.get("command"))
+                            == call.args.get("command");
+                    if !verbatim {
+                        v.span = None;
+                        for p in &mut v.parts {
+                            p.span = None;
+                        }
+                    }
+                    v
+                }
+                Err(why) => malformed(&format!("{} ({})", why, call.tool)),
+            };
+        }
         match family {
             Family::Shell => match str_arg(call, &["command"]) {
                 Ok(cmd) => self.classify_shell(cmd, session, facts),

@@ -13,7 +13,7 @@ use crate::verdict::{Tier, Verdict};
 use serde_json::Value;
 
 /// The keys that name the file of a read / edit call (DESIGN §1: `path` or `file_path`).
-pub(super) const PATH_KEYS: [&str; 2] = ["path", "file_path"];
+pub(super) const PATH_KEYS: [&str; 3] = ["path", "file_path", "target_file"];
 
 /// Every path a read / edit call names, one per key present, duplicates dropped. The
 /// tool may use any of them, so each is classified and the strictest wins; a key that
