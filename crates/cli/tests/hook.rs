@@ -3,30 +3,18 @@
 //! wrong, the hook answers (exit 0) and never says allow.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{toolgate, BIN};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolgate");
-
 fn hook(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .arg("hook")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let text = stdin.to_string();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(text.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    let mut all = vec!["hook"];
+    all.extend_from_slice(args);
+    toolgate(&all, stdin)
 }
 
 /// A workspace directory (the payloads' `cwd`).

@@ -135,6 +135,15 @@ fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result
     .map(|b| b.deserialize::<Value>().unwrap())
 }
 
+/// `check` from `window` on a thread of its own (it waits for a decision).
+fn checking(
+    window: &WebviewWindow<MockRuntime>,
+    args: Value,
+) -> std::thread::JoinHandle<Result<Value, Value>> {
+    let window = window.clone();
+    std::thread::spawn(move || invoke(&window, "check", args))
+}
+
 fn code(e: &Value) -> &str {
     e.get("code").and_then(Value::as_str).unwrap_or("")
 }
@@ -202,42 +211,26 @@ fn each_window_may_call_only_what_its_permission_sets_grant() {
     };
     let decision =
         json!({ "decisions": [{ "toolCallId": "c1", "anchor": "x", "decision": "allow" }] });
-    // The viewer decides nothing and runs no agent work.
-    refused(
-        &t.viewer,
-        "resume",
-        json!({ "runId": "r", "request": decision }),
-    );
-    refused(
-        &t.viewer,
-        "respond",
-        json!({ "id": "r", "response": { "decision": "allow_once", "anchor": "x" } }),
-    );
-    refused(&t.viewer, "check", json!({ "call": sh("ls") }));
-    refused(
-        &t.viewer,
-        "park",
-        json!({ "request": { "runId": "r", "history": "" } }),
-    );
-    refused(&t.viewer, "take", json!({ "runId": "r" }));
-    refused(&t.viewer, "cleanup", json!({}));
-    // The agent cannot decide; the deciding window cannot act as the agent.
-    refused(
-        &t.agent,
-        "resume",
-        json!({ "runId": "r", "request": decision }),
-    );
-    refused(
-        &t.agent,
-        "respond",
-        json!({ "id": "r", "response": { "decision": "allow_once", "anchor": "x" } }),
-    );
-    refused(&t.admin, "check", json!({ "call": sh("ls") }));
-    refused(
-        &t.admin,
-        "park",
-        json!({ "request": { "runId": "r", "history": "" } }),
-    );
+    let resume = json!({ "runId": "r", "request": decision });
+    let respond = json!({ "id": "r", "response": { "decision": "allow_once", "anchor": "x" } });
+    let check = json!({ "call": sh("ls") });
+    let park = json!({ "request": { "runId": "r", "history": "" } });
+    for (w, cmd, args) in [
+        // The viewer decides nothing and runs no agent work.
+        (&t.viewer, "resume", &resume),
+        (&t.viewer, "respond", &respond),
+        (&t.viewer, "check", &check),
+        (&t.viewer, "park", &park),
+        (&t.viewer, "take", &json!({ "runId": "r" })),
+        (&t.viewer, "cleanup", &json!({})),
+        // The agent cannot decide; the deciding window cannot act as the agent.
+        (&t.agent, "resume", &resume),
+        (&t.agent, "respond", &respond),
+        (&t.admin, "check", &check),
+        (&t.admin, "park", &park),
+    ] {
+        refused(w, cmd, args.clone());
+    }
     // A granted command runs.
     assert_eq!(
         invoke(&t.agent, "check", json!({ "call": sh("ls") })).unwrap()["outcome"],
@@ -351,14 +344,10 @@ fn the_agent_takes_what_a_person_decided_once() {
 fn a_check_waits_for_a_decision_made_in_another_window() {
     let dir = Dir::new("check");
     let t = app(&dir);
-    let agent = t.agent.clone();
-    let waiting = std::thread::spawn(move || {
-        invoke(
-            &agent,
-            "check",
-            json!({ "call": sh("npm publish"), "timeoutMs": 20000, "toolCallId": "t1" }),
-        )
-    });
+    let waiting = checking(
+        &t.agent,
+        json!({ "call": sh("npm publish"), "timeoutMs": 20000, "toolCallId": "t1" }),
+    );
     let p = eventually(|| pending(&t).into_iter().next());
     assert_eq!(p["tool"], "bash");
     assert_eq!(
@@ -462,14 +451,10 @@ fn a_check_nobody_answers_expires_and_a_late_answer_approves_nothing() {
 fn always_allow_adds_a_rule_to_the_session_only() {
     let dir = Dir::new("always");
     let t = app(&dir);
-    let agent = t.agent.clone();
-    let waiting = std::thread::spawn(move || {
-        invoke(
-            &agent,
-            "check",
-            json!({ "call": sh("npm publish"), "sessionId": "s1", "timeoutMs": 20000 }),
-        )
-    });
+    let waiting = checking(
+        &t.agent,
+        json!({ "call": sh("npm publish"), "sessionId": "s1", "timeoutMs": 20000 }),
+    );
     let p = eventually(|| pending(&t).into_iter().next());
     // A scope the call did not offer is refused, and nothing is decided.
     let bad = invoke(&t.admin, "respond", json!({ "id": p["id"], "response": { "decision": "allow_always", "scope": "bash(*)", "anchor": p["anchor"] } })).unwrap_err();
@@ -500,14 +485,10 @@ fn always_allow_adds_a_rule_to_the_session_only() {
 fn cleanup_cancels_the_sessions_pending_checks() {
     let dir = Dir::new("cleanup");
     let t = app(&dir);
-    let agent = t.agent.clone();
-    let waiting = std::thread::spawn(move || {
-        invoke(
-            &agent,
-            "check",
-            json!({ "call": sh("npm publish"), "timeoutMs": 20000 }),
-        )
-    });
+    let waiting = checking(
+        &t.agent,
+        json!({ "call": sh("npm publish"), "timeoutMs": 20000 }),
+    );
     let p = eventually(|| pending(&t).into_iter().next());
     // Another session's cleanup leaves it.
     let other = invoke(&t.agent, "cleanup", json!({ "sessionId": "someone-else" })).unwrap();
