@@ -73,7 +73,7 @@ fn run(command: Command) -> Result<(), CliError> {
             let fs = policy.fs;
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            hook::run(
+            let answered = hook::run(
                 host,
                 policy,
                 env,
@@ -81,7 +81,15 @@ fn run(command: Command) -> Result<(), CliError> {
                 timeout_ms,
                 std::io::stdin(),
                 &mut out,
-            )
+            );
+            if let Err(e) = answered {
+                // No answer reached the host (its end of stdout is gone): exit 2, which
+                // every host reads as "block". Any other status, or 0 with no answer,
+                // would let the tool run.
+                eprintln!("toolgate: {e}");
+                std::process::exit(2);
+            }
+            Ok(())
         }
         Command::BenchAdversarial {
             policy,

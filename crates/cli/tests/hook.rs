@@ -259,6 +259,12 @@ fn a_host_that_never_closes_stdin_gets_an_answer_in_time() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"{\"hook_event_name\":").unwrap();
     let started = Instant::now();
+    // Bounded: a hook that hangs is killed after 10 s (and fails the time check).
+    let pid = child.id().to_string();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(10));
+        let _ = Command::new("kill").args(["-9", &pid]).status();
+    });
     let o = child.wait_with_output().unwrap();
     drop(stdin);
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -406,4 +412,30 @@ fn each_hosts_own_tool_shapes_are_judged_as_what_they_do() {
             "{host} {input}: {v}"
         );
     }
+}
+
+#[test]
+fn a_host_that_stops_reading_gets_exit_2_which_blocks() {
+    let ws = workspace();
+    let mut child = Command::new(BIN)
+        .args(["hook", "claude-code"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The host closes its end of stdout before the hook answers.
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(claude(&ws, "Bash", bash("git status")).as_bytes())
+        .unwrap();
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
