@@ -15,19 +15,21 @@ use serde_json::{Map, Value};
 
 /// What a host tool is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub enum Shape<'k> {
     /// Runs a shell command: the first key present, a string or an argv array.
-    Shell(&'static [&'static str]),
+    Shell(&'k [&'k str]),
     /// Reads the file (or lists the directory) at each key present.
-    Read(&'static [&'static str]),
+    Read(&'k [&'k str]),
     /// Lists names under the directory at each key present (default the working
     /// directory) matching `pattern`, which is also judged as a path.
-    List(&'static [&'static str]),
+    List(&'k [&'k str]),
     /// Writes, edits or deletes the file at each key present.
-    Edit(&'static [&'static str]),
+    Edit(&'k [&'k str]),
     /// Searches file contents under the directory at the first key present (default
     /// the working directory), as `rg` would: a recursive read.
-    Search(&'static [&'static str]),
+    Search(&'k [&'k str]),
+    /// Fetches the URL at the first key present (only a policy's `[tools]` maps it).
+    Fetch(&'k [&'k str]),
     /// Codex's `apply_patch`: every file the patch adds, updates, deletes or moves is an
     /// edit.
     Patch,
@@ -39,7 +41,7 @@ pub enum Shape {
 
 /// The table: lower-case tool name → shape, by host. Names a family already has
 /// (`bash`, `read_file`, `write_file`, `edit`, …) are not repeated.
-pub const SHAPES: &[(&str, Shape)] = &[
+pub const SHAPES: &[(&str, Shape<'static>)] = &[
     // Claude Code.
     ("multiedit", Shape::Edit(&["file_path"])),
     ("notebookedit", Shape::Edit(&["notebook_path"])),
@@ -97,7 +99,7 @@ const MCP_FS_FAMILY: &[&str] = &[
 
 /// The shape of `tool`, if the table has it (an MCP filesystem server's tool by its
 /// name after the server's).
-pub fn shape_of(tool: &str) -> Option<Shape> {
+pub fn shape_of(tool: &str) -> Option<Shape<'static>> {
     let lower = tool.to_ascii_lowercase();
     let name = mcp_filesystem_tool(&lower).unwrap_or(&lower);
     if let Some((_, s)) = SHAPES.iter().find(|(n, _)| *n == name) {
@@ -137,14 +139,15 @@ pub fn canonical(call: &ToolCall) -> Option<Result<Vec<ToolCall>, String>> {
     ) {
         return None;
     }
-    let shape = shape_of(&call.tool)?;
-    // A name a family has (read_file, write_file, edit_file, …) keeps its family's
-    // reading unless the call lacks the family's path keys.
-    let obj = call.args.as_object();
-    let Some(obj) = obj else {
-        return Some(Err("`args` must be an object".into()));
+    Some(apply(shape_of(&call.tool)?, call))
+}
+
+/// `call` read as a tool of `shape`: its canonical calls, or why it cannot be.
+pub fn apply(shape: Shape<'_>, call: &ToolCall) -> Result<Vec<ToolCall>, String> {
+    let Some(obj) = call.args.as_object() else {
+        return Err("`args` must be an object".into());
     };
-    Some(match shape {
+    match shape {
         Shape::Shell(keys) => command_of(obj, keys).map(|c| vec![shell(c)]),
         Shape::Read(keys) => paths_of(obj, keys).map(|ps| ps.into_iter().map(read).collect()),
         Shape::Edit(keys) => paths_of(obj, keys).map(|ps| ps.into_iter().map(edit).collect()),
@@ -177,7 +180,15 @@ pub fn canonical(call: &ToolCall) -> Option<Result<Vec<ToolCall>, String>> {
             paths_of(obj, &["path"])
                 .map(|ps| ps.into_iter().map(if view { read } else { edit }).collect())
         }
-    })
+        Shape::Fetch(keys) => keys
+            .iter()
+            .find_map(|k| obj.get(*k).map(|v| (k, v)))
+            .ok_or_else(|| missing(keys))
+            .and_then(|(k, v)| match v {
+                Value::String(url) => Ok(vec![one("fetch", "url", url.clone())]),
+                other => Err(format!("`{k}` must be a string, not {}", json_kind(other))),
+            }),
+    }
 }
 
 /// `tool {key: value}`.

@@ -613,3 +613,141 @@ fn a_patch_names_every_file_it_touches() {
         ["a.txt", "b.txt", "c.txt", "d.txt"]
     );
 }
+
+const MAPPED: &str = r#"
+workspace = "/home/dev/app"
+home = "/home/dev"
+rules.allow = ["Bash(ls -la)"]
+rules.deny = ["never_run"]
+
+[tools.never_run]
+family = "shell"
+command = "c"
+
+[tools.my_exec]
+family = "shell"
+command = "cmd"
+
+[tools.Open_Doc]
+family = "read"
+path = ["doc", "docs"]
+
+[tools.mcp__files__put]
+family = "edit"
+path = "target"
+
+[tools.find_in]
+family = "search"
+path = "under"
+
+[tools.get_page]
+family = "fetch"
+url = "address"
+
+[tools.grep]
+family = "read"
+path = "file"
+"#;
+
+#[test]
+fn a_policy_maps_other_tools_to_families() {
+    use Tier::{Ask, Auto, Deny};
+    let p = Policy::from_toml(MAPPED).unwrap();
+    for (tool, args, want, says) in [
+        ("my_exec", json!({"cmd": "git status"}), Auto, "read-only"),
+        ("my_exec", json!({"cmd": "rm -rf /"}), Deny, "rm-root"),
+        (
+            "my_exec",
+            json!({"cmd": ["rm", "-rf", "/"]}),
+            Deny,
+            "rm-root",
+        ),
+        ("MY_EXEC", json!({"cmd": "rm -rf ~"}), Deny, "rm-root"),
+        ("my_exec", json!({"command": "ls"}), Ask, "cmd"),
+        ("my_exec", json!({"cmd": 7}), Ask, "cmd"),
+        // The policy's rules judge the command it runs; a rule naming the tool is
+        // tried before its mapping.
+        ("my_exec", json!({"cmd": "ls -la"}), Auto, "user.allow"),
+        ("never_run", json!({"c": "ls"}), Deny, "user.deny"),
+        ("open_doc", json!({"doc": "README.md"}), Auto, "workspace"),
+        (
+            "open_doc",
+            json!({"docs": ["a.md", "/home/dev/.ssh/id_rsa"]}),
+            Ask,
+            "read-secret",
+        ),
+        ("open_doc", json!({"path": "a.md"}), Ask, "doc"),
+        (
+            "mcp__files__put",
+            json!({"target": "src/x.rs"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "mcp__files__put",
+            json!({"target": "/etc/passwd"}),
+            Deny,
+            "system",
+        ),
+        // A recursive read asks unless a host's file system shows no secret under it.
+        ("find_in", json!({"under": "src"}), Ask, "recursive-read"),
+        ("find_in", json!({"under": 3}), Ask, "under"),
+        (
+            "get_page",
+            json!({"address": "https://docs.rs/serde"}),
+            Auto,
+            "fetch",
+        ),
+        (
+            "get_page",
+            json!({"url": "https://docs.rs"}),
+            Ask,
+            "address",
+        ),
+        // The policy's mapping replaces the built-in shape of the same name.
+        (
+            "grep",
+            json!({"file": "/home/dev/.ssh/id_rsa"}),
+            Ask,
+            "read-secret",
+        ),
+        ("grep", json!({"file": "src/main.rs"}), Auto, "workspace"),
+        ("grep", json!({"pattern": "x"}), Ask, "file"),
+    ] {
+        let v = p.classify(&ToolCall::new(tool, args.clone()));
+        assert!(
+            v.tier == want && (v.reason.contains(says) || v.rule.contains(says)),
+            "{tool} {args}: want {want:?} with `{says}`, got {:?} {} — {}",
+            v.tier,
+            v.rule,
+            v.reason
+        );
+    }
+}
+
+#[test]
+fn a_bad_tool_mapping_is_refused_naming_its_line() {
+    for (toml, line, says) in [
+        ("[tools.x]\nfamily = \"exec\"\ncommand = \"c\"\n", 1, "`family` must be one of"),
+        ("[tools.x]\nfamily = \"shell\"\n", 1, "needs `command`"),
+        ("[tools.x]\nfamily = \"shell\"\npath = \"p\"\ncommand = \"c\"\n", 1, "`path` is not a key of a shell tool"),
+        ("\n\n[tools.bash]\nfamily = \"read\"\npath = \"p\"\n", 3, "already a shell tool"),
+        ("[tools.x]\nfamily = \"read\"\npath = []\n", 1, "names no argument"),
+        ("[tools.x]\nfamily = \"read\"\npath = \"\"\n", 1, "names no argument"),
+        ("[tools.x]\nfamily = \"read\"\nargs = \"p\"\n", 1, "unknown field"),
+        ("[tools.x]\nfamily = \"read\"\npath = 3\n", 1, ""),
+        ("[tools.A]\nfamily = \"read\"\npath = \"p\"\n[tools.a]\nfamily = \"read\"\npath = \"p\"\n", 4, "mapped twice"),
+        ("[tools.x]\npath = \"p\"\n", 1, "family"),
+    ] {
+        match Policy::from_toml(toml) {
+            Ok(_) => panic!("accepted:\n{toml}"),
+            Err(toolgate_core::Error::Policy { line: l, message }) => {
+                assert!(message.contains(says), "{toml}: {message}");
+                if !says.is_empty() && says != "unknown field" && says != "family" {
+                    assert_eq!(l, line, "{toml}: {message}");
+                }
+            }
+            Err(e) => panic!("{toml}: {e}"),
+        }
+    }
+}

@@ -126,3 +126,17 @@ fn hostile_policy_files_throw_a_policy_error_naming_a_line() {
     let v = policy().classify(bash("ls", "z")).unwrap();
     assert_eq!(s(&v, "tier"), "auto");
 }
+
+/// The Gate is built without host shapes: a policy's `[tools]` mapping is refused with
+/// a message that says so, never read as an unknown tool judged by the default.
+#[wasm_bindgen_test]
+fn a_tools_mapping_is_refused_by_the_wasm_gate() {
+    let e = Policy::from_toml(
+        "default = \"ask\"\n\n[tools.my_exec]\nfamily = \"shell\"\ncommand = \"cmd\"\n",
+    )
+    .err()
+    .unwrap();
+    assert_eq!(s(&e, "code"), "policy", "{e:?}");
+    let m = get(&e, "message").as_string().unwrap();
+    assert!(m.contains("[tools] mappings are not in this build"), "{m}");
+}

@@ -9,6 +9,8 @@ mod rule;
 mod scopes;
 mod shell;
 mod target;
+#[cfg(feature = "host-shapes")]
+mod tools;
 
 use crate::builtin::{self, Env};
 use crate::call::{Family, ToolCall};
@@ -33,6 +35,10 @@ struct PolicyFile {
     edits: Option<String>,
     #[serde(default)]
     rules: RulesFile,
+    /// `[tools.NAME]`: what another tool is (see [`tools`]).
+    #[cfg(feature = "host-shapes")]
+    #[serde(default)]
+    tools: std::collections::BTreeMap<String, tools::ToolFile>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -61,6 +67,9 @@ pub struct Policy {
     allow: Vec<Rule>,
     ask: Vec<Rule>,
     deny: Vec<Rule>,
+    /// The policy's `[tools]` mappings, by lower-case tool name.
+    #[cfg(feature = "host-shapes")]
+    tools: Vec<tools::ToolMap>,
 }
 
 const DEFAULT_WORKSPACE: &str = "/workspace";
@@ -93,6 +102,8 @@ impl Policy {
             allow: Vec::new(),
             ask: Vec::new(),
             deny: Vec::new(),
+            #[cfg(feature = "host-shapes")]
+            tools: Vec::new(),
         }
     }
 
@@ -108,6 +119,16 @@ impl Policy {
             let msg = match msg.find(" at line ") {
                 Some(i) => msg.get(..i).unwrap_or_default().to_string(),
                 None => msg,
+            };
+            // Without host shapes (the WebAssembly Gate) `[tools]` is not a key.
+            #[cfg(not(feature = "host-shapes"))]
+            let msg = if msg.starts_with("unknown field `tools`") {
+                "[tools] mappings are not in this build (the WebAssembly Gate): judge \
+                 those tools with rules, or use a native host (the CLI, the server, the \
+                 Tauri plugin)"
+                    .to_string()
+            } else {
+                msg
             };
             Error::Policy { line, message: msg }
         })?;
@@ -152,6 +173,10 @@ impl Policy {
         );
         p.default = default;
         p.edits = edits;
+        #[cfg(feature = "host-shapes")]
+        {
+            p.tools = tools::compile(file.tools, text)?;
+        }
         p.allow_src = file.rules.allow;
         p.ask_src = file.rules.ask;
         p.deny_src = file.rules.deny;
@@ -243,7 +268,7 @@ impl Policy {
     pub fn fs_needs(&self, call: &ToolCall) -> FsNeeds {
         let needs = std::cell::RefCell::new(FsNeeds::default());
         #[cfg(feature = "host-shapes")]
-        match crate::shapes::canonical(call) {
+        match self.canonical(call) {
             // A host's tool: what its canonical calls need.
             Some(Ok(calls)) => calls.iter().for_each(|c| self.add_fs_needs(c, &needs)),
             Some(Err(_)) => {}
@@ -298,7 +323,7 @@ impl Policy {
         // A host's tool (Gemini CLI's run_shell_command, Codex's argv command, …): the
         // shell command, reads or edits it is; a rule naming the tool itself first.
         #[cfg(feature = "host-shapes")]
-        if let Some(canonical) = crate::shapes::canonical(call) {
+        if let Some(canonical) = self.canonical(call) {
             if matches!(family, Family::Mcp | Family::Other) {
                 if let Some(v) = self.user_rules_call(call, family, None, session) {
                     return v;

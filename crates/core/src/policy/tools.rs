@@ -1,0 +1,195 @@
+//! A policy's `[tools.NAME]` tables: what a tool toolgate does not know is, in its
+//! families' terms, so that it is judged as the shell command, read, edit or fetch it
+//! performs rather than by the default rule.
+//!
+//! ```toml
+//! [tools.my_exec]
+//! family = "shell"     # shell | read | edit | list | search | fetch
+//! command = "cmd"      # the argument holding the command (a string or an argv array)
+//!
+//! [tools.open_doc]
+//! family = "read"
+//! path = ["doc", "docs"]   # every argument holding a path (strings or arrays of them)
+//! ```
+//!
+//! The argument key is `command` for `shell`, `url` for `fetch` and `path` for the
+//! others; several keys may be listed. A mapping of a name a family already has
+//! (`bash`, `read_file`, `webfetch`, …), an unknown family, a missing key or a key of
+//! another family is an error naming the table's line. Only builds with host shapes
+//! (feature `host-shapes`: the CLI, the server, the Tauri plugin) have this module; a
+//! build without it refuses a policy with `[tools]` rather than judging those tools by
+//! the default.
+
+use crate::call::Family;
+use crate::error::Error;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// One `[tools.NAME]` table as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ToolFile {
+    family: String,
+    command: Option<Keys>,
+    path: Option<Keys>,
+    url: Option<Keys>,
+}
+
+/// One argument key, or several.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Keys {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// The kinds a tool may be mapped to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Shell,
+    Read,
+    Edit,
+    List,
+    Search,
+    Fetch,
+}
+
+/// A compiled mapping: the lower-case tool name, its kind and argument keys.
+#[derive(Debug, Clone)]
+pub(super) struct ToolMap {
+    pub(super) name: String,
+    pub(super) kind: Kind,
+    pub(super) keys: Vec<String>,
+}
+
+const KINDS: &[(&str, Kind, &str)] = &[
+    ("shell", Kind::Shell, "command"),
+    ("read", Kind::Read, "path"),
+    ("edit", Kind::Edit, "path"),
+    ("list", Kind::List, "path"),
+    ("search", Kind::Search, "path"),
+    ("fetch", Kind::Fetch, "url"),
+];
+
+/// Checks and compiles the `[tools]` tables; `text` locates errors.
+pub(super) fn compile(
+    files: BTreeMap<String, ToolFile>,
+    text: &str,
+) -> Result<Vec<ToolMap>, Error> {
+    let mut out: Vec<ToolMap> = Vec::with_capacity(files.len());
+    for (name, file) in files {
+        let err = |message: String| Error::Policy {
+            line: line_of_table(text, &name),
+            message: format!("[tools.{name}]: {message}"),
+        };
+        let lower = name.to_ascii_lowercase();
+        if lower.trim().is_empty() {
+            return Err(err("the tool name is empty".into()));
+        }
+        let own = Family::of(&lower);
+        if !matches!(own, Family::Mcp | Family::Other) {
+            return Err(err(format!(
+                "`{name}` is already a {} tool; [tools] maps the other tools",
+                family_word(own)
+            )));
+        }
+        if out.iter().any(|m| m.name == lower) {
+            return Err(err(format!(
+                "`{name}` is mapped twice (tool names are case-insensitive)"
+            )));
+        }
+        let Some(&(_, kind, key)) = KINDS.iter().find(|(w, _, _)| *w == file.family) else {
+            return Err(err(format!(
+                "`family` must be one of shell, read, edit, list, search, fetch; not {:?}",
+                file.family
+            )));
+        };
+        let given = [
+            ("command", file.command),
+            ("path", file.path),
+            ("url", file.url),
+        ];
+        let mut keys = Vec::new();
+        for (k, v) in given {
+            match (k == key, v) {
+                (true, Some(Keys::One(s))) => keys.push(s),
+                (true, Some(Keys::Many(list))) => keys.extend(list),
+                (true, None) => {
+                    return Err(err(format!(
+                        "a {} tool needs `{key}`: the argument that holds its {}",
+                        file.family,
+                        if key == "command" { "command" } else { key }
+                    )))
+                }
+                (false, Some(_)) => {
+                    return Err(err(format!(
+                        "`{k}` is not a key of a {} tool (it takes `{key}`)",
+                        file.family
+                    )))
+                }
+                (false, None) => {}
+            }
+        }
+        if keys.is_empty() || keys.iter().any(|k| k.is_empty()) {
+            return Err(err(format!("`{key}` names no argument")));
+        }
+        out.push(ToolMap {
+            name: lower,
+            kind,
+            keys,
+        });
+    }
+    Ok(out)
+}
+
+fn family_word(f: Family) -> &'static str {
+    match f {
+        Family::Shell => "shell",
+        Family::Read => "read",
+        Family::Edit => "edit",
+        Family::Fetch => "fetch",
+        Family::Mcp => "MCP",
+        Family::Other => "other",
+    }
+}
+
+/// The 1-based line of `[tools.NAME]` (or of the first line naming it).
+fn line_of_table(text: &str, name: &str) -> usize {
+    let header = |l: &str| {
+        l.trim()
+            .strip_prefix("[tools.")
+            .and_then(|h| h.split(']').next())
+            .is_some_and(|h| h.trim().trim_matches(['"', '\'']) == name)
+    };
+    text.lines()
+        .position(header)
+        .or_else(|| text.lines().position(|l| l.contains(name)))
+        .map_or(1, |i| i + 1)
+}
+
+impl super::Policy {
+    /// A call the policy's `[tools]` or the host shapes table knows, as canonical
+    /// calls (`None` for a call its family judges).
+    pub(super) fn canonical(
+        &self,
+        call: &crate::call::ToolCall,
+    ) -> Option<Result<Vec<crate::call::ToolCall>, String>> {
+        use crate::shapes::{apply, Shape};
+        if !self.tools.is_empty() {
+            let lower = call.tool.to_ascii_lowercase();
+            if let Some(m) = self.tools.iter().find(|m| m.name == lower) {
+                let keys: Vec<&str> = m.keys.iter().map(String::as_str).collect();
+                let shape = match m.kind {
+                    Kind::Shell => Shape::Shell(&keys),
+                    Kind::Read => Shape::Read(&keys),
+                    Kind::Edit => Shape::Edit(&keys),
+                    Kind::List => Shape::List(&keys),
+                    Kind::Search => Shape::Search(&keys),
+                    Kind::Fetch => Shape::Fetch(&keys),
+                };
+                return Some(apply(shape, call));
+            }
+        }
+        crate::shapes::canonical(call)
+    }
+}
