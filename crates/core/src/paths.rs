@@ -209,6 +209,12 @@ pub enum SecretName {
         parent: &'static str,
         name: &'static str,
     },
+    /// The directory `name` right under a directory `parent`, and everything under it
+    /// (`.config/gcloud/…`).
+    DirUnder {
+        parent: &'static str,
+        name: &'static str,
+    },
 }
 
 /// Every secret file name (DESIGN §1), the one list: [`is_secret`] reads paths with it,
@@ -237,6 +243,88 @@ pub const SECRET_NAMES: &[SecretName] = &[
         parent: ".aws",
         name: "credentials",
     },
+    // Credential stores of common tools, each where the tool's documentation puts it.
+    // Docker (`docker login`: "$HOME/.docker/config.json"; legacy `~/.dockercfg`) and
+    // Podman / containers-auth.json(5) (`~/.config/containers/auth.json`).
+    SecretName::Under {
+        parent: ".docker",
+        name: "config.json",
+    },
+    SecretName::Exact(".dockercfg"),
+    SecretName::Under {
+        parent: "containers",
+        name: "auth.json",
+    },
+    // kubectl: the kubeconfig, "$HOME/.kube/config" (tokens, client keys).
+    SecretName::Under {
+        parent: ".kube",
+        name: "config",
+    },
+    // GitHub CLI (`gh auth login`): the token in `~/.config/gh/hosts.yml`; hub's
+    // `~/.config/hub`; git-credential-store(1)'s `$XDG_CONFIG_HOME/git/credentials`.
+    SecretName::Under {
+        parent: "gh",
+        name: "hosts.yml",
+    },
+    SecretName::Under {
+        parent: ".config",
+        name: "hub",
+    },
+    SecretName::Under {
+        parent: "git",
+        name: "credentials",
+    },
+    // Google Cloud SDK: everything in `~/.config/gcloud` (credentials.db,
+    // access_tokens.db, legacy_credentials/), and Application Default Credentials'
+    // `application_default_credentials.json` wherever it is copied.
+    SecretName::DirUnder {
+        parent: ".config",
+        name: "gcloud",
+    },
+    SecretName::Exact("application_default_credentials.json"),
+    // Azure CLI: `~/.azure` (msal_token_cache.json, accessTokens.json,
+    // service_principal_entries.json).
+    SecretName::Dir(".azure"),
+    // Cargo (`cargo login`): `$CARGO_HOME/credentials.toml`, before 1.39 `credentials`.
+    SecretName::Under {
+        parent: ".cargo",
+        name: "credentials.toml",
+    },
+    SecretName::Under {
+        parent: ".cargo",
+        name: "credentials",
+    },
+    // Terraform (`terraform login`): `~/.terraform.d/credentials.tfrc.json`; the CLI
+    // configuration's `credentials` blocks in `~/.terraformrc` / `terraform.rc`.
+    SecretName::Exact("credentials.tfrc.json"),
+    SecretName::Exact(".terraformrc"),
+    SecretName::Exact("terraform.rc"),
+    // HashiCorp Vault's token helper: `~/.vault-token`.
+    SecretName::Exact(".vault-token"),
+    // RubyGems (`gem signin`): `~/.gem/credentials`.
+    SecretName::Under {
+        parent: ".gem",
+        name: "credentials",
+    },
+    // Hugging Face (`hf auth login`): `$HF_HOME/token`, `~/.cache/huggingface/token`.
+    SecretName::Under {
+        parent: "huggingface",
+        name: "token",
+    },
+    // Composer: `$COMPOSER_HOME/auth.json` (`~/.composer`, `~/.config/composer`).
+    SecretName::Under {
+        parent: ".composer",
+        name: "auth.json",
+    },
+    SecretName::Under {
+        parent: "composer",
+        name: "auth.json",
+    },
+    // Maven's master password (`~/.m2/settings-security.xml`); s3cmd's `~/.s3cfg`;
+    // boto's `~/.boto`.
+    SecretName::Exact("settings-security.xml"),
+    SecretName::Exact(".s3cfg"),
+    SecretName::Exact(".boto"),
 ];
 
 impl SecretName {
@@ -258,7 +346,7 @@ impl SecretName {
             SecretName::Exact(n) | SecretName::Dir(n) => seg.eq_ignore_ascii_case(n),
             SecretName::Prefix(n) => starts(seg, n),
             SecretName::Suffix(n) => ends(seg, n),
-            SecretName::Under { parent: p, name } => {
+            SecretName::Under { parent: p, name } | SecretName::DirUnder { parent: p, name } => {
                 seg.eq_ignore_ascii_case(name) && parent.eq_ignore_ascii_case(p)
             }
         }
@@ -273,7 +361,7 @@ pub fn is_secret(path: &str) -> bool {
     while let Some(seg) = segs.next() {
         let last = segs.peek().is_none();
         let secret = SECRET_NAMES.iter().any(|n| match n {
-            SecretName::Dir(_) => n.names(seg, prev),
+            SecretName::Dir(_) | SecretName::DirUnder { .. } => n.names(seg, prev),
             _ => last && n.names(seg, prev),
         });
         if secret {

@@ -280,4 +280,97 @@ mod tests {
         assert!(std::fs::remove_file(format!("{}/conf/.env", s.ws())).is_ok());
         assert_eq!(classify(&p, &sh("grep -rn TODO"), true).tier, Tier::Auto);
     }
+
+    /// Every credential store of the secret table (`toolgate_core::paths::SECRET_NAMES`),
+    /// each beside a file of the same tool that holds no secret: the store asks through a
+    /// read tool, an edit tool, `cat`, a `<` redirection, a glob and a recursive search
+    /// (with the file system's facts and without), and its neighbour stays `auto`.
+    #[test]
+    fn credential_stores_ask_through_every_way_of_reading_them() {
+        let s = Sandbox::new("creds");
+        let stores = [
+            (".docker/config.json", ".docker/daemon.json"),
+            (".dockercfg", ".dockerignore"),
+            (
+                ".config/containers/auth.json",
+                ".config/containers/registries.conf",
+            ),
+            (".kube/config", ".kube/kuberc"),
+            (".config/gh/hosts.yml", ".config/gh/config.yml"),
+            (".config/hub", ".config/hubble.toml"),
+            (".config/git/credentials", ".config/git/ignore"),
+            (".config/gcloud/credentials.db", ".config/gcloudx/notes.txt"),
+            (
+                ".config/gcloud/application_default_credentials.json",
+                ".config/gcloudx/readme.md",
+            ),
+            (".azure/msal_token_cache.json", ".azurerc"),
+            (".cargo/credentials.toml", ".cargo/config.toml"),
+            (".cargo/credentials", ".cargo/env"),
+            (
+                ".terraform.d/credentials.tfrc.json",
+                ".terraform.d/checkpoint_cache",
+            ),
+            (".terraformrc", ".terraform-version"),
+            (".vault-token", ".vault-config"),
+            (".gem/credentials", ".gem/specs.txt"),
+            (".cache/huggingface/token", ".cache/huggingface/version.txt"),
+            (".config/composer/auth.json", ".config/composer/config.json"),
+            (".m2/settings-security.xml", ".m2/settings.xml"),
+            (".s3cfg", ".s3cfg.example.md"),
+            (".boto", ".botorc"),
+        ];
+        for (secret, plain) in stores {
+            s.file(&format!("home/{secret}"), "x");
+            s.file(&format!("home/{plain}"), "x");
+        }
+        let p = s.policy();
+        let home = s.home();
+        for (secret, plain) in stores {
+            let (dir, file) = secret.rsplit_once('/').unwrap_or((".", secret));
+            let stem = file.get(..file.len().min(4)).unwrap_or(file);
+            let top = secret.split('/').next().unwrap_or(secret);
+            let asks = [
+                format!("cat ~/{secret}"),
+                format!("wc -l < ~/{secret}"),
+                format!("cat ~/{dir}/{stem}*"),
+                format!("grep -rn token ~/{top}"),
+                format!("rg token ~/{top}"),
+                format!("cp {home}/{secret} /tmp/x"),
+            ];
+            for cmd in &asks {
+                for fs in [false, true] {
+                    let v = classify(&p, &sh(cmd), fs);
+                    assert_eq!(
+                        v.tier,
+                        Tier::Ask,
+                        "{cmd} (fs {fs}): {} {}",
+                        v.rule,
+                        v.reason
+                    );
+                }
+            }
+            for tool in ["read", "write"] {
+                let call = ToolCall::new(
+                    tool,
+                    json!({ "path": format!("{home}/{secret}"), "content": "" }),
+                );
+                let v = classify(&p, &call, true);
+                assert_eq!(v.tier, Tier::Ask, "{tool} {secret}: {}", v.reason);
+                assert!(v.rule.contains("secret"), "{tool} {secret}: {}", v.rule);
+            }
+            // The same tool's other files read as before.
+            let v = classify(&p, &sh(&format!("cat ~/{plain}")), true);
+            assert_eq!(v.tier, Tier::Auto, "cat ~/{plain}: {} {}", v.rule, v.reason);
+        }
+        // With the stores gone, a recursive search of the same directories is read-only.
+        for (secret, _) in stores {
+            let _ = std::fs::remove_file(format!("{home}/{secret}"));
+        }
+        for top in [".docker", ".kube", ".config/gh", ".config/containers", ".cargo", ".m2", ".gem"] {
+            let cmd = format!("grep -rn token ~/{top}");
+            let v = classify(&p, &sh(&cmd), true);
+            assert_eq!(v.tier, Tier::Auto, "{cmd}: {} {}", v.rule, v.reason);
+        }
+    }
 }

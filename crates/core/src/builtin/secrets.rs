@@ -73,7 +73,9 @@ fn witnesses(pattern: &str, name: &SecretName) -> [Option<Cow<'static, str>>; 2]
     let exact = |n: &'static str| crate::glob::match_str(pattern, n).then_some(Cow::Borrowed(n));
     match *name {
         SecretName::Exact(n) | SecretName::Dir(n) => [exact(n), None],
-        SecretName::Under { parent, name } => [exact(parent), exact(name)],
+        SecretName::Under { parent, name } | SecretName::DirUnder { parent, name } => {
+            [exact(parent), exact(name)]
+        }
         SecretName::Prefix(n) => {
             let code = pattern
                 .rsplit_once('.')
