@@ -77,7 +77,7 @@ def classify(toolgate, commands, sb=None):
         out = sb.classify_fs(lines)
     else:
         out = subprocess.run(
-            [toolgate, "classify", "--workspace", WORK, "--home", HOME],
+            [toolgate, "classify", "--no-fs", "--workspace", WORK, "--home", HOME],
             input=lines, capture_output=True, text=True, check=True,
         ).stdout.splitlines()
     assert len(out) == len(commands), "one verdict per command"

@@ -42,11 +42,13 @@ OPTIONS:
   --policy FILE     a policy file (TOML); default: the built-in policy
   --workspace DIR   the workspace directory (default: the policy's, else the current directory)
   --home DIR        the home directory (default: the policy's, else $HOME)
-  --fs              classify, explain, report: look paths up on this machine — a path
-                    through a symbolic link is judged as the file it names, and a
-                    recursive read (grep -r, rg) whose trees hold no secret file is
-                    read-only. Without it paths are judged as written and recursive
-                    reads ask.
+  --fs, --no-fs     classify, explain, report: look paths up on this machine (or
+                    not) — a path through a symbolic link is judged as the file it
+                    names, and a recursive read (grep -r, rg) whose trees hold no
+                    secret file is read-only. Without facts paths are judged as
+                    written and recursive reads ask. Default: on for classify and
+                    explain when the workspace is a directory here, on for hook,
+                    off for report.
   Options come before COMMAND; use `--` before a COMMAND that starts with `-`.
 
 EXIT STATUS:
@@ -90,8 +92,20 @@ pub struct PolicyOpts {
     pub policy: Option<PathBuf>,
     pub workspace: Option<String>,
     pub home: Option<String>,
-    /// `--fs`: look up symbolic links and walk recursive reads' trees on this machine.
-    pub fs: bool,
+    /// File-system facts (symbolic links, the trees recursive reads walk) from this
+    /// machine: `Some(true)` with `--fs`, `Some(false)` with `--no-fs`, `None` for the
+    /// default ([`PolicyOpts::fs_for`]).
+    pub fs: Option<bool>,
+}
+
+impl PolicyOpts {
+    /// Whether to look the file system up for `policy`: as `--fs` / `--no-fs` say, else
+    /// when `default_on` (the hook) or when the policy's workspace is a directory on this
+    /// machine (the calls are then this machine's: a planted link is followed).
+    pub fn fs_for(&self, policy: &toolgate_core::Policy, default_on: bool) -> bool {
+        self.fs
+            .unwrap_or_else(|| default_on || std::path::Path::new(policy.workspace()).is_dir())
+    }
 }
 
 /// What `explain` explains.
@@ -246,9 +260,8 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                 0 => return Err(usage("hook: missing HOST (claude-code, codex or gemini)")),
                 n => return Err(usage(&format!("hook: expected one HOST, got {n}"))),
             };
-            let no_fs = p.flags.contains(&"--no-fs");
             let mut policy = p.policy_opts();
-            policy.fs = !no_fs;
+            policy.fs = Some(policy.fs != Some(false));
             Ok(Command::Hook {
                 host,
                 policy,
@@ -358,22 +371,28 @@ impl Parsed {
     }
 
     fn policy_opts(&mut self) -> PolicyOpts {
-        // --no-fs is the hook's (its facts are on by default); elsewhere it is the
-        // absence of --fs.
+        let fs = match (
+            self.flags.contains(&"--fs"),
+            self.flags.contains(&"--no-fs"),
+        ) {
+            (true, _) => Some(true),
+            (false, true) => Some(false),
+            (false, false) => None,
+        };
         PolicyOpts {
             policy: self.take("--policy").map(PathBuf::from),
             workspace: self.take("--workspace"),
             home: self.take("--home"),
-            fs: self.flags.contains(&"--fs"),
+            fs,
         }
     }
 
     /// `--fs` where the file system is not looked up (the benchmarks time the
     /// classifier alone).
     fn no_fs(&self, sub: &str) -> Result<(), CliError> {
-        if self.flags.contains(&"--fs") {
+        if self.flags.contains(&"--fs") || self.flags.contains(&"--no-fs") {
             return Err(usage(&format!(
-                "{sub}: --fs is for classify, explain and report"
+                "{sub}: --fs and --no-fs are for classify, explain, report and hook"
             )));
         }
         Ok(())
@@ -412,7 +431,7 @@ mod tests {
                     policy: Some("p.toml".into()),
                     workspace: Some("/w".into()),
                     home: Some("/h".into()),
-                    fs: false,
+                    fs: None,
                 }),
             ),
             (

@@ -142,7 +142,7 @@ mod tests {
             policy: None,
             workspace: Some("../other/./x/..".into()),
             home: Some("/root/../home/me/".into()),
-            fs: false,
+            fs: None,
         };
         let p = policy(&opts, &env()).unwrap();
         assert_eq!((p.workspace(), p.home()), ("/home/dev/other", "/home/me"));

@@ -40,7 +40,7 @@ fn run(command: Command) -> Result<(), CliError> {
         Command::Version => print(&format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Classify(opts) => {
             let policy = load::policy(&opts, &env)?;
-            let fs = opts.fs;
+            let fs = opts.fs_for(&policy, false);
             let stdin = std::io::stdin();
             let mut input = BufReader::with_capacity(64 * 1024, stdin.lock());
             let stdout = std::io::stdout();
@@ -48,8 +48,9 @@ fn run(command: Command) -> Result<(), CliError> {
             classify::run(&policy, fs, &mut input, &mut out).map(|_| ())
         }
         Command::Explain { policy, input } => {
-            let fs = policy.fs;
-            let policy = load::policy(&policy, &env)?;
+            let opts = policy;
+            let policy = load::policy(&opts, &env)?;
+            let fs = opts.fs_for(&policy, false);
             print(&explain::explain(&policy, &input, fs)?)
         }
         Command::Bench {
@@ -61,7 +62,8 @@ fn run(command: Command) -> Result<(), CliError> {
             print(&bench::bench(&policy, &file, seconds)?)
         }
         Command::Report { policy, file, top } => {
-            let fs = policy.fs;
+            // A report's calls were often made on another machine: facts only with --fs.
+            let fs = policy.fs == Some(true);
             let policy = load::policy(&policy, &env)?;
             print(&report::report(&policy, &file, top, fs)?)
         }
@@ -70,7 +72,7 @@ fn run(command: Command) -> Result<(), CliError> {
             policy,
             timeout_ms,
         } => {
-            let fs = policy.fs;
+            let fs = policy.fs != Some(false);
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
             let answered = hook::run(

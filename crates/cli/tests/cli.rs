@@ -382,6 +382,61 @@ fn report_counts_a_log_and_refuses_bad_input_with_a_usage_error() {
     assert!(stderr(&o).contains("has no tool calls"), "{}", stderr(&o));
 }
 
+/// `classify` and `explain` look the file system up when the workspace is a directory
+/// on this machine (the calls are this machine's), unless `--no-fs`; a workspace that
+/// does not exist here is judged as written unless `--fs`.
+#[test]
+fn file_system_facts_are_on_when_the_workspace_exists_here() {
+    let dir = std::env::temp_dir().join(format!("toolgate-cli-fs-{}", std::process::id()));
+    let (ws, home) = (dir.join("ws"), dir.join("home"));
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "KEY").unwrap();
+    let _ = std::fs::remove_file(ws.join("notes.txt"));
+    std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), ws.join("notes.txt")).unwrap();
+    let (ws, home) = (ws.to_str().unwrap(), home.to_str().unwrap());
+    let line = r#"{"tool":"bash","args":{"command":"cat notes.txt"}}"#.to_string() + "\n";
+    let tier = |extra: &[&str], ws: &str| {
+        let mut args = vec!["classify", "--workspace", ws, "--home", home];
+        args.extend(extra);
+        let o = toolgate(&args, &line);
+        assert!(o.status.success(), "{}", stderr(&o));
+        verdicts(&o)[0]["tier"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        tier(&[], ws),
+        "ask",
+        "the planted link is followed by default"
+    );
+    assert_eq!(tier(&["--fs"], ws), "ask");
+    assert_eq!(
+        tier(&["--no-fs"], ws),
+        "auto",
+        "--no-fs judges the path as written"
+    );
+    let elsewhere = "/nonexistent/toolgate/ws";
+    assert_eq!(
+        tier(&[], elsewhere),
+        "auto",
+        "a workspace not on this machine"
+    );
+    let explain = |extra: &[&str]| {
+        let mut args = vec!["explain", "--workspace", ws, "--home", home];
+        args.extend(extra);
+        args.push("cat notes.txt");
+        stdout(&toolgate(&args, ""))
+    };
+    assert!(explain(&[]).contains("ask"), "{}", explain(&[]));
+    assert!(
+        explain(&["--no-fs"]).contains("auto"),
+        "{}",
+        explain(&["--no-fs"])
+    );
+    let o = toolgate(&["bench", "x.jsonl", "--no-fs"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A panic in the classifier answers that line `ask` (`builtin.internal-error`) and the
 /// stream goes on. Needs the core's test-only feature that panics on its marker input:
 /// `cargo test -p toolgate-cli --features panic-probe --test cli panic` (a stage of

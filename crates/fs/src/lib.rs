@@ -367,7 +367,15 @@ mod tests {
         for (secret, _) in stores {
             let _ = std::fs::remove_file(format!("{home}/{secret}"));
         }
-        for top in [".docker", ".kube", ".config/gh", ".config/containers", ".cargo", ".m2", ".gem"] {
+        for top in [
+            ".docker",
+            ".kube",
+            ".config/gh",
+            ".config/containers",
+            ".cargo",
+            ".m2",
+            ".gem",
+        ] {
             let cmd = format!("grep -rn token ~/{top}");
             let v = classify(&p, &sh(&cmd), true);
             assert_eq!(v.tier, Tier::Auto, "{cmd}: {} {}", v.rule, v.reason);
