@@ -26,13 +26,16 @@ USAGE:
       shares, asks per run, and the N (default 15) rules, programs and commands that
       asked most.
   toolgate hook claude-code|codex|gemini [OPTIONS] [--no-fs] [--timeout-ms N]
+                [--codex-ask deny|prompt]
       A pre-tool-use hook: reads the host's hook JSON on stdin, classifies the call
       (the workspace is the call's cwd unless --workspace or the policy names one;
       file-system facts are on, --no-fs turns them off) and answers in the host's
       protocol: Claude Code allow / ask / deny; Codex and Gemini CLI allow / deny (an
       ask is a deny there: their hooks cannot ask). Bad input, a policy that does not
       load, a panic or no verdict within N ms (default 10000) answers as an ask, with
-      the reason. Always exits 0 with an answer.
+      the reason. Always exits 0 with an answer. --codex-ask prompt (with Codex's
+      approval_policy = untrusted): an ask that Codex itself will prompt for gets no
+      decision, so Codex asks the person; any other ask is still a deny.
   toolgate bench-adversarial [OPTIONS] [--seconds S]
       Times hostile shell inputs (64 KiB of `$(`, of quotes, …) at 16 KiB and 64 KiB,
       S seconds per input (default 0.2); the last line is the worst time per input.
@@ -83,6 +86,9 @@ pub enum Command {
         host: crate::hook::Host,
         policy: PolicyOpts,
         timeout_ms: u64,
+        /// `--codex-ask prompt`: leave an `ask` to Codex's own approval prompt where
+        /// Codex will show one (see `hook::codex_prompts`), else deny.
+        codex_prompt: bool,
     },
 }
 
@@ -229,7 +235,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             })
         }
         "hook" => {
-            let Some(mut p) = Parsed::new(&rest, &["--timeout-ms"])? else {
+            let Some(mut p) = Parsed::new(&rest, &["--timeout-ms", "--codex-ask"])? else {
                 return Ok(Command::Help);
             };
             if p.flags.contains(&"--fs") {
@@ -260,12 +266,28 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                 0 => return Err(usage("hook: missing HOST (claude-code, codex or gemini)")),
                 n => return Err(usage(&format!("hook: expected one HOST, got {n}"))),
             };
+            let codex_prompt = match p.take("--codex-ask").as_deref() {
+                None | Some("deny") => false,
+                Some("prompt") if host == crate::hook::Host::Codex => true,
+                Some("prompt") => {
+                    return Err(usage(
+                        "--codex-ask is for `hook codex` (Claude Code asks itself; a Gemini \
+                         CLI hook's ask is a deny)",
+                    ))
+                }
+                Some(other) => {
+                    return Err(usage(&format!(
+                        "--codex-ask: expected `deny` or `prompt`, got `{other}`"
+                    )))
+                }
+            };
             let mut policy = p.policy_opts();
             policy.fs = Some(policy.fs != Some(false));
             Ok(Command::Hook {
                 host,
                 policy,
                 timeout_ms,
+                codex_prompt,
             })
         }
         other if other.starts_with('-') => Err(usage(&format!(

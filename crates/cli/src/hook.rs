@@ -14,6 +14,11 @@
 //! | auto | `allow` | `allow` (with `updatedInput`, the call unchanged) | `allow` |
 //! | ask | `ask` | `deny` (a Codex hook cannot ask) | `deny` (`ask` is not in its protocol) |
 //! | deny | `deny` | `deny` | `deny` |
+//!
+//! With `--codex-ask prompt` an `ask` reaches a person in Codex: the hook prints no
+//! decision, which sends the call through Codex's own approval flow, but only for a
+//! call Codex is sure to prompt for under `approval_policy = "untrusted"` (see
+//! [`codex_prompts`]); any other ask is still a deny.
 
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -58,11 +63,25 @@ pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
 /// Default bound on reading, loading and classifying.
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
+/// How the hook runs (beside its host and policy).
+#[derive(Debug, Clone, Copy)]
+pub struct How {
+    /// File-system facts from this machine.
+    pub fs: bool,
+    /// The bound on reading, loading and classifying.
+    pub timeout_ms: u64,
+    /// `--codex-ask prompt`: leave to Codex the asks it will prompt for.
+    pub codex_prompt: bool,
+}
+
 /// The gate's answer before it is put in the host's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
     pub tier: Tier,
     pub reason: String,
+    /// An `ask` the host's own approval flow is sure to put to a person: with
+    /// `--codex-ask prompt` the hook then gives no decision.
+    pub host_prompts: bool,
 }
 
 impl Answer {
@@ -70,6 +89,7 @@ impl Answer {
         Answer {
             tier: v.tier,
             reason: format!("toolgate: {} ({})", v.reason, v.rule),
+            host_prompts: false,
         }
     }
     /// Something went wrong: a person decides (where the host can ask), else no.
@@ -77,8 +97,52 @@ impl Answer {
         Answer {
             tier: Tier::Ask,
             reason: format!("toolgate could not judge this call ({why}); asking instead"),
+            host_prompts: false,
         }
     }
+}
+
+/// The commands Codex runs without asking even under `approval_policy = "untrusted"`:
+/// its known-safe list (`is_safe_to_call_with_exec` in openai/codex
+/// `codex-rs/shell-command/src/command_safety/is_safe_command.rs`, `numfmt` and `tac`
+/// on Linux), and the shells whose `-lc` script it reads as a list of them.
+const CODEX_KNOWN_SAFE: &[&str] = &[
+    "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd",
+    "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami", "numfmt",
+    "tac", "base64", "find", "rg", "sed", "bash", "sh", "zsh",
+];
+
+/// Will Codex, under `approval_policy = "untrusted"`, put this `ask` to a person
+/// itself? A patch: yes (`assess_patch_safety` asks for every patch under
+/// `UnlessTrusted`). A shell command: yes when some simple command in it runs a program
+/// outside Codex's known-safe list, since Codex runs a command without asking only when
+/// every command in it is on that list; a program word that is not plain (quotes,
+/// expansions) counts as on the list, so a doubt is a deny. Anything else (MCP tools,
+/// calls that failed to parse): no.
+pub fn codex_prompts(tool: &str, v: &Verdict) -> bool {
+    if tool.eq_ignore_ascii_case("apply_patch") {
+        return true;
+    }
+    if !matches!(
+        tool.to_ascii_lowercase().as_str(),
+        "bash" | "shell" | "exec_command" | "local_shell"
+    ) || v.parts.is_empty()
+    {
+        return false;
+    }
+    v.parts.iter().any(|p| {
+        let program = p
+            .text
+            .split_ascii_whitespace()
+            .find(|w| !w.contains('='))
+            .unwrap_or("");
+        let plain = !program.is_empty()
+            && program
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-./+".contains(&b));
+        let name = program.rsplit('/').next().unwrap_or(program);
+        plain && !CODEX_KNOWN_SAFE.contains(&name)
+    })
 }
 
 /// The host's fields this hook reads.
@@ -115,7 +179,7 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
 }
 
 /// Reads, loads and classifies: the answer for one hook call.
-fn judge(host: Host, opts: &PolicyOpts, env: &Env, fs: bool, text: &str) -> (Answer, Value) {
+fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: How, text: &str) -> (Answer, Value) {
     let input = match parse_input(host, text) {
         Ok(i) => i,
         Err(why) => return (Answer::failed(why), Value::Null),
@@ -131,10 +195,13 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, fs: bool, text: &str) -> (Ans
         Err(e) => return (Answer::failed(format!("its policy: {e}")), input.args),
     };
     let call = ToolCall::new(input.tool, input.args.clone());
-    (
-        Answer::of(&toolgate_fs::classify(&policy, &call, fs)),
-        input.args,
-    )
+    let verdict = toolgate_fs::classify(&policy, &call, how.fs);
+    let mut answer = Answer::of(&verdict);
+    answer.host_prompts = host == Host::Codex
+        && how.codex_prompt
+        && verdict.tier == Tier::Ask
+        && codex_prompts(&call.tool, &verdict);
+    (answer, input.args)
 }
 
 /// The answer in `host`'s words: the JSON to print.
@@ -159,6 +226,8 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
                 "permissionDecisionReason": answer.reason,
                 "updatedInput": args,
             }}),
+            // No decision: Codex's own approval flow prompts for it.
+            Tier::Ask if answer.host_prompts => Value::Null,
             Tier::Ask | Tier::Deny => json!({ "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "deny",
@@ -192,8 +261,7 @@ pub fn run(
     host: Host,
     opts: PolicyOpts,
     env: Env,
-    fs: bool,
-    timeout_ms: u64,
+    how: How,
     stdin: impl Read + Send + 'static,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
@@ -206,12 +274,13 @@ pub fn run(
                     Answer::failed(format!("the input is over {MAX_INPUT} bytes")),
                     Value::Null,
                 ),
-                Ok(_) => judge(host, &opts, &env, fs, &text),
+                Ok(_) => judge(host, &opts, &env, how, &text),
                 Err(e) => (Answer::failed(format!("reading stdin: {e}")), Value::Null),
             }
         }));
         let _ = tx.send(result.unwrap_or_else(|_| (Answer::failed("it panicked"), Value::Null)));
     });
+    let timeout_ms = how.timeout_ms;
     let (answer, args) = rx
         .recv_timeout(Duration::from_millis(timeout_ms))
         .unwrap_or_else(|_| {
@@ -220,7 +289,12 @@ pub fn run(
                 Value::Null,
             )
         });
-    let text = render(host, &answer, &args).to_string();
+    let rendered = render(host, &answer, &args);
+    if rendered.is_null() {
+        // Codex reads a quiet hook as no decision: its approval flow goes on.
+        return out.flush().map_err(CliError::io("writing stdout"));
+    }
+    let text = rendered.to_string();
     out.write_all(text.as_bytes())
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())
@@ -235,6 +309,7 @@ mod tests {
         Answer {
             tier,
             reason: "r".into(),
+            host_prompts: false,
         }
     }
 

@@ -71,19 +71,16 @@ fn run(command: Command) -> Result<(), CliError> {
             host,
             policy,
             timeout_ms,
+            codex_prompt,
         } => {
-            let fs = policy.fs != Some(false);
+            let how = hook::How {
+                fs: policy.fs != Some(false),
+                timeout_ms,
+                codex_prompt,
+            };
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            let answered = hook::run(
-                host,
-                policy,
-                env,
-                fs,
-                timeout_ms,
-                std::io::stdin(),
-                &mut out,
-            );
+            let answered = hook::run(host, policy, env, how, std::io::stdin(), &mut out);
             if let Err(e) = answered {
                 // No answer reached the host (its end of stdout is gone): exit 2, which
                 // every host reads as "block". Any other status, or 0 with no answer,
