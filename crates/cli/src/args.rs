@@ -26,7 +26,7 @@ USAGE:
       shares, asks per run, and the N (default 15) rules, programs and commands that
       asked most.
   toolgate hook claude-code|codex|gemini [OPTIONS] [--no-fs] [--timeout-ms N]
-                [--codex-ask deny|prompt]
+                [--codex-ask deny|prompt] [--defer [--database URL] [--owner NAME]]
       A pre-tool-use hook: reads the host's hook JSON on stdin, classifies the call
       (the workspace is the call's cwd unless --workspace or the policy names one;
       file-system facts are on, --no-fs turns them off) and answers in the host's
@@ -36,6 +36,15 @@ USAGE:
       the reason. Always exits 0 with an answer. --codex-ask prompt (with Codex's
       approval_policy = untrusted): an ask that Codex itself will prompt for gets no
       decision, so Codex asks the person; any other ask is still a deny.
+      --defer (Claude Code in `claude -p`): an ask is parked in the runs database and
+      answered `defer`; when the session resumes, the hook answers what a person
+      decided (toolgate decide), once.
+  toolgate runs [--all] [--json] [--database URL] [--owner NAME]
+      Lists the parked runs (every run with --all). The database is --database, else
+      $TOOLGATE_DATABASE, else sqlite:$XDG_STATE_HOME/toolgate/runs.db
+      (~/.local/state/…); the owner --owner, else $TOOLGATE_OWNER, else `local`.
+  toolgate decide RUN allow|deny [--message M] [--database URL] [--owner NAME]
+      Decides a parked run once; M is what the model is told of a denial.
   toolgate bench-adversarial [OPTIONS] [--seconds S]
       Times hostile shell inputs (64 KiB of `$(`, of quotes, …) at 16 KiB and 64 KiB,
       S seconds per input (default 0.2); the last line is the worst time per input.
@@ -89,6 +98,21 @@ pub enum Command {
         /// `--codex-ask prompt`: leave an `ask` to Codex's own approval prompt where
         /// Codex will show one (see `hook::codex_prompts`), else deny.
         codex_prompt: bool,
+        /// `--defer` (Claude Code): park an `ask` here and answer `defer`.
+        defer: Option<crate::defer::StoreAt>,
+    },
+    /// `toolgate runs`: the parked runs.
+    Runs {
+        at: crate::defer::StoreAt,
+        all: bool,
+        json: bool,
+    },
+    /// `toolgate decide RUN allow|deny [--message M]`.
+    Decide {
+        at: crate::defer::StoreAt,
+        run_id: String,
+        allow: bool,
+        message: Option<String>,
     },
 }
 
@@ -130,7 +154,7 @@ pub const ADVERSARIAL_SECONDS: f64 = 0.2;
 
 const POLICY_OPTS: [&str; 3] = ["--policy", "--workspace", "--home"];
 /// Options without a value.
-const FLAGS: [&str; 2] = ["--fs", "--no-fs"];
+const FLAGS: [&str; 5] = ["--fs", "--no-fs", "--defer", "--all", "--json"];
 
 /// Parses the arguments after the program name.
 pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
@@ -147,12 +171,14 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                 return Ok(Command::Help);
             };
             p.no_positionals("classify")?;
+            p.only_flags("classify", &["--fs", "--no-fs"])?;
             Ok(Command::Classify(p.policy_opts()))
         }
         "explain" => {
             let Some(mut p) = Parsed::new(&rest, &["--call"])? else {
                 return Ok(Command::Help);
             };
+            p.only_flags("explain", &["--fs", "--no-fs"])?;
             let call = p.take("--call");
             let input = match (call, p.positionals.len()) {
                 (Some(json), 0) => ExplainInput::Call(json),
@@ -177,6 +203,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             let Some(mut p) = Parsed::new(&rest, &["--seconds"])? else {
                 return Ok(Command::Help);
             };
+            p.only_flags("bench", &["--fs", "--no-fs"])?;
             p.no_fs("bench")?;
             let seconds = match p.take("--seconds") {
                 Some(s) => parse_seconds(&s)?,
@@ -197,6 +224,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             let Some(mut p) = Parsed::new(&rest, &["--top"])? else {
                 return Ok(Command::Help);
             };
+            p.only_flags("report", &["--fs", "--no-fs"])?;
             let top = match p.take("--top") {
                 Some(s) => match s.parse::<usize>() {
                     Ok(n) if (1..=10_000).contains(&n) => n,
@@ -223,6 +251,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             let Some(mut p) = Parsed::new(&rest, &["--seconds"])? else {
                 return Ok(Command::Help);
             };
+            p.only_flags("bench-adversarial", &["--fs", "--no-fs"])?;
             p.no_fs("bench-adversarial")?;
             let seconds_per_input = match p.take("--seconds") {
                 Some(s) => parse_seconds(&s)?,
@@ -235,7 +264,11 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             })
         }
         "hook" => {
-            let Some(mut p) = Parsed::new(&rest, &["--timeout-ms", "--codex-ask"])? else {
+            let Some(mut p) = Parsed::new(
+                &rest,
+                &["--timeout-ms", "--codex-ask", "--database", "--owner"],
+            )?
+            else {
                 return Ok(Command::Help);
             };
             if p.flags.contains(&"--fs") {
@@ -281,6 +314,22 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                     )))
                 }
             };
+            let store_opts = p.value("--database").is_some() || p.value("--owner").is_some();
+            let defer = if p.flags.contains(&"--defer") {
+                if host != crate::hook::Host::ClaudeCode {
+                    return Err(usage(
+                        "--defer is for `hook claude-code` (claude -p); Codex and Gemini CLI \
+                         have no defer",
+                    ));
+                }
+                let (database, owner) = (p.take("--database"), p.take("--owner"));
+                Some(crate::defer::StoreAt::resolve(database, owner)?)
+            } else if store_opts {
+                return Err(usage("--database and --owner go with --defer"));
+            } else {
+                None
+            };
+            p.only_flags("hook", &["--fs", "--no-fs", "--defer"])?;
             let mut policy = p.policy_opts();
             policy.fs = Some(policy.fs != Some(false));
             Ok(Command::Hook {
@@ -288,6 +337,50 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                 policy,
                 timeout_ms,
                 codex_prompt,
+                defer,
+            })
+        }
+        "runs" => {
+            let Some(mut p) = Parsed::new(&rest, &["--database", "--owner"])? else {
+                return Ok(Command::Help);
+            };
+            p.no_positionals("runs")?;
+            p.only_flags("runs", &["--all", "--json"])?;
+            p.no_policy_opts("runs")?;
+            let at = crate::defer::StoreAt::resolve(p.take("--database"), p.take("--owner"))?;
+            Ok(Command::Runs {
+                at,
+                all: p.flags.contains(&"--all"),
+                json: p.flags.contains(&"--json"),
+            })
+        }
+        "decide" => {
+            let Some(mut p) = Parsed::new(&rest, &["--database", "--owner", "--message"])? else {
+                return Ok(Command::Help);
+            };
+            p.only_flags("decide", &[])?;
+            p.no_policy_opts("decide")?;
+            let (run_id, allow) = match p.positionals.as_slice() {
+                [run, d] if d == "allow" || d == "deny" => (run.clone(), d == "allow"),
+                [_, d] => {
+                    return Err(usage(&format!(
+                        "decide: expected `allow` or `deny`, got `{d}`"
+                    )))
+                }
+                _ => return Err(usage("decide: expected RUN allow|deny")),
+            };
+            let message = p.take("--message");
+            if allow && message.is_some() {
+                return Err(usage(
+                    "decide: --message goes with deny (it is what the model is told)",
+                ));
+            }
+            let at = crate::defer::StoreAt::resolve(p.take("--database"), p.take("--owner"))?;
+            Ok(Command::Decide {
+                at,
+                run_id,
+                allow,
+                message,
             })
         }
         other if other.starts_with('-') => Err(usage(&format!(
@@ -406,6 +499,30 @@ impl Parsed {
             workspace: self.take("--workspace"),
             home: self.take("--home"),
             fs,
+        }
+    }
+
+    /// The value of option `name`, leaving it in place.
+    fn value(&self, name: &str) -> Option<String> {
+        self.values
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Refuses any flag of `sub` but `allowed`.
+    fn only_flags(&self, sub: &str, allowed: &[&str]) -> Result<(), CliError> {
+        match self.flags.iter().find(|f| !allowed.contains(f)) {
+            Some(f) => Err(usage(&format!("{sub}: {f} is not an option of {sub}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses the policy options (`runs` and `decide` judge nothing).
+    fn no_policy_opts(&self, sub: &str) -> Result<(), CliError> {
+        match self.values.iter().find(|(k, _)| POLICY_OPTS.contains(k)) {
+            Some((k, _)) => Err(usage(&format!("{sub}: {k} is not an option of {sub}"))),
+            None => Ok(()),
         }
     }
 

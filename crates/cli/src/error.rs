@@ -24,6 +24,9 @@ pub enum CliError {
     /// The workspace or home directory could not be worked out.
     #[error("{0}")]
     Environment(String),
+    /// The runs database, or a run's state, refused (`toolgate runs`, `decide`).
+    #[error("{0}")]
+    Runs(String),
     /// Reading input or writing output failed.
     #[error("{what}: {source}")]
     Io {
@@ -41,7 +44,7 @@ impl CliError {
             | CliError::PolicyRead { .. }
             | CliError::Policy { .. }
             | CliError::Environment(_) => 2,
-            CliError::Io { .. } => 1,
+            CliError::Io { .. } | CliError::Runs(_) => 1,
         }
     }
 

@@ -64,8 +64,10 @@ pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
 /// How the hook runs (beside its host and policy).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct How {
+    /// `--defer` (Claude Code): park an `ask` in this store and answer `defer`.
+    pub defer: Option<crate::defer::StoreAt>,
     /// File-system facts from this machine.
     pub fs: bool,
     /// The bound on reading, loading and classifying.
@@ -82,6 +84,8 @@ pub struct Answer {
     /// An `ask` the host's own approval flow is sure to put to a person: with
     /// `--codex-ask prompt` the hook then gives no decision.
     pub host_prompts: bool,
+    /// Parked with `--defer`: Claude Code's `defer`.
+    pub defer: bool,
 }
 
 impl Answer {
@@ -90,6 +94,7 @@ impl Answer {
             tier: v.tier,
             reason: format!("toolgate: {} ({})", v.reason, v.rule),
             host_prompts: false,
+            defer: false,
         }
     }
     /// Something went wrong: a person decides (where the host can ask), else no.
@@ -98,6 +103,7 @@ impl Answer {
             tier: Tier::Ask,
             reason: format!("toolgate could not judge this call ({why}); asking instead"),
             host_prompts: false,
+            defer: false,
         }
     }
 }
@@ -150,6 +156,9 @@ struct Input {
     tool: String,
     args: Value,
     cwd: Option<String>,
+    session_id: Option<String>,
+    tool_use_id: Option<String>,
+    transcript_path: Option<String>,
 }
 
 fn parse_input(host: Host, text: &str) -> Result<Input, String> {
@@ -175,11 +184,24 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
         .and_then(Value::as_str)
         .filter(|c| c.starts_with('/'))
         .map(str::to_string);
-    Ok(Input { tool, args, cwd })
+    let text_of = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    Ok(Input {
+        tool,
+        args,
+        cwd,
+        session_id: text_of("session_id"),
+        tool_use_id: text_of("tool_use_id"),
+        transcript_path: text_of("transcript_path"),
+    })
 }
 
 /// Reads, loads and classifies: the answer for one hook call.
-fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: How, text: &str) -> (Answer, Value) {
+fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (Answer, Value) {
     let input = match parse_input(host, text) {
         Ok(i) => i,
         Err(why) => return (Answer::failed(why), Value::Null),
@@ -194,8 +216,11 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: How, text: &str) -> (Ans
         Ok(p) => p,
         Err(e) => return (Answer::failed(format!("its policy: {e}")), input.args),
     };
-    let call = ToolCall::new(input.tool, input.args.clone());
+    let call = ToolCall::new(input.tool.clone(), input.args.clone());
     let verdict = toolgate_fs::classify(&policy, &call, how.fs);
+    if let (Host::ClaudeCode, Some(at), Tier::Ask) = (host, &how.defer, verdict.tier) {
+        return (deferred(at, &input, &call, &verdict), input.args);
+    }
     let mut answer = Answer::of(&verdict);
     answer.host_prompts = host == Host::Codex
         && how.codex_prompt
@@ -204,12 +229,56 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: How, text: &str) -> (Ans
     (answer, input.args)
 }
 
+/// `--defer`: park the ask, or answer what a person decided for this tool use, once.
+/// Anything that goes wrong asks (never allows).
+fn deferred(
+    at: &crate::defer::StoreAt,
+    input: &Input,
+    call: &ToolCall,
+    verdict: &Verdict,
+) -> Answer {
+    use crate::defer::{on_ask, Deferred, Parking, DEFAULT_TTL_MS};
+    let (Some(session_id), Some(tool_use_id)) = (&input.session_id, &input.tool_use_id) else {
+        return Answer::failed("--defer needs the input's session_id and tool_use_id");
+    };
+    let parking = Parking {
+        session_id,
+        tool_use_id,
+        call,
+        verdict,
+        context: json!({ "cwd": input.cwd, "transcript_path": input.transcript_path }),
+        ttl_ms: DEFAULT_TTL_MS,
+    };
+    match on_ask(at, &parking, crate::defer::now_ms()) {
+        Ok(Deferred::Defer(reason)) => Answer {
+            tier: Tier::Ask,
+            reason,
+            host_prompts: false,
+            defer: true,
+        },
+        Ok(Deferred::Allow(reason)) => Answer {
+            tier: Tier::Auto,
+            reason,
+            host_prompts: false,
+            defer: false,
+        },
+        Ok(Deferred::Deny(reason)) => Answer {
+            tier: Tier::Deny,
+            reason,
+            host_prompts: false,
+            defer: false,
+        },
+        Err(why) => Answer::failed(format!("parking it: {why}")),
+    }
+}
+
 /// The answer in `host`'s words: the JSON to print.
 pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
     match host {
         Host::ClaudeCode => {
             let decision = match answer.tier {
                 Tier::Auto => "allow",
+                Tier::Ask if answer.defer => "defer",
                 Tier::Ask => "ask",
                 Tier::Deny => "deny",
             };
@@ -265,6 +334,7 @@ pub fn run(
     stdin: impl Read + Send + 'static,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
+    let timeout_ms = how.timeout_ms;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -274,13 +344,12 @@ pub fn run(
                     Answer::failed(format!("the input is over {MAX_INPUT} bytes")),
                     Value::Null,
                 ),
-                Ok(_) => judge(host, &opts, &env, how, &text),
+                Ok(_) => judge(host, &opts, &env, &how, &text),
                 Err(e) => (Answer::failed(format!("reading stdin: {e}")), Value::Null),
             }
         }));
         let _ = tx.send(result.unwrap_or_else(|_| (Answer::failed("it panicked"), Value::Null)));
     });
-    let timeout_ms = how.timeout_ms;
     let (answer, args) = rx
         .recv_timeout(Duration::from_millis(timeout_ms))
         .unwrap_or_else(|_| {
@@ -310,6 +379,7 @@ mod tests {
             tier,
             reason: "r".into(),
             host_prompts: false,
+            defer: false,
         }
     }
 

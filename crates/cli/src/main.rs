@@ -4,6 +4,7 @@
 mod args;
 mod bench;
 mod classify;
+mod defer;
 mod error;
 mod explain;
 mod hook;
@@ -72,8 +73,10 @@ fn run(command: Command) -> Result<(), CliError> {
             policy,
             timeout_ms,
             codex_prompt,
+            defer,
         } => {
             let how = hook::How {
+                defer,
                 fs: policy.fs != Some(false),
                 timeout_ms,
                 codex_prompt,
@@ -90,6 +93,19 @@ fn run(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Runs { at, all, json } => print(&defer::list(&at, all, json, defer::now_ms())?),
+        Command::Decide {
+            at,
+            run_id,
+            allow,
+            message,
+        } => print(&defer::decide(
+            &at,
+            &run_id,
+            allow,
+            message,
+            defer::now_ms(),
+        )?),
         Command::BenchAdversarial {
             policy,
             seconds_per_input,

@@ -506,3 +506,108 @@ fn a_host_that_stops_reading_gets_exit_2_which_blocks() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// `--defer` (Claude Code in `claude -p`): an ask is parked in the runs database and
+/// answered `defer`; `toolgate runs` lists it; the hook run again before a decision
+/// defers again; `toolgate decide` decides; the resumed hook answers the decision
+/// exactly once (a second resume is a deny), a changed `tool_input` under the same tool
+/// use id is never allowed, and `auto` / `deny` are answered at once without parking.
+#[test]
+fn defer_parks_an_ask_and_the_resume_answers_the_decision_once() {
+    let ws = workspace();
+    let db = format!("sqlite:{ws}/runs-{}.db", std::process::id());
+    let payload = |id: &str, cmd: &str| {
+        let mut v: Value = serde_json::from_str(&claude(&ws, "Bash", bash(cmd))).unwrap();
+        v["session_id"] = json!("sess-defer");
+        v["tool_use_id"] = json!(id);
+        v.to_string()
+    };
+    let run_hook = |id: &str, cmd: &str| {
+        let (code, v) = answer(&hook(
+            &["claude-code", "--defer", "--database", &db],
+            &payload(id, cmd),
+        ));
+        assert_eq!(code, 0);
+        decision(&v)
+    };
+    let cli = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--database", &db]);
+        toolgate(&all, "")
+    };
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+
+    // auto and deny are not parked.
+    assert_eq!(run_hook("toolu_a", "git status").0, "allow");
+    assert_eq!(run_hook("toolu_b", "rm -rf /").0, "deny");
+    assert!(text(&cli(&["runs"])).contains("no parked runs"));
+
+    // An ask: parked, listed, deferred again until decided.
+    let (d, reason) = run_hook("toolu_1", "npm publish");
+    assert_eq!(d, "defer", "{reason}");
+    let listed: Value = serde_json::from_str(&text(&cli(&["runs", "--json"]))).unwrap();
+    let runs = listed.as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{listed}");
+    let run = runs[0]["run_id"].as_str().unwrap().to_string();
+    assert!(
+        reason.contains(&format!("toolgate decide {run} allow")),
+        "{reason}"
+    );
+    assert!(text(&cli(&["runs"])).contains("npm publish"));
+    assert_eq!(run_hook("toolu_1", "npm publish").0, "defer");
+    // The same tool use with other input is not the call a person is asked about.
+    assert_eq!(run_hook("toolu_1", "npm publish --tag evil").0, "deny");
+
+    // Approved: the resume allows it once; a second resume is denied.
+    let o = cli(&["decide", &run, "allow"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = cli(&["decide", &run, "deny"]);
+    assert_eq!(o.status.code(), Some(1), "a run is decided once");
+    let (d, reason) = run_hook("toolu_1", "npm publish");
+    assert_eq!(d, "allow", "{reason}");
+    let (d, reason) = run_hook("toolu_1", "npm publish");
+    assert_eq!(d, "deny", "{reason}");
+    assert!(reason.contains("already used"), "{reason}");
+
+    // Denied with a message: the resume denies with it.
+    assert_eq!(run_hook("toolu_2", "docker push app:1").0, "defer");
+    let listed: Value = serde_json::from_str(&text(&cli(&["runs", "--json"]))).unwrap();
+    let run2 = listed[0]["run_id"].as_str().unwrap().to_string();
+    assert_ne!(run2, run);
+    assert!(cli(&["decide", &run2, "deny", "--message", "not from CI"])
+        .status
+        .success());
+    let (d, reason) = run_hook("toolu_2", "docker push app:1");
+    assert_eq!(d, "deny");
+    assert!(reason.contains("not from CI"), "{reason}");
+
+    // Approved for one input, resumed with another: not allowed.
+    assert_eq!(run_hook("toolu_3", "npm publish").0, "defer");
+    let listed: Value = serde_json::from_str(&text(&cli(&["runs", "--json"]))).unwrap();
+    let run3 = listed[0]["run_id"].as_str().unwrap().to_string();
+    assert!(cli(&["decide", &run3, "allow"]).status.success());
+    assert_eq!(run_hook("toolu_3", "npm publish --force").0, "deny");
+    assert_eq!(
+        run_hook("toolu_3", "npm publish").0,
+        "deny",
+        "taken once, by the changed call"
+    );
+
+    // Usage: --defer is Claude Code's; decide needs a known run and allow|deny.
+    for args in [
+        &["codex", "--defer"][..],
+        &["gemini", "--defer"][..],
+        &["claude-code", "--database", "sqlite:/tmp/x.db"][..],
+    ] {
+        assert_eq!(hook(args, "").status.code(), Some(2), "{args:?}");
+    }
+    assert_eq!(cli(&["decide", "cc-none", "allow"]).status.code(), Some(1));
+    assert_eq!(cli(&["decide", &run, "maybe"]).status.code(), Some(2));
+    assert_eq!(
+        cli(&["decide", &run, "allow", "--message", "x"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert!(text(&cli(&["runs", "--all"])).contains("completed"));
+}
