@@ -39,6 +39,13 @@ USAGE:
       --defer (Claude Code in `claude -p`): an ask is parked in the runs database and
       answered `defer`; when the session resumes, the hook answers what a person
       decided (toolgate decide), once.
+  toolgate install claude-code|codex|gemini [--scope user|project] [--file F]
+                [--command CMD] [--dry-run] [--uninstall]
+      Adds `toolgate hook HOST` to the host's settings file (Claude Code
+      ~/.claude/settings.json, Codex ~/.codex/hooks.json, Gemini CLI
+      ~/.gemini/settings.json; --scope project: the current directory's), keeping
+      the rest of the file and a backup beside it (FILE.toolgate-backup-MS).
+      Idempotent; --dry-run prints the change; --uninstall takes the hook out.
   toolgate runs [--all] [--json] [--database URL] [--owner NAME]
       Lists the parked runs (every run with --all). The database is --database, else
       $TOOLGATE_DATABASE, else sqlite:$XDG_STATE_HOME/toolgate/runs.db
@@ -101,6 +108,8 @@ pub enum Command {
         /// `--defer` (Claude Code): park an `ask` here and answer `defer`.
         defer: Option<crate::defer::StoreAt>,
     },
+    /// `toolgate install HOST`: the hook into the host's settings file.
+    Install(crate::install::Install),
     /// `toolgate runs`: the parked runs.
     Runs {
         at: crate::defer::StoreAt,
@@ -154,7 +163,15 @@ pub const ADVERSARIAL_SECONDS: f64 = 0.2;
 
 const POLICY_OPTS: [&str; 3] = ["--policy", "--workspace", "--home"];
 /// Options without a value.
-const FLAGS: [&str; 5] = ["--fs", "--no-fs", "--defer", "--all", "--json"];
+const FLAGS: [&str; 7] = [
+    "--fs",
+    "--no-fs",
+    "--defer",
+    "--all",
+    "--json",
+    "--dry-run",
+    "--uninstall",
+];
 
 /// Parses the arguments after the program name.
 pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
@@ -263,131 +280,181 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
                 seconds_per_input,
             })
         }
-        "hook" => {
-            let Some(mut p) = Parsed::new(
-                &rest,
-                &["--timeout-ms", "--codex-ask", "--database", "--owner"],
-            )?
-            else {
-                return Ok(Command::Help);
-            };
-            if p.flags.contains(&"--fs") {
-                return Err(usage(
-                    "hook: file-system facts are on by default (--no-fs turns them off)",
-                ));
-            }
-            let timeout_ms = match p.take("--timeout-ms") {
-                Some(s) => match s.parse::<u64>() {
-                    Ok(n) if (1..=600_000).contains(&n) => n,
-                    _ => {
-                        return Err(usage(&format!(
-                            "--timeout-ms: expected milliseconds in 1..=600000, got `{s}`"
-                        )))
-                    }
-                },
-                None => crate::hook::DEFAULT_TIMEOUT_MS,
-            };
-            let host = match p.positionals.len() {
-                1 => {
-                    let name = p.positionals.remove(0);
-                    crate::hook::Host::parse(&name).ok_or_else(|| {
-                        usage(&format!(
-                            "hook: unknown host `{name}` (claude-code, codex or gemini)"
-                        ))
-                    })?
-                }
-                0 => return Err(usage("hook: missing HOST (claude-code, codex or gemini)")),
-                n => return Err(usage(&format!("hook: expected one HOST, got {n}"))),
-            };
-            let codex_prompt = match p.take("--codex-ask").as_deref() {
-                None | Some("deny") => false,
-                Some("prompt") if host == crate::hook::Host::Codex => true,
-                Some("prompt") => {
-                    return Err(usage(
-                        "--codex-ask is for `hook codex` (Claude Code asks itself; a Gemini \
-                         CLI hook's ask is a deny)",
-                    ))
-                }
-                Some(other) => {
-                    return Err(usage(&format!(
-                        "--codex-ask: expected `deny` or `prompt`, got `{other}`"
-                    )))
-                }
-            };
-            let store_opts = p.value("--database").is_some() || p.value("--owner").is_some();
-            let defer = if p.flags.contains(&"--defer") {
-                if host != crate::hook::Host::ClaudeCode {
-                    return Err(usage(
-                        "--defer is for `hook claude-code` (claude -p); Codex and Gemini CLI \
-                         have no defer",
-                    ));
-                }
-                let (database, owner) = (p.take("--database"), p.take("--owner"));
-                Some(crate::defer::StoreAt::resolve(database, owner)?)
-            } else if store_opts {
-                return Err(usage("--database and --owner go with --defer"));
-            } else {
-                None
-            };
-            p.only_flags("hook", &["--fs", "--no-fs", "--defer"])?;
-            let mut policy = p.policy_opts();
-            policy.fs = Some(policy.fs != Some(false));
-            Ok(Command::Hook {
-                host,
-                policy,
-                timeout_ms,
-                codex_prompt,
-                defer,
-            })
-        }
-        "runs" => {
-            let Some(mut p) = Parsed::new(&rest, &["--database", "--owner"])? else {
-                return Ok(Command::Help);
-            };
-            p.no_positionals("runs")?;
-            p.only_flags("runs", &["--all", "--json"])?;
-            p.no_policy_opts("runs")?;
-            let at = crate::defer::StoreAt::resolve(p.take("--database"), p.take("--owner"))?;
-            Ok(Command::Runs {
-                at,
-                all: p.flags.contains(&"--all"),
-                json: p.flags.contains(&"--json"),
-            })
-        }
-        "decide" => {
-            let Some(mut p) = Parsed::new(&rest, &["--database", "--owner", "--message"])? else {
-                return Ok(Command::Help);
-            };
-            p.only_flags("decide", &[])?;
-            p.no_policy_opts("decide")?;
-            let (run_id, allow) = match p.positionals.as_slice() {
-                [run, d] if d == "allow" || d == "deny" => (run.clone(), d == "allow"),
-                [_, d] => {
-                    return Err(usage(&format!(
-                        "decide: expected `allow` or `deny`, got `{d}`"
-                    )))
-                }
-                _ => return Err(usage("decide: expected RUN allow|deny")),
-            };
-            let message = p.take("--message");
-            if allow && message.is_some() {
-                return Err(usage(
-                    "decide: --message goes with deny (it is what the model is told)",
-                ));
-            }
-            let at = crate::defer::StoreAt::resolve(p.take("--database"), p.take("--owner"))?;
-            Ok(Command::Decide {
-                at,
-                run_id,
-                allow,
-                message,
-            })
-        }
+        "hook" => parse_hook(&rest),
+        "runs" => parse_runs(&rest),
+        "install" => parse_install(&rest),
+        "decide" => parse_decide(&rest),
         other if other.starts_with('-') => Err(usage(&format!(
             "unknown option `{other}` (options come after the command)"
         ))),
         other => Err(usage(&format!("unknown command `{other}`"))),
     }
+}
+
+fn parse_hook(rest: &[String]) -> Result<Command, CliError> {
+    let Some(mut p) = Parsed::new(
+        rest,
+        &["--timeout-ms", "--codex-ask", "--database", "--owner"],
+    )?
+    else {
+        return Ok(Command::Help);
+    };
+    if p.flags.contains(&"--fs") {
+        return Err(usage(
+            "hook: file-system facts are on by default (--no-fs turns them off)",
+        ));
+    }
+    let timeout_ms = match p.take("--timeout-ms") {
+        Some(s) => match s.parse::<u64>() {
+            Ok(n) if (1..=600_000).contains(&n) => n,
+            _ => {
+                return Err(usage(&format!(
+                    "--timeout-ms: expected milliseconds in 1..=600000, got `{s}`"
+                )))
+            }
+        },
+        None => crate::hook::DEFAULT_TIMEOUT_MS,
+    };
+    let host = match p.positionals.len() {
+        1 => {
+            let name = p.positionals.remove(0);
+            crate::hook::Host::parse(&name).ok_or_else(|| {
+                usage(&format!(
+                    "hook: unknown host `{name}` (claude-code, codex or gemini)"
+                ))
+            })?
+        }
+        0 => return Err(usage("hook: missing HOST (claude-code, codex or gemini)")),
+        n => return Err(usage(&format!("hook: expected one HOST, got {n}"))),
+    };
+    let codex_prompt = match p.take("--codex-ask").as_deref() {
+        None | Some("deny") => false,
+        Some("prompt") if host == crate::hook::Host::Codex => true,
+        Some("prompt") => {
+            return Err(usage(
+                "--codex-ask is for `hook codex` (Claude Code asks itself; a Gemini \
+                     CLI hook's ask is a deny)",
+            ))
+        }
+        Some(other) => {
+            return Err(usage(&format!(
+                "--codex-ask: expected `deny` or `prompt`, got `{other}`"
+            )))
+        }
+    };
+    let store_opts = p.value("--database").is_some() || p.value("--owner").is_some();
+    let defer = if p.flags.contains(&"--defer") {
+        if host != crate::hook::Host::ClaudeCode {
+            return Err(usage(
+                "--defer is for `hook claude-code` (claude -p); Codex and Gemini CLI \
+                     have no defer",
+            ));
+        }
+        let (database, owner) = (p.take("--database"), p.take("--owner"));
+        Some(crate::defer::StoreAt::resolve(database, owner)?)
+    } else if store_opts {
+        return Err(usage("--database and --owner go with --defer"));
+    } else {
+        None
+    };
+    p.only_flags("hook", &["--fs", "--no-fs", "--defer"])?;
+    let mut policy = p.policy_opts();
+    policy.fs = Some(policy.fs != Some(false));
+    Ok(Command::Hook {
+        host,
+        policy,
+        timeout_ms,
+        codex_prompt,
+        defer,
+    })
+}
+
+fn parse_runs(rest: &[String]) -> Result<Command, CliError> {
+    let Some(mut p) = Parsed::new(rest, &["--database", "--owner"])? else {
+        return Ok(Command::Help);
+    };
+    p.no_positionals("runs")?;
+    p.only_flags("runs", &["--all", "--json"])?;
+    p.no_policy_opts("runs")?;
+    let at = crate::defer::StoreAt::resolve(p.take("--database"), p.take("--owner"))?;
+    Ok(Command::Runs {
+        at,
+        all: p.flags.contains(&"--all"),
+        json: p.flags.contains(&"--json"),
+    })
+}
+
+fn parse_decide(rest: &[String]) -> Result<Command, CliError> {
+    let Some(mut p) = Parsed::new(rest, &["--database", "--owner", "--message"])? else {
+        return Ok(Command::Help);
+    };
+    p.only_flags("decide", &[])?;
+    p.no_policy_opts("decide")?;
+    let (run_id, allow) = match p.positionals.as_slice() {
+        [run, d] if d == "allow" || d == "deny" => (run.clone(), d == "allow"),
+        [_, d] => {
+            return Err(usage(&format!(
+                "decide: expected `allow` or `deny`, got `{d}`"
+            )))
+        }
+        _ => return Err(usage("decide: expected RUN allow|deny")),
+    };
+    let message = p.take("--message");
+    if allow && message.is_some() {
+        return Err(usage(
+            "decide: --message goes with deny (it is what the model is told)",
+        ));
+    }
+    let at = crate::defer::StoreAt::resolve(p.take("--database"), p.take("--owner"))?;
+    Ok(Command::Decide {
+        at,
+        run_id,
+        allow,
+        message,
+    })
+}
+
+fn parse_install(rest: &[String]) -> Result<Command, CliError> {
+    let Some(mut p) = Parsed::new(rest, &["--scope", "--file", "--command"])? else {
+        return Ok(Command::Help);
+    };
+    p.only_flags("install", &["--dry-run", "--uninstall"])?;
+    p.no_policy_opts("install")?;
+    let host = match p.positionals.as_slice() {
+        [name] => crate::hook::Host::parse(name).ok_or_else(|| {
+            usage(&format!(
+                "install: unknown host `{name}` (claude-code, codex or gemini)"
+            ))
+        })?,
+        [] => {
+            return Err(usage(
+                "install: missing HOST (claude-code, codex or gemini)",
+            ))
+        }
+        more => {
+            return Err(usage(&format!(
+                "install: expected one HOST, got {}",
+                more.len()
+            )))
+        }
+    };
+    let scope = match p.take("--scope").as_deref() {
+        None | Some("user") => crate::install::Scope::User,
+        Some("project") => crate::install::Scope::Project,
+        Some(other) => {
+            return Err(usage(&format!(
+                "--scope: expected `user` or `project`, got `{other}`"
+            )))
+        }
+    };
+    Ok(Command::Install(crate::install::Install {
+        host,
+        scope,
+        file: p.take("--file").map(PathBuf::from),
+        command: p.take("--command"),
+        dry_run: p.flags.contains(&"--dry-run"),
+        uninstall: p.flags.contains(&"--uninstall"),
+    }))
 }
 
 fn usage(message: &str) -> CliError {

@@ -8,6 +8,7 @@ mod defer;
 mod error;
 mod explain;
 mod hook;
+mod install;
 mod load;
 mod report;
 
@@ -93,6 +94,7 @@ fn run(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Install(req) => print(&install::run(&req, &env)?),
         Command::Runs { at, all, json } => print(&defer::list(&at, all, json, defer::now_ms())?),
         Command::Decide {
             at,

@@ -1,0 +1,410 @@
+//! `toolgate install HOST`: adds `toolgate hook HOST` to the host's own settings file,
+//! keeping everything else in it (key order included), and `--uninstall` takes it out.
+//!
+//! | host | file (`--scope user`, the default) | `--scope project` | event |
+//! | --- | --- | --- | --- |
+//! | Claude Code | `~/.claude/settings.json` | `.claude/settings.json` | `PreToolUse` |
+//! | Codex | `$CODEX_HOME/hooks.json` (`~/.codex`) | `.codex/hooks.json` | `PreToolUse` |
+//! | Gemini CLI | `~/.gemini/settings.json` | `.gemini/settings.json` | `BeforeTool` |
+//!
+//! Idempotent: a hook entry whose command runs `toolgate … hook` is ours, and a second
+//! install changes nothing. Before a write the file is copied beside itself
+//! (`FILE.toolgate-backup-MS`), and the new file replaces it by rename, so a failure
+//! leaves the old one. `--dry-run` prints the change and writes nothing. A file that is
+//! not a JSON object, or whose `hooks` is not the shape the host reads, is refused
+//! unchanged, saying where.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use crate::error::CliError;
+use crate::hook::Host;
+
+/// A JSON value that keeps its objects' key order (`serde_json::Value` sorts keys).
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+                Ok(Json::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
+                Ok(Json::Number(n.into()))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
+                Ok(Json::Number(n.into()))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Json, E> {
+                serde_json::Number::from_f64(n)
+                    .map(Json::Number)
+                    .ok_or_else(|| E::custom("a number JSON cannot hold"))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+                Ok(Json::String(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Json, E> {
+                Ok(Json::String(s))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    v.push(x);
+                }
+                Ok(Json::Array(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut v = Vec::new();
+                while let Some((k, x)) = a.next_entry()? {
+                    v.push((k, x));
+                }
+                Ok(Json::Object(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Json {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => s.serialize_unit(),
+            Json::Bool(b) => s.serialize_bool(*b),
+            Json::Number(n) => n.serialize(s),
+            Json::String(t) => s.serialize_str(t),
+            Json::Array(v) => {
+                let mut seq = s.serialize_seq(Some(v.len()))?;
+                for x in v {
+                    seq.serialize_element(x)?;
+                }
+                seq.end()
+            }
+            Json::Object(v) => {
+                let mut map = s.serialize_map(Some(v.len()))?;
+                for (k, x) in v {
+                    map.serialize_entry(k, x)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl Json {
+    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Object(v) => v.iter_mut().find(|(k, _)| k == key).map(|(_, x)| x),
+            _ => None,
+        }
+    }
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(v) => v.iter().find(|(k, _)| k == key).map(|(_, x)| x),
+            _ => None,
+        }
+    }
+    /// The member `key` of an object, added as `fresh` when absent.
+    fn entry(&mut self, key: &str, fresh: Json) -> Option<&mut Json> {
+        let Json::Object(v) = self else { return None };
+        if !v.iter().any(|(k, _)| k == key) {
+            v.push((key.to_string(), fresh));
+        }
+        v.iter_mut().find(|(k, _)| k == key).map(|(_, x)| x)
+    }
+    fn str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Where the hook goes: a user's settings or a project's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// What `toolgate install` was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Install {
+    pub host: Host,
+    pub scope: Scope,
+    /// `--file`: this settings file instead of the host's.
+    pub file: Option<PathBuf>,
+    /// `--command`: the hook command (default: this executable, `hook HOST`).
+    pub command: Option<String>,
+    pub dry_run: bool,
+    pub uninstall: bool,
+}
+
+fn host_word(host: Host) -> &'static str {
+    match host {
+        Host::ClaudeCode => "claude-code",
+        Host::Codex => "codex",
+        Host::Gemini => "gemini",
+    }
+}
+
+/// The host's settings file for `scope`.
+fn settings_file(host: Host, scope: Scope, env: &crate::load::Env) -> Result<PathBuf, CliError> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let base = match scope {
+        Scope::Project => env
+            .cwd
+            .clone()
+            .ok_or_else(|| CliError::Environment("no current directory: pass --file".into()))?,
+        Scope::User => PathBuf::from(
+            env.home
+                .clone()
+                .ok_or_else(|| CliError::Environment("no $HOME: pass --file".into()))?,
+        ),
+    };
+    Ok(match (host, scope) {
+        (Host::ClaudeCode, _) => base.join(".claude/settings.json"),
+        (Host::Codex, Scope::User) => var("CODEX_HOME")
+            .map_or_else(|| base.join(".codex"), PathBuf::from)
+            .join("hooks.json"),
+        (Host::Codex, Scope::Project) => base.join(".codex/hooks.json"),
+        (Host::Gemini, _) => base.join(".gemini/settings.json"),
+    })
+}
+
+/// The hook entry for `host`: its event, and the matcher group to add.
+fn entry(host: Host, command: &str) -> (&'static str, Json) {
+    let s = |t: &str| Json::String(t.to_string());
+    let mut hook = vec![
+        ("type".to_string(), s("command")),
+        ("command".to_string(), s(command)),
+    ];
+    let event = match host {
+        // Seconds; the hook answers within its own --timeout-ms (10 s).
+        Host::ClaudeCode | Host::Codex => {
+            hook.push(("timeout".to_string(), Json::Number(30.into())));
+            "PreToolUse"
+        }
+        // Milliseconds.
+        Host::Gemini => {
+            hook.push(("timeout".to_string(), Json::Number(15_000.into())));
+            "BeforeTool"
+        }
+    };
+    let matcher = if host == Host::Gemini { ".*" } else { "*" };
+    let group = Json::Object(vec![
+        ("matcher".to_string(), s(matcher)),
+        ("hooks".to_string(), Json::Array(vec![Json::Object(hook)])),
+    ]);
+    (event, group)
+}
+
+/// Is this hook command toolgate's hook?
+fn is_ours(command: &str) -> bool {
+    let mut words = command.split_ascii_whitespace();
+    words.any(|w| {
+        let name = w.trim_matches(['"', '\'']).rsplit('/').next().unwrap_or("");
+        name == "toolgate"
+    }) && command.split_ascii_whitespace().any(|w| w == "hook")
+}
+
+/// Runs `toolgate install`; returns what to print.
+pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
+    let path = match &req.file {
+        Some(f) => f.clone(),
+        None => settings_file(req.host, req.scope, env)?,
+    };
+    let command = match &req.command {
+        Some(c) => c.clone(),
+        None => {
+            let exe = std::env::current_exe()
+                .map_err(CliError::io("finding this executable"))?
+                .to_string_lossy()
+                .into_owned();
+            format!(
+                "{} hook {}",
+                toolgate_core::shapes::quote(&exe),
+                host_word(req.host)
+            )
+        }
+    };
+    let old = match std::fs::read_to_string(&path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(CliError::io(format!("reading {}", path.display()))(e)),
+    };
+    let refuse =
+        |why: String| CliError::Runs(format!("{}: {why}; nothing changed", path.display()));
+    let mut doc: Json = match old.as_deref().map(str::trim) {
+        None | Some("") => Json::Object(Vec::new()),
+        Some(text) => serde_json::from_str(text).map_err(|e| refuse(format!("not JSON: {e}")))?,
+    };
+    if !matches!(doc, Json::Object(_)) {
+        return Err(refuse("not a JSON object".into()));
+    }
+    let (event, group) = entry(req.host, &command);
+    let hooks = doc
+        .entry("hooks", Json::Object(Vec::new()))
+        .filter(|h| matches!(h, Json::Object(_)))
+        .ok_or_else(|| refuse("`hooks` is not an object".into()))?;
+    let list = hooks
+        .entry(event, Json::Array(Vec::new()))
+        .ok_or_else(|| refuse(format!("`hooks.{event}` is not a list")))?;
+    let Json::Array(groups) = list else {
+        return Err(refuse(format!("`hooks.{event}` is not a list")));
+    };
+    let ours = |g: &Json| -> Vec<String> {
+        match g.get("hooks") {
+            Some(Json::Array(hs)) => hs
+                .iter()
+                .filter_map(|h| h.get("command").and_then(Json::str))
+                .filter(|c| is_ours(c))
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let found: Vec<String> = groups.iter().flat_map(ours).collect();
+    let what = if req.uninstall {
+        if found.is_empty() {
+            return Ok(format!(
+                "{}: no toolgate hook; nothing changed\n",
+                path.display()
+            ));
+        }
+        for g in groups.iter_mut() {
+            if let Some(Json::Array(hs)) = g.get_mut("hooks") {
+                hs.retain(|h| !h.get("command").and_then(Json::str).is_some_and(is_ours));
+            }
+        }
+        groups.retain(|g| !matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.is_empty()));
+        format!("removed the toolgate hook ({})", found.join("; "))
+    } else {
+        if let Some(existing) = found.first() {
+            return Ok(format!(
+                "{}: toolgate's hook is already there (`{existing}`); nothing changed\n",
+                path.display()
+            ));
+        }
+        groups.push(group);
+        format!("added `{command}` to hooks.{event}")
+    };
+    // Empty containers this run created are not left behind by an uninstall.
+    if req.uninstall {
+        if let Some(Json::Object(h)) = doc.get_mut("hooks") {
+            h.retain(|(_, v)| !matches!(v, Json::Array(a) if a.is_empty()));
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&doc)
+        .map_err(|e| CliError::Runs(format!("writing JSON: {e}")))?;
+    text.push('\n');
+    if req.dry_run {
+        let mut out = format!(
+            "{}: would have {what} (--dry-run: nothing written)\n",
+            path.display()
+        );
+        out.push_str(&diff(old.as_deref().unwrap_or(""), &text));
+        return Ok(out);
+    }
+    write(&path, old.is_some(), &text)?;
+    let mut out = format!("{}: {what}\n", path.display());
+    if old.is_some() {
+        let _ = writeln!(
+            out,
+            "the previous file is kept beside it (*.toolgate-backup-*)"
+        );
+    }
+    if req.host == Host::Codex && !req.uninstall {
+        out.push_str("Codex runs a new hook only after you trust it: accept it when Codex asks\n");
+    }
+    Ok(out)
+}
+
+/// Writes `text` to `path` by rename, after copying the old file beside it.
+fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
+    let shown = path.display().to_string();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(CliError::io(format!("creating {}", dir.display())))?;
+    }
+    if existed {
+        let backup = PathBuf::from(format!(
+            "{shown}.toolgate-backup-{}",
+            crate::defer::now_ms()
+        ));
+        std::fs::copy(path, &backup).map_err(CliError::io(format!(
+            "backing up {shown} to {}",
+            backup.display()
+        )))?;
+    }
+    let tmp = PathBuf::from(format!("{shown}.toolgate-tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(CliError::io(format!("writing {}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        CliError::io(format!("replacing {shown}"))(e)
+    })
+}
+
+/// A line diff of `a` → `b` (`-` removed, `+` added, two lines of context).
+fn diff(a: &str, b: &str) -> String {
+    let (x, y): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    // Longest common subsequence table (settings files are small).
+    let mut t = vec![vec![0u32; y.len() + 1]; x.len() + 1];
+    for i in (0..x.len()).rev() {
+        for j in (0..y.len()).rev() {
+            let v = if x.get(i) == y.get(j) {
+                t[i + 1][j + 1] + 1
+            } else {
+                t[i + 1][j].max(t[i][j + 1])
+            };
+            t[i][j] = v;
+        }
+    }
+    let mut lines: Vec<(char, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() || j < y.len() {
+        if i < x.len() && j < y.len() && x.get(i) == y.get(j) {
+            lines.push((' ', x[i]));
+            i += 1;
+            j += 1;
+        } else if j < y.len() && (i == x.len() || t[i][j + 1] >= t[i + 1][j]) {
+            lines.push(('+', y[j]));
+            j += 1;
+        } else {
+            lines.push(('-', x[i]));
+            i += 1;
+        }
+    }
+    let near = |k: usize| {
+        lines
+            .iter()
+            .skip(k.saturating_sub(2))
+            .take(5)
+            .any(|(c, _)| *c != ' ')
+    };
+    let mut out = String::new();
+    for (k, (c, l)) in lines.iter().enumerate() {
+        if *c != ' ' || near(k) {
+            let _ = writeln!(out, "{c} {l}");
+        }
+    }
+    out
+}

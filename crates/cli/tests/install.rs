@@ -1,0 +1,195 @@
+//! `toolgate install HOST` end to end, on real settings files in a temporary `$HOME`:
+//! the hook is added once (a second install changes nothing), the rest of the file keeps
+//! its keys and their order, a backup is kept, `--dry-run` writes nothing, `--uninstall`
+//! takes exactly the hook out, and a file it cannot read as the host's is left unchanged.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::BIN;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn home(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolgate-install-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn install(home: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("install")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .current_dir(home)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn backups(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".toolgate-backup-")
+        })
+        .count()
+}
+
+const SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)"]},
+  "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo done"}]}]},
+  "env": {"A": "1"}
+}
+"#;
+
+#[test]
+fn claude_code_install_is_idempotent_keeps_the_file_and_uninstalls() {
+    let h = home("claude");
+    let file = h.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, SETTINGS).unwrap();
+
+    let o = install(
+        &h,
+        &[
+            "claude-code",
+            "--dry-run",
+            "--command",
+            "toolgate hook claude-code",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("+             \"command\": \"toolgate hook claude-code\""),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        SETTINGS,
+        "--dry-run writes nothing"
+    );
+
+    for _ in 0..2 {
+        let o = install(
+            &h,
+            &["claude-code", "--command", "toolgate hook claude-code"],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    assert_eq!(backups(file.parent().unwrap()), 1, "one write, one backup");
+    let after = std::fs::read_to_string(&file).unwrap();
+    let v: Value = serde_json::from_str(&after).unwrap();
+    let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 1, "installed once: {after}");
+    assert_eq!(pre[0]["matcher"], "*");
+    assert_eq!(pre[0]["hooks"][0]["command"], "toolgate hook claude-code");
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "echo done"
+    );
+    assert_eq!(v["permissions"]["deny"][0], "Read(./.env)");
+    // The user's keys keep their order.
+    let order: Vec<usize> = ["\"model\"", "\"permissions\"", "\"hooks\"", "\"env\""]
+        .iter()
+        .map(|k| after.find(k).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{after}");
+
+    // A hook of ours under another spelling counts as installed.
+    let o = install(
+        &h,
+        &[
+            "claude-code",
+            "--command",
+            "/usr/local/bin/toolgate hook claude-code --defer",
+        ],
+    );
+    assert!(text(&o).contains("already there"), "{}", text(&o));
+
+    let o = install(&h, &["claude-code", "--uninstall"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let orig: Value = serde_json::from_str(SETTINGS).unwrap();
+    assert_eq!(v, orig, "uninstall leaves the file as it was");
+    let o = install(&h, &["claude-code", "--uninstall"]);
+    assert!(text(&o).contains("nothing changed"), "{}", text(&o));
+}
+
+#[test]
+fn codex_and_gemini_get_their_own_files_and_shapes() {
+    let h = home("others");
+    let o = install(&h, &["codex"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    let cmd = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        cmd.ends_with(" hook codex") && cmd.contains("toolgate"),
+        "{cmd}"
+    );
+    assert_eq!(
+        backups(&h.join(".codex")),
+        0,
+        "a new file has nothing to back up"
+    );
+
+    let o = install(&h, &["gemini", "--scope", "project"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    let group = &v["hooks"]["BeforeTool"][0];
+    assert_eq!(group["matcher"], ".*");
+    assert_eq!(
+        group["hooks"][0]["timeout"], 15000,
+        "Gemini CLI's timeout is in ms"
+    );
+}
+
+#[test]
+fn a_file_it_cannot_read_as_settings_is_left_unchanged() {
+    let h = home("bad");
+    let file = h.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    for bad in [
+        "{\"hooks\": [1]}",
+        "[1, 2]",
+        "{\"a\": ",
+        "{\"hooks\": {\"PreToolUse\": {}}}",
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let o = install(&h, &["claude-code"]);
+        assert_eq!(o.status.code(), Some(1), "{bad}: {}", text(&o));
+        assert!(text(&o).contains("nothing changed"), "{}", text(&o));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), bad);
+    }
+    assert_eq!(backups(file.parent().unwrap()), 0);
+    for args in [
+        &["nope"][..],
+        &[][..],
+        &["codex", "--scope", "team"][..],
+        &["codex", "--fs"][..],
+    ] {
+        assert_eq!(install(&h, args).status.code(), Some(2), "{args:?}");
+    }
+}
