@@ -46,6 +46,11 @@ USAGE:
       ~/.gemini/settings.json; --scope project: the current directory's), keeping
       the rest of the file and a backup beside it (FILE.toolgate-backup-MS).
       Idempotent; --dry-run prints the change; --uninstall takes the hook out.
+  toolgate import claude-settings FILE…
+      Prints a policy file (TOML) with the permission rules of Claude Code settings
+      files (permissions.allow / ask / deny), read as Claude Code reads them; what
+      could not be kept exactly is said in comments (a deny or ask it cannot
+      express covers the whole tool; such an allow is dropped).
   toolgate runs [--all] [--json] [--database URL] [--owner NAME]
       Lists the parked runs (every run with --all). The database is --database, else
       $TOOLGATE_DATABASE, else sqlite:$XDG_STATE_HOME/toolgate/runs.db
@@ -61,6 +66,8 @@ OPTIONS:
   --policy FILE     a policy file (TOML); default: the built-in policy
   --workspace DIR   the workspace directory (default: the policy's, else the current directory)
   --home DIR        the home directory (default: the policy's, else $HOME)
+  --settings FILE   Claude Code settings (repeatable): their permission rules are
+                    added to the policy's, with Claude Code's meaning
   --fs, --no-fs     classify, explain, report: look paths up on this machine (or
                     not) — a path through a symbolic link is judged as the file it
                     names, and a recursive read (grep -r, rg) whose trees hold no
@@ -108,6 +115,8 @@ pub enum Command {
         /// `--defer` (Claude Code): park an `ask` here and answer `defer`.
         defer: Option<crate::defer::StoreAt>,
     },
+    /// `toolgate import claude-settings FILE…`: Claude Code's rules as a policy file.
+    ImportClaudeSettings(Vec<PathBuf>),
     /// `toolgate install HOST`: the hook into the host's settings file.
     Install(crate::install::Install),
     /// `toolgate runs`: the parked runs.
@@ -129,6 +138,9 @@ pub enum Command {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PolicyOpts {
     pub policy: Option<PathBuf>,
+    /// `--settings FILE` (repeatable): Claude Code settings whose permission rules are
+    /// added to the policy.
+    pub settings: Vec<PathBuf>,
     pub workspace: Option<String>,
     pub home: Option<String>,
     /// File-system facts (symbolic links, the trees recursive reads walk) from this
@@ -161,7 +173,9 @@ pub const BENCH_SECONDS: f64 = 3.0;
 /// Default time per input of `toolgate bench-adversarial`.
 pub const ADVERSARIAL_SECONDS: f64 = 0.2;
 
-const POLICY_OPTS: [&str; 3] = ["--policy", "--workspace", "--home"];
+const POLICY_OPTS: [&str; 4] = ["--policy", "--workspace", "--home", "--settings"];
+/// Options that may be given more than once.
+const REPEATABLE: [&str; 1] = ["--settings"];
 /// Options without a value.
 const FLAGS: [&str; 7] = [
     "--fs",
@@ -283,6 +297,22 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
         "hook" => parse_hook(&rest),
         "runs" => parse_runs(&rest),
         "install" => parse_install(&rest),
+        "import" => {
+            let Some(p) = Parsed::new(&rest, &[])? else {
+                return Ok(Command::Help);
+            };
+            p.only_flags("import", &[])?;
+            p.no_policy_opts("import")?;
+            match p.positionals.split_first() {
+                Some((what, files)) if what == "claude-settings" && !files.is_empty() => Ok(
+                    Command::ImportClaudeSettings(files.iter().map(PathBuf::from).collect()),
+                ),
+                Some((what, _)) if what == "claude-settings" => Err(usage(
+                    "import claude-settings: name at least one settings.json",
+                )),
+                _ => Err(usage("import: expected `claude-settings FILE…`")),
+            }
+        }
         "decide" => parse_decide(&rest),
         other if other.starts_with('-') => Err(usage(&format!(
             "unknown option `{other}` (options come after the command)"
@@ -525,7 +555,7 @@ impl Parsed {
                     None => return Err(usage(&format!("{known} needs a value"))),
                 },
             };
-            if values.iter().any(|(k, _)| *k == known) {
+            if !REPEATABLE.contains(&known) && values.iter().any(|(k, _)| *k == known) {
                 return Err(usage(&format!("{known} given twice")));
             }
             if value.is_empty() {
@@ -561,8 +591,13 @@ impl Parsed {
             (false, true) => Some(false),
             (false, false) => None,
         };
+        let mut settings = Vec::new();
+        while let Some(f) = self.take("--settings") {
+            settings.push(PathBuf::from(f));
+        }
         PolicyOpts {
             policy: self.take("--policy").map(PathBuf::from),
+            settings,
             workspace: self.take("--workspace"),
             home: self.take("--home"),
             fs,
@@ -637,7 +672,7 @@ mod tests {
                     policy: Some("p.toml".into()),
                     workspace: Some("/w".into()),
                     home: Some("/h".into()),
-                    fs: None,
+                    ..PolicyOpts::default()
                 }),
             ),
             (

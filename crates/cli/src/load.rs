@@ -56,10 +56,21 @@ pub fn policy(opts: &PolicyOpts, env: &Env) -> Result<Policy, CliError> {
         Some(w) => policy.with_workspace(&w),
         None => policy,
     };
-    Ok(match home {
+    let policy = match home {
         Some(h) => policy.with_home(&h),
         None => policy,
-    })
+    };
+    if opts.settings.is_empty() {
+        return Ok(policy);
+    }
+    // Claude Code's permission rules, added to the policy's (`--settings`).
+    let imported = crate::claude_settings::read(&opts.settings)?;
+    for note in &imported.notes {
+        eprintln!("toolgate: note: {note}");
+    }
+    policy
+        .with_rules(&imported.allow, &imported.ask, &imported.deny)
+        .map_err(|e| CliError::Environment(format!("--settings: {e}")))
 }
 
 /// Which of `workspace` / `home` the policy file sets itself.
@@ -142,7 +153,7 @@ mod tests {
             policy: None,
             workspace: Some("../other/./x/..".into()),
             home: Some("/root/../home/me/".into()),
-            fs: None,
+            ..PolicyOpts::default()
         };
         let p = policy(&opts, &env()).unwrap();
         assert_eq!((p.workspace(), p.home()), ("/home/dev/other", "/home/me"));

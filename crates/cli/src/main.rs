@@ -4,6 +4,7 @@
 mod args;
 mod bench;
 mod classify;
+mod claude_settings;
 mod defer;
 mod error;
 mod explain;
@@ -93,6 +94,10 @@ fn run(command: Command) -> Result<(), CliError> {
                 std::process::exit(2);
             }
             Ok(())
+        }
+        Command::ImportClaudeSettings(files) => {
+            let imported = claude_settings::read(&files)?;
+            print(&claude_settings::to_toml(&files, &imported))
         }
         Command::Install(req) => print(&install::run(&req, &env)?),
         Command::Runs { at, all, json } => print(&defer::list(&at, all, json, defer::now_ms())?),

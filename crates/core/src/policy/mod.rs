@@ -211,6 +211,22 @@ impl Policy {
         self
     }
 
+    /// The same policy with more rules, appended to its lists and compiled against its
+    /// workspace and home (`toolgate --settings` adds Claude Code's rules so). A rule
+    /// that does not compile is an error naming it, and the policy is not changed.
+    pub fn with_rules(
+        mut self,
+        allow: &[String],
+        ask: &[String],
+        deny: &[String],
+    ) -> Result<Policy, Error> {
+        self.allow_src.extend_from_slice(allow);
+        self.ask_src.extend_from_slice(ask);
+        self.deny_src.extend_from_slice(deny);
+        self.compile().map_err(|(_, e)| e)?;
+        Ok(self)
+    }
+
     /// The same policy with another home directory.
     pub fn with_home(mut self, home: &str) -> Policy {
         self.home = clean_dir(home);
