@@ -24,7 +24,9 @@ USAGE:
       Classifies the calls in FILE (JSON lines; an optional \"run\" field groups the
       calls of one agent run) and reports what the policy would have asked: tier
       shares, asks per run, and the N (default 15) rules, programs and commands that
-      asked most.
+      asked most. FILE may also be an agent CLI's own session log: a Claude Code
+      transcript, a Codex rollout or a Gemini CLI chat (each session a run; the
+      log's working directory is the workspace unless --workspace is given).
   toolgate hook claude-code|codex|gemini [OPTIONS] [--no-fs] [--timeout-ms N]
                 [--codex-ask deny|prompt] [--defer [--database URL] [--owner NAME]]
       A pre-tool-use hook: reads the host's hook JSON on stdin, classifies the call

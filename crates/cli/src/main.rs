@@ -12,6 +12,7 @@ mod hook;
 mod install;
 mod load;
 mod report;
+mod transcripts;
 
 use args::Command;
 use error::CliError;
@@ -67,8 +68,11 @@ fn run(command: Command) -> Result<(), CliError> {
         Command::Report { policy, file, top } => {
             // A report's calls were often made on another machine: facts only with --fs.
             let fs = policy.fs == Some(true);
+            // A session log's own working directory is each call's workspace, unless
+            // --workspace names one.
+            let own_cwd = policy.workspace.is_none();
             let policy = load::policy(&policy, &env)?;
-            print(&report::report(&policy, &file, top, fs)?)
+            print(&report::report(&policy, &file, top, fs, own_cwd)?)
         }
         Command::Hook {
             host,

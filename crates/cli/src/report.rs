@@ -1,9 +1,11 @@
 //! `toolgate report FILE`: what the policy would have asked of an agent's log. For a file
 //! of tool calls (JSON lines `{"tool":…,"args":…,"run":…}`; `run` groups the calls of
-//! one agent run and may be absent), the tier shares, asks per run, the rules and
-//! programs that asked most, and the commands asked most often.
+//! one agent run and may be absent) or a host's own session log (a Claude Code
+//! transcript, a Codex rollout, a Gemini CLI chat: see [`crate::transcripts`]), the tier
+//! shares, asks per run (session), the rules and programs that asked most, and the
+//! commands asked most often.
 
-use crate::bench::{load_calls, tier_index, Calls};
+use crate::bench::tier_index;
 // An agent's command is untrusted text: shown as `explain` shows it, control
 // characters escaped.
 use crate::error::CliError;
@@ -20,6 +22,8 @@ pub const TOP: usize = 15;
 /// What a report counts.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// What the file was read as (`Claude Code transcript`, …).
+    pub format: &'static str,
     pub calls: usize,
     pub skipped: Vec<String>,
     /// auto, ask, deny.
@@ -35,26 +39,30 @@ pub struct Report {
 }
 
 impl Report {
-    /// Classifies every call of `text` (JSON lines, read as `toolgate bench` reads
-    /// them) with `policy`.
-    pub fn of(policy: &Policy, text: &str, fs: bool) -> Report {
-        let Calls {
-            calls,
-            runs,
-            skipped,
-        } = load_calls(text);
+    /// Classifies every call of `text` with `policy`; with `own_cwd`, a call whose
+    /// log records its working directory is judged with that as the workspace.
+    pub fn of(policy: &Policy, text: &str, fs: bool, own_cwd: bool) -> Report {
+        let found = crate::transcripts::read(text);
         let mut r = Report {
-            skipped,
+            format: found.format,
+            skipped: found.skipped,
             ..Report::default()
         };
         let mut run_index: HashMap<String, usize> = HashMap::new();
-        for (call, run) in calls.iter().zip(&runs) {
+        let mut at: HashMap<String, Policy> = HashMap::new();
+        for (call, run, cwd) in &found.calls {
             let command = call
                 .args
                 .get("command")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            let v = toolgate_fs::classify(policy, call, fs);
+            let p = match cwd.as_deref().filter(|c| own_cwd && c.starts_with('/')) {
+                Some(c) => at
+                    .entry(c.to_string())
+                    .or_insert_with(|| policy.clone().with_workspace(c)),
+                None => policy,
+            };
+            let v = toolgate_fs::classify(p, call, fs);
             r.add(run, &mut run_index, &call.tool, command, &v);
         }
         r
@@ -105,7 +113,7 @@ impl Report {
                 100.0 * n as f64 / self.calls as f64
             }
         };
-        let _ = writeln!(s, "file: {}", file.display());
+        let _ = writeln!(s, "file: {} ({})", file.display(), self.format);
         let _ = writeln!(
             s,
             "calls: {}, runs: {}, lines skipped: {}",
@@ -204,13 +212,20 @@ fn program_of(text: &str) -> String {
 }
 
 /// Runs `toolgate report`.
-pub fn report(policy: &Policy, file: &Path, top: usize, fs: bool) -> Result<String, CliError> {
+pub fn report(
+    policy: &Policy,
+    file: &Path,
+    top: usize,
+    fs: bool,
+    own_cwd: bool,
+) -> Result<String, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(CliError::io(format!("reading {}", file.display())))?;
-    let r = Report::of(policy, &text, fs);
+    let r = Report::of(policy, &text, fs, own_cwd);
     if r.calls == 0 {
         return Err(CliError::Usage(format!(
-            "report: {} has no tool calls (JSON lines {{\"tool\":…,\"args\":…,\"run\":…}})",
+            "report: {} has no tool calls (JSON lines {{\"tool\":…,\"args\":…,\"run\":…}}, \
+             a Claude Code transcript, a Codex rollout or a Gemini CLI chat)",
             file.display()
         )));
     }
@@ -236,7 +251,7 @@ not json
 
 {"tool":"read","args":{"file_path":"/w/a.txt"}}
 "#;
-        let r = Report::of(&policy(), text, false);
+        let r = Report::of(&policy(), text, false, true);
         assert_eq!(r.calls, 6);
         assert_eq!(r.skipped.len(), 1);
         assert_eq!(r.tiers, [2, 3, 1]);
@@ -261,7 +276,7 @@ not json
     #[test]
     fn commands_are_shown_with_control_characters_escaped() {
         let text = "{\"tool\":\"bash\",\"args\":{\"command\":\"rm \\u001b[2Jx\\ny\"}}\n";
-        let out = Report::of(&policy(), text, false).render(Path::new("log.jsonl"), 5);
+        let out = Report::of(&policy(), text, false, true).render(Path::new("log.jsonl"), 5);
         assert!(out.contains("rm \\u{1b}[2Jx⏎y"), "{out}");
         assert!(!out.contains('\u{1b}'), "{out}");
     }
