@@ -209,13 +209,28 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
             "BeforeTool"
         }
     };
-    let matcher = if host == Host::Gemini { ".*" } else { "*" };
+    let matcher = match host {
+        Host::ClaudeCode => CLAUDE_MATCHER,
+        Host::Codex => "*",
+        Host::Gemini => GEMINI_MATCHER,
+    };
     let group = Json::Object(vec![
         ("matcher".to_string(), s(matcher)),
         ("hooks".to_string(), Json::Array(vec![Json::Object(hook)])),
     ]);
     (event, group)
 }
+
+/// Every Claude Code tool but its own bookkeeping (the to-do list, sub-agents, whose
+/// every call is hooked on its own, a background shell's output, the plan and question
+/// prompts Claude Code puts to you itself): toolgate has no rule for those and would
+/// ask for each (its default for a tool it does not know). A JavaScript regex, as
+/// Claude Code reads a matcher with other characters than letters and `|`.
+pub const CLAUDE_MATCHER: &str =
+    "^(?!(TodoWrite|TodoRead|Task|BashOutput|KillShell|ExitPlanMode|AskUserQuestion)$).*";
+
+/// Every Gemini CLI tool but its to-do list (`write_todos`).
+pub const GEMINI_MATCHER: &str = "^(?!write_todos$).*";
 
 /// Is this hook command toolgate's hook?
 fn is_ours(command: &str) -> bool {

@@ -49,6 +49,7 @@ pub const SHAPES: &[(&str, Shape<'static>)] = &[
     ("glob", Shape::List(&["path", "dir_path"])),
     ("grep", Shape::Search(&["path", "dir_path"])),
     // Codex.
+    ("view_image", Shape::Read(&["path"])),
     ("exec_command", Shape::Shell(&["cmd", "command"])),
     ("apply_patch", Shape::Patch),
     // Gemini CLI.

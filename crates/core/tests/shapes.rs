@@ -539,6 +539,19 @@ fn examples() -> Vec<(&'static str, Value, Tier, &'static str)> {
         ),
         ("shell", json!({"command": []}), Ask, "empty"),
         ("shell", json!({"command": ["ls", 1]}), Ask, "string"),
+        (
+            "view_image",
+            json!({"path": "docs/shot.png"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "view_image",
+            json!({"path": "/home/dev/.ssh/id_rsa"}),
+            Ask,
+            "secret",
+        ),
+        ("view_image", json!({}), Ask, "path"),
     ]
 }
 
