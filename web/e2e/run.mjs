@@ -26,6 +26,9 @@ await import("./element.test.mjs");
 // tauri-driver and WebKitWebDriver under xvfb-run. Only in ./scripts/test --full
 // (TOOLGATE_FULL=1): with it a cold run would pass 45 minutes.
 if (process.env.TOOLGATE_FULL) await import("./tauri.test.mjs");
+// The real agent CLIs from npm (Claude Code, Codex, Gemini CLI; about 900 MB) offline
+// against scripted model endpoints, with toolgate's hook installed: also --full only.
+if (process.env.TOOLGATE_FULL) await import("./agent-clis.test.mjs");
 else console.log("SKIPPED: the Tauri app end to end (./scripts/test --full runs it)");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,
 // against the real server (Chromium).

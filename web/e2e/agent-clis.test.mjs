@@ -1,0 +1,195 @@
+// The real agent CLIs, from npm (web/agent-clis' lockfile: @anthropic-ai/claude-code,
+// @openai/codex, @google/gemini-cli), run offline against scripted model endpoints
+// (web/agent-clis/fake-models.mjs), with toolgate's hook installed in each one's own
+// settings by `toolgate install`. For each CLI:
+// - a harmless call (`echo harmless-ran`, auto) runs: its output reaches the model;
+// - a dangerous call (`sudo touch MARKER`, deny) is blocked with toolgate's reason, and
+//   the marker is never created;
+// and for Claude Code in `-p`, a call that asks (`touch MARKER`) is deferred: the process
+// ends with it parked, `toolgate runs` lists it, `toolgate decide RUN allow` approves it,
+// and `claude -p --resume SESSION` runs it; the run is then completed.
+// Only in ./scripts/test --full (TOOLGATE_FULL=1): the three CLIs are about 900 MB.
+//   node web/e2e/agent-clis.test.mjs
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checker } from "./checks.mjs";
+import { ROOT, run } from "./tarball.mjs";
+import { anthropic, gemini, openai } from "../agent-clis/fake-models.mjs";
+
+const { check, finish } = checker();
+const CLIS = join(ROOT, "web", "agent-clis");
+const BIN = join(CLIS, "node_modules", ".bin");
+const toolgate = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "toolgate");
+const work = mkdtempSync(join(tmpdir(), "toolgate-agent-clis-"));
+const pwned = join(work, "pwned");
+const made = join(work, "made");
+const HARMLESS = "echo harmless-ran";
+const DANGEROUS = `sudo touch ${pwned}`;
+
+/** Runs a CLI with only the environment given (and PATH), without blocking this
+ * process's event loop (the fake endpoints live in it): {code, out, err}. */
+function exec(cmd, args, cwd, env, timeoutMs = 120_000) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+/** A fresh HOME and workspace for one CLI. */
+function fresh(name) {
+  const home = join(work, `${name}-home`);
+  const ws = join(work, `${name}-ws`);
+  mkdirSync(home, { recursive: true });
+  mkdirSync(ws, { recursive: true });
+  return { home, ws };
+}
+
+/** `toolgate install ARGS` with this environment: {ok, out}. */
+function install(env, args) {
+  try {
+    return { ok: true, out: execFileSync(toolgate, ["install", ...args], { cwd: work, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
+  } catch (e) {
+    return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}${e.message}` };
+  }
+}
+const json = (text) => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+
+// What each CLI sent back to the model as the tool's result.
+const claudeResults = (reqs) =>
+  reqs.flatMap((r) => (Array.isArray(r.body.messages?.at(-1)?.content) ? r.body.messages.at(-1).content : []))
+    .filter((b) => b.type === "tool_result")
+    .map((b) => (typeof b.content === "string" ? b.content : JSON.stringify(b.content)));
+const codexResults = (reqs) =>
+  reqs.flatMap((r) => r.body.input ?? []).filter((i) => i.type === "function_call_output").map((i) => String(i.output));
+const geminiResults = (reqs) =>
+  reqs.flatMap((r) => r.body.contents ?? []).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse)
+    .map((p) => JSON.stringify(p.functionResponse.response));
+
+try {
+  const ci = run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], CLIS);
+  check("the three CLIs install from npm (web/agent-clis/package-lock.json)", ci.ok, ci.out.slice(-2000));
+  check("the toolgate binary is built (cargo build -p toolgate-cli)", existsSync(toolgate), toolgate);
+
+  // --- Claude Code ---
+  {
+    const { home, ws } = fresh("claude");
+    const script = { name: "Bash", input: { command: HARMLESS, description: "greet" } };
+    const fake = await anthropic(script);
+    const env = {
+      HOME: home,
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "sk-ant-fake",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    };
+    const claude = (args) => exec(join(BIN, "claude"), [...args, "--output-format", "json"], ws, env);
+    const inst = install({ HOME: home, PATH: process.env.PATH }, ["claude-code"]);
+    check("claude: `toolgate install claude-code` adds the hook to ~/.claude/settings.json", inst.ok && /added/.test(inst.out), inst.out);
+
+    let r = await claude(["-p", "greet"]);
+    let results = claudeResults(fake.requests);
+    check("claude -p: the harmless call (auto) runs: its output reaches the model", results.some((t) => t.includes("harmless-ran")), { r, results });
+
+    script.input = { command: DANGEROUS, description: "x" };
+    fake.requests.length = 0;
+    r = await claude(["-p", "do it"]);
+    results = claudeResults(fake.requests);
+    check("claude -p: the dangerous call (deny) is blocked with toolgate's reason and never runs",
+      results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+
+    // Park and resume: the hook with --defer, installed by toolgate install.
+    const db = `sqlite:${join(work, "runs.db")}`;
+    install({ HOME: home, PATH: process.env.PATH }, ["claude-code", "--uninstall"]);
+    const deferInst = install({ HOME: home, PATH: process.env.PATH }, ["claude-code", "--command", `${toolgate} hook claude-code --defer --database ${db}`]);
+    check("claude: the --defer hook is installed by toolgate install --command", deferInst.ok, deferInst.out);
+    script.input = { command: `touch ${made}`, description: "x" };
+    r = await claude(["-p", "make it"]);
+    const out = json(r.out) ?? {};
+    check("claude -p: the call that asks is deferred: the process ends with it parked, not run",
+      out.stop_reason === "tool_deferred" && !existsSync(made), { out: r.out.slice(0, 600), err: r.err.slice(-600) });
+    const listed = json(run(toolgate, ["runs", "--json", "--database", db], work).out) ?? [];
+    const parked = listed.find((x) => x.session_id === out.session_id);
+    check("toolgate runs lists the parked call with its session", parked?.status === "awaiting_permission", listed);
+    const decided = run(toolgate, ["decide", parked?.run_id ?? "none", "allow", "--database", db], work);
+    check("toolgate decide RUN allow approves it", decided.ok, decided.out);
+    r = await claude(["-p", "--resume", String(out.session_id)]);
+    const resumed = json(r.out) ?? {};
+    check("claude -p --resume: the hook answers the decision: the approved call runs",
+      existsSync(made) && resumed.stop_reason === "end_turn", { out: r.out.slice(0, 600), err: r.err.slice(-600) });
+    const after = json(run(toolgate, ["runs", "--all", "--json", "--database", db], work).out) ?? [];
+    check("the run is completed: its decision was taken once", after.find((x) => x.run_id === parked?.run_id)?.status === "completed", after);
+    fake.close();
+  }
+
+  // --- Codex ---
+  {
+    const { home, ws } = fresh("codex");
+    const script = { name: "exec_command", arguments: { cmd: HARMLESS } };
+    const fake = await openai(script);
+    const codexHome = join(home, ".codex");
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, "config.toml"),
+      `model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_OPENAI_KEY"\n`);
+    const env = { HOME: home, CODEX_HOME: codexHome, FAKE_OPENAI_KEY: "fake" };
+    const inst = install({ ...env, PATH: process.env.PATH }, ["codex"]);
+    check("codex: `toolgate install codex` adds the hook to $CODEX_HOME/hooks.json", inst.ok && existsSync(join(codexHome, "hooks.json")), inst.out);
+    // A new hook runs once trusted (interactively); a test run bypasses the review. The
+    // sandbox is off: this machine has no codex-linux-sandbox, and the hook is the gate.
+    const codex = () => exec(join(BIN, "codex"), ["exec", "--sandbox", "danger-full-access", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "do it"], ws, env);
+    let r = await codex();
+    let results = codexResults(fake.requests);
+    check("codex exec: the harmless call (auto) runs: its output reaches the model", results.some((t) => t.includes("harmless-ran")), { r, results });
+    script.arguments = { cmd: DANGEROUS };
+    fake.requests.length = 0;
+    r = await codex();
+    results = codexResults(fake.requests);
+    check("codex exec: the dangerous call (deny) is blocked by the PreToolUse hook with toolgate's reason and never runs",
+      results.some((t) => t.includes("blocked by PreToolUse hook: toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    fake.close();
+  }
+
+  // --- Gemini CLI ---
+  {
+    const { home, ws } = fresh("gemini");
+    const script = { name: "run_shell_command", args: { command: HARMLESS } };
+    const fake = await gemini(script);
+    mkdirSync(join(home, ".gemini"), { recursive: true });
+    writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2));
+    const env = { HOME: home, GEMINI_API_KEY: "fake", GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_CLI_TRUST_WORKSPACE: "true" };
+    const inst = install({ HOME: home, PATH: process.env.PATH }, ["gemini"]);
+    check("gemini: `toolgate install gemini` adds the hook to ~/.gemini/settings.json, keeping its auth setting", inst.ok && /added/.test(inst.out), inst.out);
+    // yolo: Gemini CLI approves every call itself, so the hook alone decides.
+    const gem = () => exec(join(BIN, "gemini"), ["-p", "do it", "--approval-mode", "yolo"], ws, env);
+    let r = await gem();
+    let results = geminiResults(fake.requests);
+    check("gemini -p: the harmless call (auto) runs: its output reaches the model", results.some((t) => t.includes("harmless-ran")), { r, results });
+    script.args = { command: DANGEROUS };
+    fake.requests.length = 0;
+    r = await gem();
+    results = geminiResults(fake.requests);
+    check("gemini -p: the dangerous call (deny) is blocked by the BeforeTool hook with toolgate's reason and never runs",
+      results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    fake.close();
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+finish("agent CLIs (Claude Code, Codex, Gemini CLI from npm, offline)");
