@@ -37,8 +37,7 @@ struct PolicyFile {
     rules: RulesFile,
     /// `[tools.NAME]`: what another tool is (see [`tools`]).
     #[cfg(feature = "host-shapes")]
-    #[serde(default)]
-    tools: std::collections::BTreeMap<String, tools::ToolFile>,
+    tools: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]

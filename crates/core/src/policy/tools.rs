@@ -22,26 +22,7 @@
 
 use crate::call::Family;
 use crate::error::Error;
-use serde::Deserialize;
-use std::collections::BTreeMap;
-
-/// One `[tools.NAME]` table as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ToolFile {
-    family: String,
-    command: Option<Keys>,
-    path: Option<Keys>,
-    url: Option<Keys>,
-}
-
-/// One argument key, or several.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Keys {
-    One(String),
-    Many(Vec<String>),
-}
+use serde_json::Value;
 
 /// The kinds a tool may be mapped to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,17 +52,35 @@ const KINDS: &[(&str, Kind, &str)] = &[
     ("fetch", Kind::Fetch, "url"),
 ];
 
-/// Checks and compiles the `[tools]` tables; `text` locates errors.
-pub(super) fn compile(
-    files: BTreeMap<String, ToolFile>,
-    text: &str,
-) -> Result<Vec<ToolMap>, Error> {
-    let mut out: Vec<ToolMap> = Vec::with_capacity(files.len());
-    for (name, file) in files {
+/// Checks and compiles the `[tools]` tables (read as a JSON value: typed serde for them
+/// would cost several KB of WebAssembly); `text` locates errors.
+pub(super) fn compile(tools: Option<Value>, text: &str) -> Result<Vec<ToolMap>, Error> {
+    let Some(tools) = tools else {
+        return Ok(Vec::new());
+    };
+    let Value::Object(tables) = tools else {
+        return Err(Error::Policy {
+            line: line_of_table(text, ""),
+            message: "`tools` must be tables: [tools.NAME]".into(),
+        });
+    };
+    let mut out: Vec<ToolMap> = Vec::with_capacity(tables.len());
+    for (name, table) in tables {
         let err = |message: String| Error::Policy {
             line: line_of_table(text, &name),
             message: format!("[tools.{name}]: {message}"),
         };
+        let Value::Object(table) = table else {
+            return Err(err("must be a table (family = …, and its argument)".into()));
+        };
+        if let Some(k) = table
+            .keys()
+            .find(|k| !matches!(k.as_str(), "family" | "command" | "path" | "url"))
+        {
+            return Err(err(format!(
+                "unknown key `{k}` (family, command, path or url)"
+            )));
+        }
         let lower = name.to_ascii_lowercase();
         if lower.trim().is_empty() {
             return Err(err("the tool name is empty".into()));
@@ -98,39 +97,47 @@ pub(super) fn compile(
                 "`{name}` is mapped twice (tool names are case-insensitive)"
             )));
         }
-        let Some(&(_, kind, key)) = KINDS.iter().find(|(w, _, _)| *w == file.family) else {
+        let family = match table.get("family") {
+            Some(Value::String(f)) => f.as_str(),
+            Some(_) => return Err(err("`family` must be a string".into())),
+            None => {
+                return Err(err(
+                    "missing `family` (shell, read, edit, list, search, fetch)".into(),
+                ))
+            }
+        };
+        let Some(&(_, kind, key)) = KINDS.iter().find(|(w, _, _)| *w == family) else {
             return Err(err(format!(
-                "`family` must be one of shell, read, edit, list, search, fetch; not {:?}",
-                file.family
+                "`family` must be one of shell, read, edit, list, search, fetch; not {family:?}"
             )));
         };
-        let given = [
-            ("command", file.command),
-            ("path", file.path),
-            ("url", file.url),
-        ];
-        let mut keys = Vec::new();
-        for (k, v) in given {
-            match (k == key, v) {
-                (true, Some(Keys::One(s))) => keys.push(s),
-                (true, Some(Keys::Many(list))) => keys.extend(list),
-                (true, None) => {
-                    return Err(err(format!(
-                        "a {} tool needs `{key}`: the argument that holds its {}",
-                        file.family,
-                        if key == "command" { "command" } else { key }
-                    )))
-                }
-                (false, Some(_)) => {
-                    return Err(err(format!(
-                        "`{k}` is not a key of a {} tool (it takes `{key}`)",
-                        file.family
-                    )))
-                }
-                (false, None) => {}
-            }
+        if let Some(other) = ["command", "path", "url"]
+            .into_iter()
+            .find(|k| *k != key && table.contains_key(*k))
+        {
+            return Err(err(format!(
+                "`{other}` is not a key of a {family} tool (it takes `{key}`)"
+            )));
         }
-        if keys.is_empty() || keys.iter().any(|k| k.is_empty()) {
+        let keys: Vec<String> = match table.get(key) {
+            Some(Value::String(k)) => vec![k.clone()],
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|k| k.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| err(format!("`{key}` must list argument names (strings)")))?,
+            Some(_) => {
+                return Err(err(format!(
+                    "`{key}` must be an argument name or a list of them"
+                )))
+            }
+            None => {
+                return Err(err(format!(
+                    "a {family} tool needs `{key}`: the argument that holds its {key}"
+                )))
+            }
+        };
+        if keys.is_empty() || keys.iter().any(String::is_empty) {
             return Err(err(format!("`{key}` names no argument")));
         }
         out.push(ToolMap {
