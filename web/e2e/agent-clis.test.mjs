@@ -7,7 +7,8 @@
 //   the marker is never created;
 // and for Claude Code in `-p`, a call that asks (`touch MARKER`) is deferred: the process
 // ends with it parked, `toolgate runs` lists it, `toolgate decide RUN allow` approves it,
-// and `claude -p --resume SESSION` runs it; the run is then completed.
+// and `claude -p --resume SESSION` runs it; the run is then completed. A second one is
+// decided through toolgate-server's panel API on the same database.
 // Only in ./scripts/test --full (TOOLGATE_FULL=1): the three CLIs are about 900 MB.
 //   node web/e2e/agent-clis.test.mjs
 import { execFileSync, spawn } from "node:child_process";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { checker } from "./checks.mjs";
 import { ROOT, run } from "./tarball.mjs";
 import { anthropic, gemini, openai } from "../agent-clis/fake-models.mjs";
+import { api, startServer } from "./server-proc.mjs";
 
 const { check, finish } = checker();
 const CLIS = join(ROOT, "web", "agent-clis");
@@ -136,6 +138,27 @@ try {
       existsSync(made) && resumed.stop_reason === "end_turn", { out: r.out.slice(0, 600), err: r.err.slice(-600) });
     const after = json(run(toolgate, ["runs", "--all", "--json", "--database", db], work).out) ?? [];
     check("the run is completed: its decision was taken once", after.find((x) => x.run_id === parked?.run_id)?.status === "completed", after);
+
+    // The same, decided in toolgate-server's panel API on the same database (the
+    // owner of the phone's token is the hook's default owner, `local`).
+    const server = await startServer({ db: join(work, "runs.db"), tokens: [{ name: "phone", owner: "local", roles: ["approver"], token: "phone-secret-0123456789" }] });
+    try {
+      const made2 = join(work, "made2");
+      script.input = { command: `touch ${made2}`, description: "x" };
+      r = await claude(["-p", "make another"]);
+      const second = json(r.out) ?? {};
+      const runs = (await api(server.url, "GET", "v1/runs", "phone-secret-0123456789")).json?.runs ?? [];
+      const shown = runs.find((x) => x.sessionId === second.session_id && x.status === "awaiting_permission");
+      check("toolgate-server lists the deferred call (GET /v1/runs): its panel shows it", second.stop_reason === "tool_deferred" && shown, { second, runs });
+      const call = shown?.marker?.calls?.[0] ?? {};
+      const answer = await api(server.url, "POST", `v1/runs/${shown?.runId}/decisions`, "phone-secret-0123456789",
+        { decisions: [{ toolCallId: call.toolCallId, anchor: call.anchor, decision: "allow" }] });
+      check("the panel's decision (POST /v1/runs/ID/decisions) is accepted", answer.status === 200, answer);
+      r = await claude(["-p", "--resume", String(second.session_id)]);
+      check("claude -p --resume runs the call the panel approved", existsSync(made2), { out: r.out.slice(0, 400), err: r.err.slice(-400) });
+    } finally {
+      await server.stop();
+    }
     fake.close();
   }
 
