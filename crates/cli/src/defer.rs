@@ -298,10 +298,5 @@ fn one_line(s: &str, max: usize) -> String {
     }
 }
 
-/// Milliseconds since the Unix epoch (the time core is given).
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
+/// Milliseconds since the epoch: the time every host gives core.
+pub use toolgate_store::now_ms;

@@ -2,8 +2,6 @@
 //! Store calls are blocking (one SQL statement or a few) and run on tokio's blocking
 //! pool; time is read here and passed to core.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::header::{CACHE_CONTROL, ETAG, IF_NONE_MATCH};
@@ -20,14 +18,8 @@ use crate::config::{hex, Role};
 use crate::error::ApiError;
 use crate::AppState;
 
-/// Milliseconds since the epoch (0 if the clock is before it: nothing is granted by a
-/// wrong clock; markers would only look expired sooner).
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
+/// Milliseconds since the epoch: the time every host gives core (one clock for all).
+pub use toolgate_store::now_ms;
 
 /// Runs `f` on the blocking pool.
 async fn blocking<T: Send + 'static>(

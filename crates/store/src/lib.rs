@@ -33,6 +33,16 @@ pub use sqlite_store::SqliteStore;
 
 use toolgate_core::{Error, MarkerStore, Stored};
 
+/// Milliseconds since the epoch, as every host (the server, the Tauri plugin, the CLI)
+/// gives it to core, which reads no clock. 0 if the clock is before the epoch: nothing
+/// is granted by a wrong clock; markers would only look expired sooner.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 /// Limits of a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreOptions {

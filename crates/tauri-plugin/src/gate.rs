@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -40,14 +39,8 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Longer timeouts are clamped to this: 30 minutes (park a run to wait longer).
 pub const MAX_TIMEOUT_MS: u64 = 30 * 60 * 1000;
 
-/// Milliseconds since the epoch (0 before it: a wrong clock never grants anything,
-/// markers only look expired sooner).
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
+/// Milliseconds since the epoch: the time every host gives core (one clock for all).
+pub use toolgate_store::now_ms;
 
 /// How a gated check ended, as `gate.check` resolves: `{outcome: "approved" | "denied"
 /// | "expired" | "cancelled", message?, verdict, id?, toolCallId?}`. Only `approved`
