@@ -26,7 +26,8 @@ USAGE:
       shares, asks per run, and the N (default 15) rules, programs and commands that
       asked most. FILE may also be an agent CLI's own session log: a Claude Code
       transcript, a Codex rollout or a Gemini CLI chat (each session a run; the
-      log's working directory is the workspace unless --workspace is given).
+      log's working directory is the workspace unless --workspace is given), or a
+      directory of them (~/.claude/projects/PROJECT: every *.jsonl / *.json under it).
   toolgate hook claude-code|codex|gemini [OPTIONS] [--no-fs] [--timeout-ms N]
                 [--codex-ask deny|prompt] [--defer [--database URL] [--owner NAME]]
       A pre-tool-use hook: reads the host's hook JSON on stdin, classifies the call

@@ -23,7 +23,7 @@ pub const TOP: usize = 15;
 #[derive(Debug, Default)]
 pub struct Report {
     /// What the file was read as (`Claude Code transcript`, …).
-    pub format: &'static str,
+    pub format: String,
     pub calls: usize,
     pub skipped: Vec<String>,
     /// auto, ask, deny.
@@ -41,10 +41,20 @@ pub struct Report {
 impl Report {
     /// Classifies every call of `text` with `policy`; with `own_cwd`, a call whose
     /// log records its working directory is judged with that as the workspace.
+    #[cfg(test)]
     pub fn of(policy: &Policy, text: &str, fs: bool, own_cwd: bool) -> Report {
-        let found = crate::transcripts::read(text);
+        Report::from_found(policy, crate::transcripts::read(text), fs, own_cwd)
+    }
+
+    /// Classifies the calls found in one log or a directory of them.
+    pub fn from_found(
+        policy: &Policy,
+        found: crate::transcripts::Found,
+        fs: bool,
+        own_cwd: bool,
+    ) -> Report {
         let mut r = Report {
-            format: found.format,
+            format: found.format.to_string(),
             skipped: found.skipped,
             ..Report::default()
         };
@@ -211,7 +221,8 @@ fn program_of(text: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Runs `toolgate report`.
+/// Runs `toolgate report` on a log, or on every log in a directory (a host's session
+/// folder: `~/.claude/projects/PROJECT`, `~/.codex/sessions`, `~/.gemini/tmp`).
 pub fn report(
     policy: &Policy,
     file: &Path,
@@ -219,9 +230,14 @@ pub fn report(
     fs: bool,
     own_cwd: bool,
 ) -> Result<String, CliError> {
-    let text = std::fs::read_to_string(file)
-        .map_err(CliError::io(format!("reading {}", file.display())))?;
-    let r = Report::of(policy, &text, fs, own_cwd);
+    let found = if file.is_dir() {
+        crate::transcripts::read_dir(file).map_err(CliError::Usage)?
+    } else {
+        let text = std::fs::read_to_string(file)
+            .map_err(CliError::io(format!("reading {}", file.display())))?;
+        crate::transcripts::read(&text)
+    };
+    let r = Report::from_found(policy, found, fs, own_cwd);
     if r.calls == 0 {
         return Err(CliError::Usage(format!(
             "report: {} has no tool calls (JSON lines {{\"tool\":…,\"args\":…,\"run\":…}}, \

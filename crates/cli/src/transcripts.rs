@@ -17,7 +17,7 @@ use toolgate_core::ToolCall;
 /// The calls found, each with its run (session) and working directory.
 #[derive(Debug, Default)]
 pub struct Found {
-    pub format: &'static str,
+    pub format: String,
     pub calls: Vec<(ToolCall, String, Option<String>)>,
     pub skipped: Vec<String>,
 }
@@ -124,14 +124,79 @@ pub fn read(text: &str) -> Found {
             _ => {}
         }
     }
-    found.format = match kinds {
+    found.format = String::from(match kinds {
         [0, 0, 0] => "no tool calls",
         [_, 0, 0] => "toolgate JSON lines",
         [0, _, 0] => "Claude Code transcript",
         [0, 0, _] => "Codex rollout",
         _ => "mixed",
-    };
+    });
     found
+}
+
+/// The most session logs one report reads from a directory.
+pub const MAX_LOGS: usize = 10_000;
+
+/// Every log (`*.jsonl`, `*.json`) under `dir`, read in path order: the calls of all, a
+/// line skipped names its file. A directory with more than [`MAX_LOGS`] logs is refused
+/// (name a smaller one), as is one with none.
+pub fn read_dir(dir: &std::path::Path) -> Result<Found, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| format!("report: reading {}: {e}", d.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            // Symbolic links are not followed: a log folder holds files.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|e| e == "jsonl" || e == "json")
+            {
+                files.push(path);
+                if files.len() > MAX_LOGS {
+                    return Err(format!(
+                        "report: {} holds over {MAX_LOGS} logs; name a smaller directory",
+                        dir.display()
+                    ));
+                }
+            }
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "report: {} holds no session logs (*.jsonl, *.json)",
+            dir.display()
+        ));
+    }
+    let mut all = Found::default();
+    let mut formats: Vec<String> = Vec::new();
+    for f in &files {
+        let shown = f.display();
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                all.skipped.push(format!("{shown}: {e}"));
+                continue;
+            }
+        };
+        let found = read(&text);
+        if !found.calls.is_empty() && !formats.contains(&found.format) {
+            formats.push(found.format.clone());
+        }
+        all.calls.extend(found.calls);
+        all.skipped
+            .extend(found.skipped.into_iter().map(|s| format!("{shown}: {s}")));
+    }
+    all.format = format!("{} logs: {}", files.len(), formats.join(", "));
+    Ok(all)
 }
 
 fn gemini(doc: &Value) -> Found {
@@ -141,7 +206,7 @@ fn gemini(doc: &Value) -> Found {
         .unwrap_or("(no session)")
         .to_string();
     let mut found = Found {
-        format: "Gemini CLI chat",
+        format: "Gemini CLI chat".to_string(),
         ..Found::default()
     };
     let messages = doc.get("messages").and_then(Value::as_array);

@@ -82,3 +82,23 @@ fn a_codex_rollout_and_a_gemini_chat_are_reported() {
         assert!(out.contains(want), "missing {want:?}:\n{out}");
     }
 }
+
+/// A directory of logs (a host's session folder) is read whole: every log under it, each
+/// session a run; a directory with none is a usage error.
+#[test]
+fn a_directory_of_session_logs_is_reported_whole() {
+    let dir = format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
+    let out = report(&["report", &dir, "--home", "/home/dev"]);
+    for want in [
+        "(3 logs: Claude Code transcript, Codex rollout, Gemini CLI chat)",
+        "calls: 21, runs: 3, lines skipped: 0",
+    ] {
+        assert!(out.contains(want), "missing {want:?}:\n{out}");
+    }
+    let empty = std::env::temp_dir().join(format!("toolgate-empty-logs-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = toolgate(&["report", empty.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds no session logs"));
+    let _ = std::fs::remove_dir(&empty);
+}
