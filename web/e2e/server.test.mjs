@@ -157,7 +157,10 @@ try {
     await page.goto(base + "/");
     await page.getByTestId("token").fill("not-a-token-at-all-000000");
     await page.getByRole("button", { name: "Sign in" }).click();
-    const err = await page.getByTestId("sign-in-error").textContent({ timeout: 10_000 });
+    // The error element may be on the page (empty) before the server's answer comes:
+    // wait for the refusal's words, not just the element.
+    const shown = page.getByTestId("sign-in-error").filter({ hasText: /\S/ });
+    const err = await shown.waitFor({ timeout: 10_000 }).then(() => shown.textContent(), () => "");
     const stored = await page.evaluate(() => sessionStorage.length);
     check("a wrong token is refused on the sign-in page and not kept", /not accepted/.test(err) && stored === 0, { err, stored });
     await context.close();
