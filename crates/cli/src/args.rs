@@ -36,9 +36,10 @@ USAGE:
       protocol: Claude Code allow / ask / deny; Codex and Gemini CLI allow / deny (an
       ask is a deny there: their hooks cannot ask). Bad input, a policy that does not
       load, a panic or no verdict within N ms (default 10000) answers as an ask, with
-      the reason. Always exits 0 with an answer. --codex-ask prompt (with Codex's
-      approval_policy = untrusted): an ask that Codex itself will prompt for gets no
-      decision, so Codex asks the person; any other ask is still a deny.
+      the reason; in a permission mode where nobody answers (bypassPermissions,
+      dontAsk) every ask is a deny. Always exits 0 with an answer. --codex-ask prompt
+      (Codex's config.toml says approval_policy = untrusted): an ask on a patch gets
+      no decision, so Codex asks the person; any other ask is still a deny.
       --defer (Claude Code in `claude -p`): an ask is parked in the runs database and
       answered `defer`; when the session resumes, the hook answers what a person
       decided (toolgate decide), once.

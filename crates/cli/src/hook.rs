@@ -15,13 +15,16 @@
 //! | ask | `ask` | `deny` (a Codex hook cannot ask) | `deny` (`ask` is not in its protocol) |
 //! | deny | `deny` | `deny` | `deny` |
 //!
-//! With `--codex-ask prompt` an `ask` reaches a person in Codex: the hook prints no
-//! decision, which sends the call through Codex's own approval flow, but only for a
-//! call Codex is sure to prompt for under `approval_policy = "untrusted"` (see
-//! [`codex_prompts`]); any other ask is still a deny.
+//! With `--codex-ask prompt` an `ask` on a patch reaches a person in Codex: the hook
+//! prints no decision, which sends the call through Codex's own approval flow, where
+//! Codex's configuration says `approval_policy = "untrusted"` (see [`codex_prompts`]
+//! and [`codex_untrusted`]); any other ask is still a deny.
+//!
+//! Where the host's permission mode means nobody answers an ask ([`unattended`]), an
+//! ask and every failure answer are a deny.
 
 use std::io::{Read, Write};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -97,6 +100,15 @@ impl Answer {
             defer: false,
         }
     }
+    /// Something went wrong before the input was read: no.
+    fn refused(why: impl std::fmt::Display) -> Answer {
+        Answer {
+            tier: Tier::Deny,
+            reason: format!("toolgate could not judge this call ({why}); denied"),
+            host_prompts: false,
+            defer: false,
+        }
+    }
     /// Something went wrong: a person decides (where the host can ask), else no.
     fn failed(why: impl std::fmt::Display) -> Answer {
         Answer {
@@ -108,51 +120,85 @@ impl Answer {
     }
 }
 
-/// The commands Codex runs without asking even under `approval_policy = "untrusted"`:
-/// its known-safe list (`is_safe_to_call_with_exec` in openai/codex
-/// `codex-rs/shell-command/src/command_safety/is_safe_command.rs`, `numfmt` and `tac`
-/// on Linux), and the shells whose `-lc` script it reads as a list of them.
-const CODEX_KNOWN_SAFE: &[&str] = &[
-    "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste", "pwd",
-    "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami", "numfmt",
-    "tac", "base64", "find", "rg", "sed", "bash", "sh", "zsh",
-];
+/// Will Codex put this `ask` to a person itself? Only a patch (`apply_patch`), and only
+/// where Codex is known to run under `approval_policy = "untrusted"`
+/// ([`codex_untrusted`]): there `assess_patch_safety` asks for every patch (openai/codex
+/// `codex-rs/core/src/safety.rs`). A shell command never: whether Codex prompts for it
+/// depends on its build's known-safe list and on the user's exec-policy rules
+/// (`prefix_rule(…, decision = "allow")`), which a hook cannot see, so an `ask` for a
+/// command stays a deny.
+pub fn codex_prompts(tool: &str) -> bool {
+    tool.eq_ignore_ascii_case("apply_patch")
+}
 
-/// Will Codex, under `approval_policy = "untrusted"`, put this `ask` to a person
-/// itself? A patch: yes (`assess_patch_safety` asks for every patch under
-/// `UnlessTrusted`). A shell command: yes when some simple command in it runs a program
-/// outside Codex's known-safe list, since Codex runs a command without asking only when
-/// every command in it is on that list; a program word that is not plain (quotes,
-/// expansions) counts as on the list, so a doubt is a deny. Anything else (MCP tools,
-/// calls that failed to parse): no.
-pub fn codex_prompts(tool: &str, v: &Verdict) -> bool {
-    if tool.eq_ignore_ascii_case("apply_patch") {
-        return true;
+/// Does Codex run this session under `approval_policy = "untrusted"`? Its hook input
+/// says only `bypassPermissions` (`never`) or `default` (every other policy: openai/codex
+/// `codex-rs/core/src/hook_runtime.rs`, `hook_permission_mode`), so the configuration is
+/// read: `$CODEX_HOME/config.toml` (`~/.codex/config.toml`), its active `profile`, and
+/// the project's `.codex/config.toml`; each that sets `approval_policy` must say
+/// `untrusted`, and one must. `Err` says why not (a missing or unreadable file that
+/// would have to say it counts as not).
+pub fn codex_untrusted(cwd: Option<&str>, home: Option<&str>) -> Result<(), String> {
+    let codex_home = std::env::var("CODEX_HOME")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .or_else(|| home.map(|h| format!("{h}/.codex")))
+        .ok_or("no $CODEX_HOME or $HOME to find Codex's config.toml")?;
+    let mut files = vec![format!("{codex_home}/config.toml")];
+    if let Some(cwd) = cwd {
+        files.push(format!("{cwd}/.codex/config.toml"));
     }
-    if !matches!(
-        tool.to_ascii_lowercase().as_str(),
-        "bash" | "shell" | "exec_command" | "local_shell"
-    ) || v.parts.is_empty()
-    {
-        return false;
+    let mut said = false;
+    for (i, file) in files.iter().enumerate() {
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && i > 0 => continue,
+            Err(e) => return Err(format!("{file}: {e}")),
+        };
+        let v: Value = basic_toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+        let profile = v
+            .get("profile")
+            .and_then(Value::as_str)
+            .and_then(|p| v.get("profiles")?.get(p)?.get("approval_policy"));
+        for policy in [v.get("approval_policy"), profile].into_iter().flatten() {
+            if policy.as_str() != Some("untrusted") {
+                return Err(format!("{file} sets approval_policy = {policy}"));
+            }
+            said = true;
+        }
     }
-    v.parts.iter().any(|p| {
-        let program = p
-            .text
-            .split_ascii_whitespace()
-            .find(|w| !w.contains('='))
-            .unwrap_or("");
-        let plain = !program.is_empty()
-            && program
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_-./+".contains(&b));
-        let name = program.rsplit('/').next().unwrap_or(program);
-        plain && !CODEX_KNOWN_SAFE.contains(&name)
-    })
+    if said {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} does not set approval_policy = \"untrusted\"",
+            files.first().map_or("", String::as_str)
+        ))
+    }
+}
+
+/// A host's permission mode in which nobody answers an `ask`: Claude Code's
+/// `bypassPermissions` and `dontAsk` (and `auto`, where a model answers), Codex's
+/// `bypassPermissions` (`approval_policy = "never"`), or any mode this hook does not
+/// know. `None` for the modes where a person is asked (`default`, `acceptEdits`,
+/// `plan`) and when the input names none. Returns the mode as the host wrote it.
+pub fn unattended(mode: Option<&str>) -> Option<&str> {
+    let m = mode?;
+    let norm: String = m
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match norm.as_str() {
+        "default" | "acceptedits" | "plan" => None,
+        _ => Some(m),
+    }
 }
 
 /// The host's fields this hook reads.
 struct Input {
+    /// The host's permission mode (`permission_mode`), when it says.
+    mode: Option<String>,
     tool: String,
     args: Value,
     cwd: Option<String>,
@@ -191,6 +237,7 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
             .map(str::to_string)
     };
     Ok(Input {
+        mode: text_of("permission_mode"),
         tool,
         args,
         cwd,
@@ -222,10 +269,23 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
         return (deferred(at, &input, &call, &verdict), input.args);
     }
     let mut answer = Answer::of(&verdict);
-    answer.host_prompts = host == Host::Codex
+    if host == Host::Codex
         && how.codex_prompt
         && verdict.tier == Tier::Ask
-        && codex_prompts(&call.tool, &verdict);
+        && codex_prompts(&call.tool)
+        && unattended(input.mode.as_deref()).is_none()
+    {
+        match codex_untrusted(input.cwd.as_deref(), env.home.as_deref()) {
+            Ok(()) => answer.host_prompts = true,
+            Err(why) => {
+                answer.reason = format!(
+                    "{} (--codex-ask prompt hands a patch to Codex's prompt only under \
+                     approval_policy = \"untrusted\": {why})",
+                    answer.reason
+                )
+            }
+        }
+    }
     (answer, input.args)
 }
 
@@ -270,6 +330,30 @@ fn deferred(
         },
         Err(why) => Answer::failed(format!("parking it: {why}")),
     }
+}
+
+/// `answer` where nobody will answer an `ask` (`mode`, see [`unattended`]): an `ask`,
+/// and so every failure, becomes a `deny` saying why and how to be asked again. A
+/// deferred call (`--defer`) waits for a person through `toolgate decide`: unchanged.
+pub fn unattend(mut answer: Answer, mode: Option<&str>) -> Answer {
+    if let (Tier::Ask, false, Some(m)) = (answer.tier, answer.defer, unattended(mode)) {
+        answer.tier = Tier::Deny;
+        answer.host_prompts = false;
+        answer.reason = format!(
+            "{} — denied: the session runs in permission mode `{m}`, where nobody answers \
+             an ask (run it in the default mode to be asked, or allow the call in \
+             toolgate's policy)",
+            answer.reason
+        );
+    }
+    answer
+}
+
+/// The `permission_mode` of a hook input, read leniently: an input that fails to parse
+/// as the host's may still say it.
+fn mode_of(text: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("permission_mode")?.as_str().map(str::to_string)
 }
 
 /// The answer in `host`'s words: the JSON to print.
@@ -336,7 +420,11 @@ pub fn run(
 ) -> Result<(), CliError> {
     let timeout_ms = how.timeout_ms;
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
+    // The input's permission mode, once read: a timeout or a panic after it is judged
+    // in that mode too.
+    let mode = Arc::new(OnceLock::<Option<String>>::new());
+    let mode_seen = Arc::clone(&mode);
+    let work = move || {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut text = String::new();
             match stdin.take(MAX_INPUT + 1).read_to_string(&mut text) {
@@ -344,20 +432,38 @@ pub fn run(
                     Answer::failed(format!("the input is over {MAX_INPUT} bytes")),
                     Value::Null,
                 ),
-                Ok(_) => judge(host, &opts, &env, &how, &text),
+                Ok(_) => {
+                    let _ = mode_seen.set(mode_of(&text));
+                    judge(host, &opts, &env, &how, &text)
+                }
                 Err(e) => (Answer::failed(format!("reading stdin: {e}")), Value::Null),
             }
         }));
         let _ = tx.send(result.unwrap_or_else(|_| (Answer::failed("it panicked"), Value::Null)));
-    });
-    let (answer, args) = rx
-        .recv_timeout(Duration::from_millis(timeout_ms))
-        .unwrap_or_else(|_| {
-            (
-                Answer::failed(format!("no verdict within {timeout_ms} ms")),
-                Value::Null,
-            )
-        });
+    };
+    // A thread that cannot start is a failure answered like any other, never a crash
+    // (a crashed hook lets the call run in Claude Code and Codex).
+    let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        std::thread::Builder::new().spawn(work).map(drop)
+    }));
+    let (answer, args) = match spawned {
+        Ok(Ok(())) => rx
+            .recv_timeout(Duration::from_millis(timeout_ms))
+            .unwrap_or_else(|_| {
+                (
+                    Answer::failed(format!("no verdict within {timeout_ms} ms")),
+                    Value::Null,
+                )
+            }),
+        // The input was never read, so neither is its permission mode: a deny, since
+        // an ask might be answered by nobody.
+        Ok(Err(e)) => (
+            Answer::refused(format!("starting its thread: {e}")),
+            Value::Null,
+        ),
+        Err(_) => (Answer::refused("starting its thread panicked"), Value::Null),
+    };
+    let answer = unattend(answer, mode.get().and_then(Option::as_deref));
     let rendered = render(host, &answer, &args);
     if rendered.is_null() {
         // Codex reads a quiet hook as no decision: its approval flow goes on.

@@ -197,6 +197,11 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
         ("type".to_string(), s("command")),
         ("command".to_string(), s(command)),
     ];
+    if host == Host::ClaudeCode {
+        // A hook that cannot start, times out or exits unexpectedly blocks the call
+        // (Claude Code 2.1.295; older versions ignore the key and rely on the guard).
+        hook.push(("onFailure".to_string(), s("block")));
+    }
     let event = match host {
         // Seconds; the hook answers within its own --timeout-ms (10 s).
         Host::ClaudeCode | Host::Codex => {
@@ -232,6 +237,53 @@ pub const CLAUDE_MATCHER: &str =
 /// Every Gemini CLI tool but its to-do list (`write_todos`).
 pub const GEMINI_MATCHER: &str = "^(?!write_todos$).*";
 
+/// What a host does when the hook command fails (cannot start, is killed, exits with
+/// another status than 0 or 2): Claude Code and Codex run the tool, Gemini CLI warns
+/// and runs it. Each runs a hook command through a shell (Codex: `$SHELL -lc`, openai/codex
+/// `codex-rs/hooks/src/engine/command_runner.rs`), so the command is guarded: any
+/// failure exits 2, which all three read as "block", with the shell's message (`toolgate:
+/// not found`) as the reason. `||` and `exit` mean the same in sh, bash, zsh and fish.
+pub const GUARD: &str = "|| exit 2";
+
+/// `command` with the failure guard ([`GUARD`]) after it, unless it ends in one.
+pub fn fail_closed(command: &str) -> String {
+    if is_guarded(command) {
+        command.to_string()
+    } else {
+        format!("{command} {GUARD}")
+    }
+}
+
+fn is_guarded(command: &str) -> bool {
+    command
+        .trim_end()
+        .strip_suffix("exit 2")
+        .is_some_and(|rest| rest.trim_end().ends_with("||"))
+}
+
+/// Does this hook entry block when it fails: the guard in its command, and for Claude
+/// Code `"onFailure": "block"` too (2.1.295+: also covers a hook its timeout kills).
+fn guarded(host: Host, hook: &Json) -> bool {
+    let cmd = hook.get("command").and_then(Json::str).unwrap_or("");
+    let wrapped = is_guarded(cmd);
+    let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
+    match host {
+        Host::ClaudeCode => wrapped && on_failure,
+        Host::Codex | Host::Gemini => wrapped,
+    }
+}
+
+/// The first `name` on `$PATH` that is an executable file.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
 /// Is this hook command toolgate's hook?
 fn is_ours(command: &str) -> bool {
     let mut words = command.split_ascii_whitespace();
@@ -249,6 +301,19 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
     };
     let command = match &req.command {
         Some(c) => c.clone(),
+        // A project's settings are shared (teams commit them): they name `toolgate` on
+        // the PATH, never this machine's path to it.
+        None if req.scope == Scope::Project && req.file.is_none() => {
+            if on_path("toolgate").is_none() && !req.uninstall {
+                return Err(CliError::Environment(
+                    "toolgate is not on PATH: a project's settings are shared, so the hook \
+                     runs `toolgate` from the PATH, not this binary's path; put toolgate on \
+                     PATH first (or pass --command)"
+                        .into(),
+                ));
+            }
+            format!("toolgate hook {}", host_word(req.host))
+        }
         None => {
             let exe = std::env::current_exe()
                 .map_err(CliError::io("finding this executable"))?
@@ -261,6 +326,7 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
             )
         }
     };
+    let command = fail_closed(&command);
     let old = match std::fs::read_to_string(&path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -298,6 +364,25 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
         }
     };
     let found: Vec<String> = groups.iter().flat_map(ours).collect();
+    // An entry of an older install (no failure guard): replaced by the new one.
+    let stale = !req.uninstall
+        && !found.is_empty()
+        && groups.iter().all(|g| match g.get("hooks") {
+            Some(Json::Array(hs)) => hs
+                .iter()
+                .filter(|h| h.get("command").and_then(Json::str).is_some_and(is_ours))
+                .all(|h| !guarded(req.host, h)),
+            _ => true,
+        });
+    if stale {
+        for g in groups.iter_mut() {
+            if let Some(Json::Array(hs)) = g.get_mut("hooks") {
+                hs.retain(|h| !h.get("command").and_then(Json::str).is_some_and(is_ours));
+            }
+        }
+        groups.retain(|g| !matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.is_empty()));
+    }
+    let found = if stale { Vec::new() } else { found };
     let what = if req.uninstall {
         if found.is_empty() {
             return Ok(format!(
@@ -320,7 +405,11 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
             ));
         }
         groups.push(group);
-        format!("added `{command}` to hooks.{event}")
+        if stale {
+            format!("replaced the toolgate hook (it had no failure guard) with `{command}` in hooks.{event}")
+        } else {
+            format!("added `{command}` to hooks.{event}")
+        }
     };
     // Empty containers this run created are not left behind by an uninstall.
     if req.uninstall {

@@ -76,7 +76,7 @@ fn claude_code_install_is_idempotent_keeps_the_file_and_uninstalls() {
     );
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        text(&o).contains("+             \"command\": \"toolgate hook claude-code\""),
+        text(&o).contains("+             \"command\": \"toolgate hook claude-code || exit 2\""),
         "{}",
         text(&o)
     );
@@ -105,7 +105,12 @@ fn claude_code_install_is_idempotent_keeps_the_file_and_uninstalls() {
         matcher.contains("TodoWrite") && matcher.starts_with("^(?!"),
         "{matcher}"
     );
-    assert_eq!(pre[0]["hooks"][0]["command"], "toolgate hook claude-code");
+    // A hook that cannot run blocks: the guard, and Claude Code's own onFailure.
+    assert_eq!(
+        pre[0]["hooks"][0]["command"],
+        "toolgate hook claude-code || exit 2"
+    );
+    assert_eq!(pre[0]["hooks"][0]["onFailure"], "block");
     assert_eq!(
         v["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
         "echo done"
@@ -131,6 +136,28 @@ fn claude_code_install_is_idempotent_keeps_the_file_and_uninstalls() {
 
     let o = install(&h, &["claude-code", "--uninstall"]);
     assert!(o.status.success(), "{}", text(&o));
+    // An older install (no guard, no onFailure) is replaced, once.
+    let old_install = SETTINGS.replace(
+        r#""PostToolUse""#,
+        r#""PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/opt/toolgate hook claude-code"}]}], "PostToolUse""#,
+    );
+    std::fs::write(&file, &old_install).unwrap();
+    let o = install(
+        &h,
+        &["claude-code", "--command", "toolgate hook claude-code"],
+    );
+    assert!(text(&o).contains("replaced"), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 1, "{v}");
+    assert_eq!(pre[0]["hooks"][0]["onFailure"], "block");
+    let o = install(
+        &h,
+        &["claude-code", "--command", "toolgate hook claude-code"],
+    );
+    assert!(text(&o).contains("already there"), "{}", text(&o));
+    let o = install(&h, &["claude-code", "--uninstall"]);
+    assert!(o.status.success(), "{}", text(&o));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let orig: Value = serde_json::from_str(SETTINGS).unwrap();
     assert_eq!(v, orig, "uninstall leaves the file as it was");
@@ -150,8 +177,14 @@ fn codex_and_gemini_get_their_own_files_and_shapes() {
         .as_str()
         .unwrap();
     assert!(
-        cmd.ends_with(" hook codex") && cmd.contains("toolgate"),
+        cmd.ends_with(" hook codex || exit 2") && cmd.contains("toolgate"),
         "{cmd}"
+    );
+    assert!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]
+            .get("onFailure")
+            .is_none(),
+        "onFailure is Claude Code's"
     );
     assert_eq!(
         backups(&h.join(".codex")),
@@ -159,13 +192,36 @@ fn codex_and_gemini_get_their_own_files_and_shapes() {
         "a new file has nothing to back up"
     );
 
-    let o = install(&h, &["gemini", "--scope", "project"]);
+    // A project's settings are shared: they name `toolgate` on the PATH, never this
+    // machine's path to it; without toolgate on the PATH the install is refused.
+    let o = Command::new(BIN)
+        .args(["install", "gemini", "--scope", "project"])
+        .env("HOME", &h)
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(&h)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not on PATH"), "{}", text(&o));
+    assert!(!h.join(".gemini/settings.json").exists());
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let o = Command::new(BIN)
+        .args(["install", "gemini", "--scope", "project"])
+        .env("HOME", &h)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .current_dir(&h)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(h.join(".gemini/settings.json")).unwrap())
             .unwrap();
     let group = &v["hooks"]["BeforeTool"][0];
     assert_eq!(group["matcher"], "^(?!write_todos$).*");
+    assert_eq!(
+        group["hooks"][0]["command"],
+        "toolgate hook gemini || exit 2"
+    );
     assert_eq!(
         group["hooks"][0]["timeout"], 15000,
         "Gemini CLI's timeout is in ms"

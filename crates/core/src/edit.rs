@@ -10,12 +10,19 @@ use crate::verdict::Tier;
 /// ([`paths::protected`]) ask; any other workspace file gets `edits` (the policy's
 /// `edits` setting, `auto` unless it says `"ask"`). Returns the tier, the rule and the
 /// reason.
-pub fn verdict(abs: &str, workspace: &str, edits: Tier) -> (Tier, RuleId, String) {
+pub fn verdict(abs: &str, workspace: &str, home: &str, edits: Tier) -> (Tier, RuleId, String) {
     if paths::under_any(abs, paths::EDIT_DENY_DIRS) {
         return (
             Tier::Deny,
             RuleId::EditSystem,
             format!("edits a system file: {abs}"),
+        );
+    }
+    if let Some(what) = paths::self_approval(abs, home) {
+        return (
+            Tier::Deny,
+            RuleId::SelfApproval,
+            format!("an agent may not write {what}: {abs}"),
         );
     }
     if paths::is_secret(abs) {
@@ -30,6 +37,16 @@ pub fn verdict(abs: &str, workspace: &str, edits: Tier) -> (Tier, RuleId, String
             Tier::Ask,
             RuleId::EditOutside,
             format!("edits outside the workspace: {abs}"),
+        );
+    }
+    if let Some(what) = paths::no_workspace(workspace, home) {
+        return (
+            Tier::Ask,
+            RuleId::EditOutside,
+            format!(
+                "edits {abs}: the workspace {workspace} is {what}, not a project, so no \
+                 edit in it is automatic (start the agent in the project's directory)"
+            ),
         );
     }
     if let Some(why) = paths::protected(abs) {
@@ -58,6 +75,7 @@ mod tests {
     use super::*;
 
     const WS: &str = "/home/dev/app";
+    const HOME: &str = "/home/dev";
 
     #[test]
     fn examples() {
@@ -109,6 +127,31 @@ mod tests {
                 "builtin.edit-protected",
             ),
             (
+                "/home/dev/.claude/settings.json",
+                Tier::Deny,
+                "builtin.self-approval",
+            ),
+            (
+                "/root/.gemini/settings.json",
+                Tier::Deny,
+                "builtin.self-approval",
+            ),
+            (
+                "/home/dev/app/.claude/agents/x.md",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/.codex/hooks.json",
+                Tier::Deny,
+                "builtin.self-approval",
+            ),
+            (
+                "/home/dev/.local/state/toolgate/runs.db",
+                Tier::Deny,
+                "builtin.self-approval",
+            ),
+            (
                 "/home/dev/app/.mcp.json",
                 Tier::Ask,
                 "builtin.edit-protected",
@@ -123,6 +166,7 @@ mod tests {
                 Tier::Ask,
                 "builtin.edit-protected",
             ),
+            ("/home/dev/.gitconfig", Tier::Ask, "builtin.edit-outside"),
             (
                 "/home/dev/app/.husky/pre-push",
                 Tier::Ask,
@@ -130,11 +174,28 @@ mod tests {
             ),
         ];
         for (p, tier, rule) in cases {
-            let (t, r, why) = verdict(p, WS, Tier::Auto);
+            let (t, r, why) = verdict(p, WS, HOME, Tier::Auto);
             assert_eq!((t, r.as_str()), (tier, rule), "{p}: {why}");
         }
-        let (t, r, why) = verdict("/home/dev/app/src/lib.rs", WS, Tier::Ask);
+        let (t, r, why) = verdict("/home/dev/app/src/lib.rs", WS, HOME, Tier::Ask);
         assert_eq!((t, r.as_str()), (Tier::Ask, "builtin.edit-workspace"));
         assert!(why.contains("edits = \"ask\""), "{why}");
+    }
+
+    #[test]
+    fn a_home_or_the_root_is_no_workspace() {
+        for ws in [HOME, "/", "/home"] {
+            for p in ["/home/dev/notes.txt", "/home/dev/.local/bin/ls"] {
+                let (t, r, why) = verdict(p, ws, HOME, Tier::Auto);
+                assert_eq!(
+                    (t, r.as_str()),
+                    (Tier::Ask, "builtin.edit-outside"),
+                    "{ws} {p}"
+                );
+                assert!(why.contains("not a project"), "{why}");
+            }
+        }
+        let (t, _, _) = verdict("/home/dev/app/x", WS, HOME, Tier::Auto);
+        assert_eq!(t, Tier::Auto);
     }
 }

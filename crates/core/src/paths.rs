@@ -162,11 +162,30 @@ pub fn protected(path: &str) -> Option<&'static str> {
         if is(seg, ".config") && is(next, "fish") {
             return Some("a shell startup file");
         }
+        // Persistence and execution: git's own configuration (its pager, editor,
+        // diff and filter drivers run programs: git-config(1) FILES), programs on the
+        // PATH (the XDG user bin directory), user services and login autostart
+        // (systemd.unit(5) user unit paths; the XDG autostart specification), Cargo's
+        // configuration (`target.<triple>.runner`, `build.rustc-wrapper`: the Cargo
+        // book, Configuration).
+        if is(seg, ".config") && is(next, "git") {
+            return Some("git's configuration, which runs programs");
+        }
+        if is(seg, ".local") && is(next, "bin") {
+            return Some("a directory of programs on the PATH");
+        }
+        if is(seg, ".config") && (is(next, "systemd") || is(next, "autostart")) {
+            return Some("a program started on its own (a user service or autostart entry)");
+        }
+        if is(seg, ".cargo") && (is(next, "config.toml") || is(next, "config")) {
+            return Some("Cargo's configuration, whose runners and wrappers run programs");
+        }
         if !last {
             continue;
         }
         let file = [
             (".envrc", "direnv runs it on entering the directory"),
+            (".gitconfig", "git's configuration, which runs programs"),
             (".gitlab-ci.yml", "a CI pipeline, which runs on push"),
             (".mcp.json", "an agent's MCP servers, which it runs"),
             ("toolgate.toml", "toolgate's own policy"),
@@ -191,6 +210,76 @@ pub fn protected(path: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Why `workspace` is no project to work in: the root, or the home directory or one of
+/// its parents (a session started there would make every dotfile a workspace file).
+pub fn no_workspace(workspace: &str, home: &str) -> Option<&'static str> {
+    if workspace == "/" {
+        Some("the root directory")
+    } else if is_within(home, workspace) {
+        Some(if home == workspace {
+            "the home directory"
+        } else {
+            "a parent of the home directory"
+        })
+    } else {
+        None
+    }
+}
+
+/// What makes writing `path` (absolute, resolved) an agent approving itself: toolgate's
+/// own runs database and policy, or an agent host's user settings, which hold its hooks
+/// and permissions. `None` for any other path. Names compare without case.
+///
+/// - `~/.local/state/toolgate/` (the runs database of `toolgate hook --defer`,
+///   `toolgate runs` and `decide`) and `~/.config/toolgate/`, in any home;
+/// - in a home directory (`home`, `/root`, `/home/NAME`): Claude Code's
+///   `.claude/settings.json` and `settings.local.json`, Codex's `.codex/hooks.json` and
+///   `config.toml` (inline `[hooks]`, the approval policy), Gemini CLI's
+///   `.gemini/settings.json`, Antigravity's `.gemini/config/hooks.json`, Cursor's
+///   `.cursor/hooks.json`, Copilot CLI's `.copilot/hooks/*.json` — where `toolgate
+///   install` puts the hook. A project's own copies (`.claude/settings.json` in a
+///   repository) are protected files instead ([`protected`]): a person is asked.
+pub fn self_approval(path: &str, home: &str) -> Option<&'static str> {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
+    let at = |i: usize| segs.get(i).copied().unwrap_or("");
+    for i in 0..segs.len() {
+        let (a, b, c) = (at(i), at(i + 1), at(i + 2));
+        if (is(a, ".local") && is(b, "state") && is(c, "toolgate"))
+            || (is(a, ".config") && is(b, "toolgate"))
+        {
+            return Some("toolgate's own runs database and policy");
+        }
+    }
+    // The settings directory's place: right under a home directory.
+    let dir = segs.iter().position(|s| {
+        [".claude", ".codex", ".gemini", ".cursor", ".copilot"]
+            .iter()
+            .any(|d| is(s, d))
+    })?;
+    let owner = format!("/{}", segs.get(..dir).unwrap_or_default().join("/"));
+    let a_home = owner == home || owner == "/root" || (dir == 2 && is(at(0), "home"));
+    if !a_home {
+        return None;
+    }
+    let rest: Vec<String> = segs
+        .get(dir..)
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.to_ascii_lowercase())
+        .collect();
+    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+    let host = matches!(
+        rest.as_slice(),
+        [".claude", "settings.json" | "settings.local.json"]
+            | [".codex", "hooks.json" | "config.toml"]
+            | [".gemini", "settings.json"]
+            | [".gemini", "config", "hooks.json"]
+            | [".cursor", "hooks.json"]
+    ) || matches!(rest.as_slice(), [".copilot", "hooks", f] if f.ends_with(".json"));
+    host.then_some("an agent host's hook and permission settings")
 }
 
 /// How a secret file name matches a path segment (case-insensitively).

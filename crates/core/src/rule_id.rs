@@ -43,10 +43,16 @@ pub enum RuleId {
     Other,
     /// `builtin.read-outside`
     ReadOutside,
+    /// `builtin.self-approval`: an agent deciding toolgate's own approvals (`toolgate
+    /// decide`, toolgate's databases and policy, the hosts' hook settings): hard deny.
+    SelfApproval,
     /// `builtin.read-secret`
     ReadSecret,
     /// `builtin.read-workspace`
     ReadWorkspace,
+    /// `builtin.shell.args`: an argument beside a shell command that could change where
+    /// or how it runs (an environment, a user, two working directories).
+    ShellArgs,
     /// `builtin.shell.chmod-root`
     ShellChmodRoot,
     /// `builtin.shell.date-file`
@@ -143,7 +149,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every built-in rule, in the order of their ids.
-    pub const ALL: [RuleId; 63] = [
+    pub const ALL: [RuleId; 65] = [
         RuleId::Default,
         RuleId::EditGit,
         RuleId::EditOutside,
@@ -160,8 +166,10 @@ impl RuleId {
         RuleId::Mcp,
         RuleId::Other,
         RuleId::ReadOutside,
+        RuleId::SelfApproval,
         RuleId::ReadSecret,
         RuleId::ReadWorkspace,
+        RuleId::ShellArgs,
         RuleId::ShellChmodRoot,
         RuleId::ShellDateFile,
         RuleId::ShellDateSet,
@@ -228,8 +236,10 @@ impl RuleId {
             RuleId::Mcp => "builtin.mcp",
             RuleId::Other => "builtin.other",
             RuleId::ReadOutside => "builtin.read-outside",
+            RuleId::SelfApproval => "builtin.self-approval",
             RuleId::ReadSecret => "builtin.read-secret",
             RuleId::ReadWorkspace => "builtin.read-workspace",
+            RuleId::ShellArgs => "builtin.shell.args",
             RuleId::ShellChmodRoot => "builtin.shell.chmod-root",
             RuleId::ShellDateFile => "builtin.shell.date-file",
             RuleId::ShellDateSet => "builtin.shell.date-set",
@@ -297,8 +307,10 @@ impl RuleId {
             "builtin.mcp" => RuleId::Mcp,
             "builtin.other" => RuleId::Other,
             "builtin.read-outside" => RuleId::ReadOutside,
+            "builtin.self-approval" => RuleId::SelfApproval,
             "builtin.read-secret" => RuleId::ReadSecret,
             "builtin.read-workspace" => RuleId::ReadWorkspace,
+            "builtin.shell.args" => RuleId::ShellArgs,
             "builtin.shell.chmod-root" => RuleId::ShellChmodRoot,
             "builtin.shell.date-file" => RuleId::ShellDateFile,
             "builtin.shell.date-set" => RuleId::ShellDateSet,
@@ -671,6 +683,23 @@ pub const EXAMPLES: &[(RuleId, &[&str], &[&str])] = &[
     ),
     (RuleId::TooLong, &[], &["ls"]),
     (RuleId::Malformed, &["tool:bash"], &["ls"]),
+    (
+        RuleId::ShellArgs,
+        &[
+            r#"json:{"tool":"bash","args":{"command":"ls","env":{"LD_PRELOAD":"x.so"}}}"#,
+            r#"json:{"tool":"bash","args":{"command":"ls","cwd":"a","workdir":"b"}}"#,
+        ],
+        &[r#"json:{"tool":"bash","args":{"command":"ls","cwd":"src","timeout":5}}"#],
+    ),
+    (
+        RuleId::SelfApproval,
+        &[
+            "toolgate decide r1 allow",
+            "edit:/home/dev/.claude/settings.json",
+            "echo x > ~/.local/state/toolgate/runs.db",
+        ],
+        &["toolgate runs", "edit:/home/dev/app/src/settings.json"],
+    ),
     // Only a host gives it, when the classifier panicked (crates/cli/tests/cli.rs).
     (RuleId::InternalError, &[], &["ls", "find -D"]),
 ];

@@ -129,8 +129,10 @@ fn mcp_filesystem_tool(lower: &str) -> Option<&str> {
 pub fn canonical(call: &ToolCall) -> Option<Result<Vec<ToolCall>, String>> {
     let family = call.family();
     if family == Family::Shell {
-        return match call.args.get("command") {
-            Some(Value::Array(argv)) => Some(argv_command(argv).map(|c| vec![shell(c)])),
+        return match (call.args.as_object(), call.args.get("command")) {
+            (Some(obj), Some(Value::Array(argv))) => {
+                Some(argv_command(argv).map(|c| vec![shell_in(c, obj, &["command"])]))
+            }
             _ => None,
         };
     }
@@ -149,7 +151,7 @@ pub fn apply(shape: Shape<'_>, call: &ToolCall) -> Result<Vec<ToolCall>, String>
         return Err("`args` must be an object".into());
     };
     match shape {
-        Shape::Shell(keys) => command_of(obj, keys).map(|c| vec![shell(c)]),
+        Shape::Shell(keys) => command_of(obj, keys).map(|c| vec![shell_in(c, obj, keys)]),
         Shape::Read(keys) => paths_of(obj, keys).map(|ps| ps.into_iter().map(read).collect()),
         Shape::Edit(keys) => paths_of(obj, keys).map(|ps| ps.into_iter().map(edit).collect()),
         Shape::List(keys) => dir_or_cwd(obj, keys).map(|mut ps| {
@@ -172,7 +174,9 @@ pub fn apply(shape: Shape<'_>, call: &ToolCall) -> Result<Vec<ToolCall>, String>
         Shape::LocalShell => {
             let action = obj.get("action").and_then(Value::as_object).unwrap_or(obj);
             match action.get("command") {
-                Some(Value::Array(argv)) => argv_command(argv).map(|c| vec![shell(c)]),
+                Some(Value::Array(argv)) => {
+                    argv_command(argv).map(|c| vec![shell_in(c, action, &["command"])])
+                }
                 _ => Err(missing(&["action.command"])),
             }
         }
@@ -200,6 +204,19 @@ fn one(tool: &str, key: &str, value: String) -> ToolCall {
 }
 fn shell(command: String) -> ToolCall {
     one("bash", "command", command)
+}
+/// `bash {command}` with the host call's other arguments beside it (all but `keys`,
+/// where the command was): a working directory, an environment, a timeout. The shell
+/// family judges them (`cd DIR` before the command; an argument that could change how
+/// it runs asks).
+fn shell_in(command: String, obj: &Map<String, Value>, keys: &[&str]) -> ToolCall {
+    let mut args: Map<String, Value> = obj
+        .iter()
+        .filter(|(k, _)| !keys.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    args.insert("command".to_string(), Value::String(command));
+    ToolCall::new("bash", Value::Object(args))
 }
 fn read(path: String) -> ToolCall {
     one("read", "path", path)

@@ -716,10 +716,24 @@ fn edits_setting() {
         // `.envrc` is protected, and a secret by name (`.env*`) before that.
         (".envrc", Tier::Ask, Tier::Ask, "edit-secret"),
         (
+            ".claude/agents/x.md",
+            Tier::Ask,
+            Tier::Ask,
+            "edit-protected",
+        ),
+        // A project's copy of an agent's settings: a person is asked (the user's own,
+        // where toolgate's hook is, are never an agent's to write).
+        (
             ".claude/settings.json",
             Tier::Ask,
             Tier::Ask,
             "edit-protected",
+        ),
+        (
+            "/h/.claude/settings.json",
+            Tier::Deny,
+            Tier::Deny,
+            "self-approval",
         ),
         (".git/hooks/pre-commit", Tier::Ask, Tier::Ask, "edit-git"),
         (".env", Tier::Ask, Tier::Ask, "edit-secret"),

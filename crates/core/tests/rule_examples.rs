@@ -2,6 +2,7 @@
 //! the calls it must not, with the default policy. Every rule has an entry; every rule
 //! but the length limits (tested in `bounded_cost.rs`) has a call it decides.
 #![cfg(test)]
+#![allow(clippy::expect_used)]
 
 use serde_json::json;
 use toolgate_core::rule_id::{RuleId, EXAMPLES};
@@ -17,6 +18,10 @@ fn classify(p: &Policy, example: &str) -> Verdict {
         Some(("fetch", url)) => ToolCall::new("webfetch", json!({ "url": url })),
         Some(("mcp", name)) => ToolCall::new(name, json!({})),
         Some(("tool", name)) => ToolCall::new(name, json!({})),
+        Some(("json", call)) => {
+            ToolCall::from_value(&serde_json::from_str(call).expect("an example call"))
+                .expect("a tool call")
+        }
         _ => ToolCall::new("bash", json!({ "command": example })),
     };
     p.classify(&call)

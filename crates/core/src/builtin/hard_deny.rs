@@ -139,6 +139,17 @@ impl<'a> Walker<'a> {
             }
             "tee" => return Some(self.tee(c)),
             "cd" | "pushd" => self.change_dir(c),
+            // An agent deciding its own parked call: never legitimate.
+            "toolgate" => {
+                if let Some(w) = args.iter().find(|a| a.text == "decide") {
+                    return Some(self.deny(
+                        c,
+                        RuleId::SelfApproval,
+                        "an agent may not decide toolgate's approvals: toolgate decide".to_string(),
+                        w.span,
+                    ));
+                }
+            }
             // `popd` returns to a directory the stack holds: unknown here.
             "popd" => {
                 self.cwd = None;

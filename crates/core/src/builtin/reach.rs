@@ -361,7 +361,7 @@ impl<'a> Walker<'a> {
                 }
             };
             if let Some(r) = real {
-                let v = crate::edit::verdict(&r, self.env.workspace, self.env.edits);
+                let v = crate::edit::verdict(&r, self.env.workspace, self.env.home, self.env.edits);
                 let v = (v.0, v.1, format!("{} (through a symbolic link: {t})", v.2));
                 if out.as_ref().is_none_or(|o| v.0 > o.0) {
                     out = Some(v);
@@ -377,7 +377,7 @@ impl<'a> Walker<'a> {
                     format!("writes to {abs}, which keeps nothing"),
                 )
             } else {
-                crate::edit::verdict(&abs, self.env.workspace, self.env.edits)
+                crate::edit::verdict(&abs, self.env.workspace, self.env.home, self.env.edits)
             };
             if out.as_ref().is_none_or(|o| v.0 > o.0) {
                 out = Some(v);

@@ -530,6 +530,15 @@ impl<'a> Walker<'a> {
                             r.span,
                         )
                     }
+                    Some(p) if paths::self_approval(p, self.env.home).is_some() => Finding::new(
+                        Tier::Deny,
+                        RuleId::SelfApproval,
+                        format!(
+                            "an agent may not write toolgate's or its host's approvals: {}",
+                            self.text(r.span)
+                        ),
+                        r.span,
+                    ),
                     // Inside the workspace, a write is an edit of that file.
                     Some(p) if paths::is_within(p, self.env.workspace) => {
                         let (tier, rule, why) = self.edit_target(&r.target);

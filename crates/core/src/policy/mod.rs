@@ -8,6 +8,7 @@ mod combine;
 mod rule;
 mod scopes;
 mod shell;
+mod shell_args;
 mod target;
 #[cfg(feature = "host-shapes")]
 mod tools;
@@ -297,7 +298,7 @@ impl Policy {
     fn add_fs_needs(&self, call: &ToolCall, needs: &std::cell::RefCell<FsNeeds>) {
         match call.family() {
             Family::Shell => {
-                if let Ok(cmd) = str_arg(call, &["command"]) {
+                if let Ok((cmd, _)) = shell_args::shell_script(call) {
                     let env = Env {
                         workspace: &self.workspace,
                         home: &self.home,
@@ -308,7 +309,7 @@ impl Policy {
                         trees: false,
                         want_norm: false,
                     };
-                    builtin::analyze(cmd, &env);
+                    builtin::analyze(&cmd, &env);
                 }
             }
             Family::Read | Family::Edit => {
@@ -369,8 +370,13 @@ impl Policy {
             };
         }
         match family {
-            Family::Shell => match str_arg(call, &["command"]) {
-                Ok(cmd) => self.classify_shell(cmd, session, facts),
+            Family::Shell => match shell_args::shell_script(call) {
+                Ok((script, at)) if at == [0, script.len()] => {
+                    self.classify_shell(&script, session, facts)
+                }
+                Ok((script, at)) => {
+                    shell_args::unshift(self.classify_shell(&script, session, facts), at)
+                }
                 Err(v) => v,
             },
             Family::Read | Family::Edit => match path_args(call) {

@@ -36,6 +36,12 @@ impl Policy {
                 let Ok(cmd) = str_arg(call, &["command"]) else {
                     return Vec::new();
                 };
+                // A call run elsewhere (`cwd`, `workdir`, …) or with more words: a rule
+                // for the command alone would cover it anywhere. None is offered.
+                if !matches!(super::shell_args::shell_script(call), Ok((s, at)) if at == [0, s.len()])
+                {
+                    return Vec::new();
+                }
                 let cmd = collapse_ws(cmd);
                 if cmd.contains(')') {
                     // A `)` would end the rule's specifier early: offer nothing rather

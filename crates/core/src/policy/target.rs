@@ -70,18 +70,29 @@ impl Policy {
                 format!("edits a system file: {abs}"),
             );
         }
+        if family == Family::Edit {
+            if let Some(what) = paths::self_approval(&abs, &self.home) {
+                return Verdict::new(
+                    Tier::Deny,
+                    RuleId::SelfApproval,
+                    format!("an agent may not write {what}: {abs}"),
+                );
+            }
+        }
         if let Some(v) = self.user_rules_call(call, family, Some(&abs), session) {
             return v;
         }
         if family != Family::Read {
-            let (tier, rule, reason) = crate::edit::verdict(&abs, &self.workspace, self.edits);
+            let (tier, rule, reason) =
+                crate::edit::verdict(&abs, &self.workspace, &self.home, self.edits);
             if facts.is_empty() {
                 return Verdict::new(tier, rule, reason);
             }
             // Through a symbolic link the file edited is the target too.
             return match facts.resolve(&paths::join(path, &self.workspace, &self.home)) {
                 Some(real) if real != abs => {
-                    let (t2, r2, why2) = crate::edit::verdict(&real, &self.workspace, self.edits);
+                    let (t2, r2, why2) =
+                        crate::edit::verdict(&real, &self.workspace, &self.home, self.edits);
                     if t2 > tier {
                         Verdict::new(t2, r2, format!("{why2} (through a symbolic link: {abs})"))
                     } else {

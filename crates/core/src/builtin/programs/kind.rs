@@ -135,6 +135,7 @@ pub const KINDS: &[(&str, Kind)] = &[
     ("cd", Kind::OwnRule),
     ("pushd", Kind::OwnRule),
     ("popd", Kind::OwnRule),
+    ("toolgate", Kind::OwnRule),
     // Downloaders.
     ("curl", Kind::Downloader),
     ("wget", Kind::Downloader),
