@@ -88,7 +88,8 @@ def classify(toolgate, commands, sb=None):
 # composition that names `lnk` or globs across the workspace): without facts toolgate
 # judges paths as written and cannot see it (documented); with facts it must.
 def lexical_blind(family, command):
-    return family.startswith("symlink") or "lnk" in command or "*/" in command
+    return (family.startswith("symlink") or family.startswith("repo config")
+            or "lnk" in command or "*/" in command)
 
 
 def self_check(sb):
@@ -231,7 +232,20 @@ def main():
         findings = results[i][0]
         print(f"  {len(idx):4}  {family}: {commands[i][1]!r} is {verdicts[i]['tier']} "
               f"({verdicts[i]['rule']}); bash: {'; '.join(findings)[:100]}")
-    if a.strict and (fail_open or fs_fail_open or rm_not_denied):
+    # The cloned repositories (sandbox.REPOS): with facts, the clean one stays auto and
+    # every other asks; a program their configuration runs is a fail-open above.
+    repo = [i for i in ran if commands[i][0].startswith("repo config: ")]
+    clean = [i for i in repo if commands[i][0] == "repo config: clean"]
+    clean_not_auto = [i for i in clean if with_facts[i]["tier"] != "auto"]
+    ran_program = [i for i in repo if results[i][0]]
+    print(f"difftest: cloned repositories: {len(repo)} read-only git commands; bash ran a "
+          f"program of the repository's own config in {len(ran_program)}; with facts "
+          f"auto {sum(with_facts[i]['tier'] == 'auto' for i in repo)}, ask "
+          f"{sum(with_facts[i]['tier'] == 'ask' for i in repo)}; clean repository "
+          f"auto {len(clean) - len(clean_not_auto)} of {len(clean)}")
+    for i in clean_not_auto:
+        print(f"  clean repository not auto: {commands[i][1]!r}: {with_facts[i]['rule']}")
+    if a.strict and (fail_open or fs_fail_open or rm_not_denied or clean_not_auto):
         return 1
     return 0
 

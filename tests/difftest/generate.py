@@ -348,11 +348,30 @@ CLASSES = [
 ]
 
 
+# Read-only git commands in each cloned repository of the sandbox (sandbox.REPOS):
+# with facts, `auto` only where the repository's own configuration runs nothing.
+REPO_NAMES = ["clean", "external", "textconv", "command", "clean-filter", "fsmonitor",
+              "gpg", "include", "include-if"]
+REPO_COMMANDS = [
+    "cd repos/{r} && git status",
+    "cd repos/{r} && git diff",
+    "git -C repos/{r} log -1",
+    "git -C repos/{r} log -p -1",
+    "git -C repos/{r} show",
+    "cd repos/{r} && git diff HEAD -- notes.txt",
+]
+
+
+def repo_commands():
+    """(family, command) for every repository and read-only git command."""
+    return [(f"repo config: {r}", c.format(r=r)) for r in REPO_NAMES for c in REPO_COMMANDS]
+
+
 def generate(count, seed):
     """At least `count` commands as (family, command): every standalone case and every
     carrier with every payload first, then random compositions up to `count`."""
     rng = random.Random(seed)
-    out = list(STANDALONE) + [("read-only variation", r) for r in READS]
+    out = list(STANDALONE) + [("read-only variation", r) for r in READS] + repo_commands()
     for family, t in CARRIERS:
         for p in PAYLOADS:
             out.append((family, t.format(p=p)))

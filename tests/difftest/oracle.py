@@ -64,10 +64,15 @@ def protected(path):
 
 
 def git_bookkeeping(path):
-    """git's own index and object store, which `git status` and `git add` rewrite."""
+    """git's own index and object store, which `git status` and `git add` rewrite: the
+    workspace's repository's, or a cloned one's under `repos/` (sandbox.REPOS)."""
     path = os.path.normpath(path)
-    git = WORK + "/.git/"
-    return path in (git + "index", git + "index.lock") or path.startswith(git + "objects/")
+    gits = [WORK + "/.git/"]
+    if path.startswith(WORK + "/repos/"):
+        name = path[len(WORK + "/repos/"):].split("/", 1)[0]
+        gits.append(f"{WORK}/repos/{name}/.git/")
+    return any(path in (git + "index", git + "index.lock") or path.startswith(git + "objects/")
+               for git in gits)
 
 
 def allowed_edit(path):

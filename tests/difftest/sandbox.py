@@ -108,6 +108,46 @@ LINKS = {
 }
 
 
+# Cloned repositories in the workspace (`repos/NAME`), each with one key of its own
+# `.git/config` that makes read-only git commands run a program (here the stub `curl`,
+# which the oracle sees run), a change to a tracked file and `.gitattributes` selecting
+# the drivers; `repos/clean` has none. Only a classifier given the file system's facts
+# can see them. (name, [(key, value)]; a value starting with `@` names an include file's
+# text).
+REPOS = [
+    ("clean", []),
+    ("external", [("diff.external", "curl")]),
+    ("textconv", [("diff.d.textconv", "curl")]),
+    ("command", [("diff.d.command", "curl")]),
+    ("clean-filter", [("filter.f.clean", "curl")]),
+    ("fsmonitor", [("core.fsmonitor", "curl")]),
+    ("gpg", [("gpg.program", "curl"), ("log.showSignature", "true")]),
+    ("include", [("include.path", "@[diff]\n\texternal = curl\n")]),
+    ("include-if", [("includeIf.gitdir:/nowhere/.path", "@[diff]\n\texternal = curl\n")]),
+]
+
+
+def make_repos(root):
+    """Clones the workspace's repository into `repos/NAME` and sets each one's keys."""
+    for name, keys in REPOS:
+        dst = f"{root}{WORK}/repos/{name}"
+        subprocess.run(["git", "clone", "-q", root + WORK, dst], check=True)
+        git = ["git", "-C", dst]
+        for key, value in keys:
+            if value.startswith("@"):
+                inc = f"{dst}/.git/extra-{key.split('.')[0]}.cfg"
+                with open(inc, "w") as f:
+                    f.write(value[1:].encode().decode("unicode_escape"))
+                value = os.path.basename(inc)
+            subprocess.run(git + ["config", key, value], check=True)
+        # The clone's origin is this machine's path: not one inside the sandbox.
+        subprocess.run(git + ["remote", "remove", "origin"], check=True)
+        with open(f"{dst}/.gitattributes", "w") as f:
+            f.write("*.txt diff=d filter=f\n")
+        with open(f"{dst}/notes.txt", "a") as f:
+            f.write("d\n")
+
+
 def _libs(path):
     out = subprocess.run(["ldd", path], capture_output=True, text=True, check=False).stdout
     libs = []
@@ -195,6 +235,7 @@ def build_root(root, stub_src, toolgate=None):
     subprocess.run(git + ["add", "README.md", "notes.txt", "num.txt", "run.sh", "src/main.py"],
                    check=True)
     subprocess.run(git + ["commit", "-q", "-m", "init"], check=True)
+    make_repos(root)
     for dirpath, dirnames, filenames in os.walk(root + HOME):
         for n in dirnames + filenames:
             os.lchown(os.path.join(dirpath, n), UID, UID)

@@ -41,13 +41,23 @@ pub struct FsNeeds {
     pub paths: BTreeSet<String>,
     /// Trees a recursive read opens: the host walks each one ([`FsFacts::with_tree`]).
     pub trees: BTreeSet<Tree>,
+    /// Directories a git command starts in (its working directory, `-C DIR`, or the
+    /// `--git-dir` it names), absolute: the host finds the repository there as git
+    /// does and reports what its own configuration runs ([`FsFacts::add_repo`]).
+    #[serde(default)]
+    pub repos: BTreeSet<String>,
 }
 
 impl FsNeeds {
     pub fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.trees.is_empty()
+        self.paths.is_empty() && self.trees.is_empty() && self.repos.is_empty()
     }
 }
+
+/// What a repository's own configuration makes git run: the keys (`diff.external`,
+/// `filter.lfs.smudge`, …) that name a program, each as `key = value`; empty when it
+/// names none (or there is no repository); `Err` when it could not be read.
+pub type RepoPrograms = Result<Vec<String>, String>;
 
 /// Symbolic links and walked trees, as a host found them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -55,6 +65,9 @@ pub struct FsFacts {
     links: BTreeMap<String, String>,
     /// For each walked tree, the secret files found in it (by name or location).
     trees: BTreeMap<Tree, Vec<String>>,
+    /// For each directory a git command starts in, what its repository's own
+    /// configuration runs.
+    repos: BTreeMap<String, RepoPrograms>,
 }
 
 /// How many links one path may pass through, as Linux allows (`ELOOP` beyond).
@@ -107,7 +120,25 @@ impl FsFacts {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.links.is_empty() && self.trees.is_empty()
+        self.links.is_empty() && self.trees.is_empty() && self.repos.is_empty()
+    }
+
+    /// Records what the repository that a git command starting in `dir` (absolute)
+    /// finds has its own configuration run.
+    pub fn add_repo(&mut self, dir: &str, programs: RepoPrograms) {
+        self.repos.insert(paths::normalize(dir), programs);
+    }
+
+    /// [`FsFacts::add_repo`] by value.
+    pub fn with_repo(mut self, dir: &str, programs: RepoPrograms) -> FsFacts {
+        self.add_repo(dir, programs);
+        self
+    }
+
+    /// What the repository of a git command starting in `dir` runs; `None` when the
+    /// host did not look.
+    pub fn repo(&self, dir: &str) -> Option<&RepoPrograms> {
+        self.repos.get(&paths::normalize(dir))
     }
 
     /// Were trees walked? (Only then is a command's second look needed.)

@@ -304,6 +304,12 @@ pub enum SecretName {
         parent: &'static str,
         name: &'static str,
     },
+    /// A file whose name starts with `prefix` right under a directory `parent`
+    /// (`/dev/sda`, `/dev/nvme0n1`).
+    PrefixUnder {
+        parent: &'static str,
+        prefix: &'static str,
+    },
 }
 
 /// Every secret file name (DESIGN §1), the one list: [`is_secret`] reads paths with it,
@@ -328,10 +334,6 @@ pub const SECRET_NAMES: &[SecretName] = &[
     // `/proc/PID/environ`, `/proc/self/task/TID/environ`: a process's environment, where
     // an agent host keeps its keys.
     SecretName::Exact("environ"),
-    SecretName::Under {
-        parent: ".aws",
-        name: "credentials",
-    },
     // Credential stores of common tools, each where the tool's documentation puts it.
     // Docker (`docker login`: "$HOME/.docker/config.json"; legacy `~/.dockercfg`) and
     // Podman / containers-auth.json(5) (`~/.config/containers/auth.json`).
@@ -414,6 +416,162 @@ pub const SECRET_NAMES: &[SecretName] = &[
     SecretName::Exact("settings-security.xml"),
     SecretName::Exact(".s3cfg"),
     SecretName::Exact(".boto"),
+    // Shell and REPL histories, which hold what was typed, pasted tokens among it: bash
+    // (`HISTFILE`, bash(1)), zsh (`.zsh_history`, `.zhistory`), ksh and sh
+    // (`.sh_history`), tcsh (`.history`), fish (`~/.local/share/fish/fish_history`),
+    // Python's interactive prompt (`.python_history`, the site module), psql(1)
+    // (`.psql_history`), mysql(1) (`.mysql_history`), the Node.js REPL
+    // (`.node_repl_history`), sqlite3 (`.sqlite_history`), redis-cli
+    // (`.rediscli_history`), irb (`.irb_history`), R (`.Rhistory`), the MongoDB shells
+    // (`.dbshell`, `.mongosh/`), less (`.lesshst`).
+    SecretName::Exact(".bash_history"),
+    SecretName::Exact(".zsh_history"),
+    SecretName::Exact(".zhistory"),
+    SecretName::Exact(".sh_history"),
+    SecretName::Exact(".history"),
+    SecretName::Exact("fish_history"),
+    SecretName::Exact(".python_history"),
+    SecretName::Exact(".psql_history"),
+    SecretName::Exact(".mysql_history"),
+    SecretName::Exact(".node_repl_history"),
+    SecretName::Exact(".sqlite_history"),
+    SecretName::Exact(".rediscli_history"),
+    SecretName::Exact(".irb_history"),
+    SecretName::Exact(".Rhistory"),
+    SecretName::Exact(".dbshell"),
+    SecretName::Dir(".mongosh"),
+    SecretName::Exact(".lesshst"),
+    // AWS: everything under `~/.aws` — `config` (role ARNs, `credential_process`, and
+    // keys too where people put them), `sso/cache` and `cli/cache` (session tokens).
+    SecretName::Dir(".aws"),
+    // MySQL option files with a `password` (mysql(1): `~/.my.cnf`; Debian's
+    // maintenance account in `/etc/mysql/debian.cnf`).
+    SecretName::Exact(".my.cnf"),
+    SecretName::Under {
+        parent: "mysql",
+        name: "debian.cnf",
+    },
+    // System secrets, for agents that run as root (containers, CI): password hashes
+    // (shadow(5), gshadow(5) and their `-` backups), SSH host keys (sshd(8)
+    // HostKey defaults), PPP's CHAP secrets, WireGuard's configuration (wg-quick(8):
+    // the `PrivateKey`), NetworkManager's connection files (Wi-Fi and VPN secrets).
+    SecretName::Under {
+        parent: "etc",
+        name: "shadow",
+    },
+    SecretName::Under {
+        parent: "etc",
+        name: "shadow-",
+    },
+    SecretName::Under {
+        parent: "etc",
+        name: "gshadow",
+    },
+    SecretName::Under {
+        parent: "etc",
+        name: "gshadow-",
+    },
+    SecretName::PrefixUnder {
+        parent: "ssh",
+        prefix: "ssh_host_",
+    },
+    SecretName::Under {
+        parent: "ppp",
+        name: "chap-secrets",
+    },
+    SecretName::Under {
+        parent: "ppp",
+        name: "pap-secrets",
+    },
+    SecretName::DirUnder {
+        parent: "etc",
+        name: "wireguard",
+    },
+    SecretName::DirUnder {
+        parent: "NetworkManager",
+        name: "system-connections",
+    },
+    // Kubernetes and Docker secrets: a pod's service-account token
+    // (`/var/run/secrets/kubernetes.io/serviceaccount/token`) and Docker/Compose
+    // secrets (`/run/secrets/NAME`); the cluster admin's kubeconfig
+    // (`/etc/kubernetes/admin.conf`, kubeadm); a container's `config.v2.json` (its
+    // environment, with whatever keys it was given).
+    SecretName::DirUnder {
+        parent: "run",
+        name: "secrets",
+    },
+    SecretName::DirUnder {
+        parent: "kubernetes.io",
+        name: "serviceaccount",
+    },
+    SecretName::Under {
+        parent: "kubernetes",
+        name: "admin.conf",
+    },
+    SecretName::Exact("config.v2.json"),
+    // Raw disks and memory: a block device holds every file of its file system, and
+    // `/dev/mem`, `/dev/kmem`, `/dev/port`, `/proc/kcore` the machine's memory (other
+    // processes' memory, `/proc/PID/mem`, is in [`is_secret`]).
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "sd",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "nvme",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "vd",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "xvd",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "hd",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "mmcblk",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "dm-",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "md",
+    },
+    SecretName::PrefixUnder {
+        parent: "dev",
+        prefix: "loop",
+    },
+    SecretName::DirUnder {
+        parent: "dev",
+        name: "mapper",
+    },
+    SecretName::DirUnder {
+        parent: "dev",
+        name: "disk",
+    },
+    SecretName::Under {
+        parent: "dev",
+        name: "mem",
+    },
+    SecretName::Under {
+        parent: "dev",
+        name: "kmem",
+    },
+    SecretName::Under {
+        parent: "dev",
+        name: "port",
+    },
+    SecretName::Under {
+        parent: "proc",
+        name: "kcore",
+    },
 ];
 
 impl SecretName {
@@ -438,6 +596,9 @@ impl SecretName {
             SecretName::Under { parent: p, name } | SecretName::DirUnder { parent: p, name } => {
                 seg.eq_ignore_ascii_case(name) && parent.eq_ignore_ascii_case(p)
             }
+            SecretName::PrefixUnder { parent: p, prefix } => {
+                starts(seg, prefix) && parent.eq_ignore_ascii_case(p)
+            }
         }
     }
 }
@@ -445,11 +606,24 @@ impl SecretName {
 /// A secret file by name or location: a name of [`SECRET_NAMES`] as the last segment,
 /// or anything under one of its directories.
 pub fn is_secret(path: &str) -> bool {
+    // Another process's memory: `/proc/PID/mem`, `/proc/self/task/TID/mem`.
+    if path.starts_with("/proc/") && path.rsplit('/').next() == Some("mem") {
+        return true;
+    }
     let mut segs = path.split('/').filter(|s| !s.is_empty()).peekable();
     let mut prev = "";
+    let mut depth = 0;
     while let Some(seg) = segs.next() {
         let last = segs.peek().is_none();
+        depth += 1;
         let secret = SECRET_NAMES.iter().any(|n| match n {
+            // Devices and the kernel's files only where the system has them (`/dev/sda`,
+            // not a project's `dev/sdk.md`).
+            SecretName::PrefixUnder { parent, .. } | SecretName::Under { parent, .. }
+                if matches!(*parent, "dev" | "proc") =>
+            {
+                last && depth == 2 && path.starts_with('/') && n.names(seg, prev)
+            }
             SecretName::Dir(_) | SecretName::DirUnder { .. } => n.names(seg, prev),
             _ => last && n.names(seg, prev),
         });

@@ -1373,6 +1373,8 @@ fn one_kind_table_no_drift() {
         ("ask", "secret-file", "tac ~/.pypirc"),
         ("ask", "secret-file", "cat .n?mrc"),
         ("ask", "secret-file", "cat ~/.a*/credentials"),
-        ("auto", "readonly", "cat ~/.aws/config"),
+        // All of `~/.aws` (its config holds role ARNs, credential_process, keys).
+        ("ask", "secret-file", "cat ~/.aws/config"),
+        ("auto", "readonly", "cat ~/.awsome/config"),
     ]);
 }

@@ -6,7 +6,11 @@
 //! facts ([`Policy::classify_with_facts`]).
 //!
 //! What cannot be looked up is left out, and the core then asks: a tree with more than
-//! [`MAX_TREE_ENTRIES`] entries, or one whose walk hits an error.
+//! [`MAX_TREE_ENTRIES`] entries, or one whose walk hits an error. For each directory a
+//! git command starts in, the repository's own configuration is read for the programs
+//! it makes git run ([`git`]); one that cannot be read asks.
+
+mod git;
 
 use toolgate_core::facts::{follow_links, FsFacts, FsNeeds, Step, Tree};
 use toolgate_core::rule_id::RuleId;
@@ -75,6 +79,10 @@ pub fn gather(needs: &FsNeeds) -> FsFacts {
     }
     for tree in &needs.trees {
         walk(tree, &mut facts);
+    }
+    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+    for dir in &needs.repos {
+        facts.add_repo(dir, git::repo_programs(dir, home.as_deref()));
     }
     facts
 }

@@ -31,11 +31,89 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
                 g.span,
             );
         }
+        // `git add` runs the repository's clean filters on what it stages.
+        if let Some(flagged) = repo_programs(&[], sub, w) {
+            return flagged;
+        }
         return git_add(rest, w);
     }
-    if let Some(flagged) = git_options(sub, rest, &git_dirs(args.get(..i).unwrap_or(&[])), w) {
+    let globals = args.get(..i).unwrap_or(&[]);
+    if let Some(flagged) = git_options(sub, rest, &git_dirs(globals), w) {
         return flagged;
     }
+    let verdict = git_subcommand(sub, rest);
+    if matches!(verdict, ReadOnly::Yes) {
+        if let Some(flagged) = repo_programs(globals, sub, w) {
+            return flagged;
+        }
+    }
+    verdict
+}
+
+/// With a host's file system: does the repository this git command runs in have its
+/// own configuration run a program (`diff.external`, a diff or filter driver,
+/// `core.fsmonitor`, `gpg.program`)? A cloned repository's `.git/config` is the
+/// repository's, not the user's, and read-only git commands run those programs. The
+/// directories are noted as needs; the facts say what each repository runs.
+fn repo_programs<'w>(globals: &[&'w Word], sub: &'w Word, w: &Walker) -> Option<ReadOnly<'w>> {
+    let facts = w.env.facts;
+    if facts.is_none() && w.env.needs.is_none() {
+        return None;
+    }
+    let named = globals
+        .iter()
+        .position(|a| a.text == "--git-dir" || a.text.starts_with("--git-dir="))
+        .and_then(|k| {
+            let a = globals.get(k)?;
+            match a.text.strip_prefix("--git-dir=") {
+                Some(d) => Some(d.to_string()),
+                None => globals.get(k + 1).map(|v| v.text.clone()),
+            }
+        });
+    let start = named
+        .or_else(|| git_dirs(globals))
+        .unwrap_or_else(|| ".".into());
+    let Some(cwd) = w.cwd.as_deref() else {
+        return facts.map(|_| {
+            ReadOnly::Flag(
+                RuleId::ShellGitConfig,
+                format!(
+                    "git {} in a directory known only at run time: that repository's own \
+                     configuration may run programs",
+                    sub.text
+                ),
+                sub.span,
+            )
+        });
+    };
+    let dirs = std::iter::once(cwd).chain(w.cwd_alts.iter().map(String::as_str));
+    for d in dirs {
+        let dir = crate::paths::resolve(&start, d, w.env.home);
+        if let Some(needs) = w.env.needs {
+            needs.borrow_mut().repos.insert(dir.clone());
+        }
+        let why = match facts.and_then(|f| f.repo(&dir)) {
+            Some(Ok(keys)) => match keys.first() {
+                Some(key) => format!(
+                    "git {} in {dir} runs a program its repository's own configuration sets: {key}",
+                    sub.text
+                ),
+                None => continue,
+            },
+            Some(Err(e)) => format!(
+                "git {} in {dir}: its repository's configuration could not be read ({e})",
+                sub.text
+            ),
+            None => continue,
+        };
+        return Some(ReadOnly::Flag(RuleId::ShellGitConfig, why, sub.span));
+    }
+    None
+}
+
+/// What a git subcommand after its options is: read-only, a flag, or not read-only.
+fn git_subcommand<'w>(sub: &'w Word, rest: &[&'w Word]) -> ReadOnly<'w> {
+    let flag = |rule: RuleId, why: &str, span: Span| ReadOnly::Flag(rule, why.to_string(), span);
     match sub.text.as_str() {
         "status" | "diff" | "log" | "show" | "blame" | "ls-files" | "rev-parse" => ReadOnly::Yes,
         // Every tracked file is opened, a tracked `.env` included.
@@ -257,9 +335,14 @@ fn git_options<'w>(
         // `git log -p -- .env`, `git log -- '.e*'` (git's own pathspec glob): reads a
         // secret file.
         if !t.starts_with('-') || paths_only || a.dynamic {
-            let path = t.rsplit_once(':').map_or(t, |(_, p)| p);
-            if let Some(r) = git_path(a, path, dir, w) {
-                return Some(r);
+            // `REV:path` after the first `:` (a ref name has no `:`, a path may), and
+            // the word as a whole: a `:` may be the path's own, or a bracket class's
+            // (`.[[:lower:]]nv`).
+            let after_rev = t.split_once(':').map(|(_, p)| p);
+            for path in [Some(t), after_rev].into_iter().flatten() {
+                if let Some(r) = git_path(a, path, dir, w) {
+                    return Some(r);
+                }
             }
         }
         if value_next || paths_only {

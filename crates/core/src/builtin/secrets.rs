@@ -71,15 +71,20 @@ pub(super) const CODE_EXTS: &[&str] = &[
 /// witness); none when it can match no name of them.
 fn witnesses(pattern: &str, name: &SecretName) -> [Option<Cow<'static, str>>; 2] {
     let exact = |n: &'static str| crate::glob::match_str(pattern, n).then_some(Cow::Borrowed(n));
+    let code = pattern
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| CODE_EXTS.contains(&ext));
     match *name {
         SecretName::Exact(n) | SecretName::Dir(n) => [exact(n), None],
         SecretName::Under { parent, name } | SecretName::DirUnder { parent, name } => {
             [exact(parent), exact(name)]
         }
+        SecretName::PrefixUnder { parent, prefix } => [
+            exact(parent),
+            (!code && crate::glob::may_start_with(pattern, prefix))
+                .then_some(Cow::Borrowed(prefix)),
+        ],
         SecretName::Prefix(n) => {
-            let code = pattern
-                .rsplit_once('.')
-                .is_some_and(|(_, ext)| CODE_EXTS.contains(&ext));
             let may = !code && crate::glob::may_start_with(pattern, n);
             [may.then_some(Cow::Borrowed(n)), None]
         }
@@ -289,6 +294,9 @@ pub(super) fn sensitive_env(name: &str) -> bool {
             | "GIT_PAGER"
             | "TMPDIR"
             | "XDG_CONFIG_HOME"
+            // bash(1): a non-null GLOBIGNORE turns `dotglob` on, so `?env` and `*`
+            // reach hidden files (`.env`) that a glob skips otherwise.
+            | "GLOBIGNORE"
     ) || [
         "LD_",
         "DYLD_",

@@ -113,6 +113,11 @@ impl<'a> Parser<'a> {
                     w.tilde = true;
                     plain_chunk = false;
                     self.push_char(&mut w);
+                    // `~-` and `~+` are `$OLDPWD` and `$PWD` (bash(1), Tilde Expansion):
+                    // known only at run time.
+                    if matches!(self.peek(), Some(b'-' | b'+')) {
+                        w.dynamic = true;
+                    }
                 }
                 b'{' | b',' | b'}' => {
                     plain_chunk = false;
