@@ -50,6 +50,12 @@ USAGE:
       ~/.gemini/settings.json; --scope project: the current directory's), keeping
       the rest of the file and a backup beside it (FILE.toolgate-backup-MS).
       Idempotent; --dry-run prints the change; --uninstall takes the hook out.
+  toolgate doctor [claude-code|codex|gemini]…
+      Says for each host (default: all three) whether toolgate's hook is installed in
+      the user's and the current project's settings, whether its command resolves to
+      a program, whether a failure of it blocks the call (`|| exit 2`; Claude Code's
+      onFailure) and whether the host's version has what the entry uses. Exits 0 when
+      a hook is installed and every installed one is sound, else 1.
   toolgate import claude-settings FILE…
       Prints a policy file (TOML) with the permission rules of Claude Code settings
       files (permissions.allow / ask / deny), read as Claude Code reads them; what
@@ -123,6 +129,9 @@ pub enum Command {
     ImportClaudeSettings(Vec<PathBuf>),
     /// `toolgate install HOST`: the hook into the host's settings file.
     Install(crate::install::Install),
+    /// `toolgate doctor [HOST…]`: is each host's hook installed, resolvable and
+    /// failure-blocking.
+    Doctor(Vec<crate::hook::Host>),
     /// `toolgate runs`: the parked runs.
     Runs {
         at: crate::defer::StoreAt,
@@ -318,6 +327,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, CliError> {
             }
         }
         "decide" => parse_decide(&rest),
+        "doctor" => parse_doctor(&rest),
         other if other.starts_with('-') => Err(usage(&format!(
             "unknown option `{other}` (options come after the command)"
         ))),
@@ -401,6 +411,33 @@ fn parse_hook(rest: &[String]) -> Result<Command, CliError> {
         codex_prompt,
         defer,
     })
+}
+
+fn parse_doctor(rest: &[String]) -> Result<Command, CliError> {
+    let Some(p) = Parsed::new(rest, &[])? else {
+        return Ok(Command::Help);
+    };
+    p.only_flags("doctor", &[])?;
+    p.no_policy_opts("doctor")?;
+    let mut hosts = Vec::new();
+    for name in &p.positionals {
+        let host = crate::hook::Host::parse(name).ok_or_else(|| {
+            usage(&format!(
+                "doctor: unknown host `{name}` (claude-code, codex or gemini)"
+            ))
+        })?;
+        if !hosts.contains(&host) {
+            hosts.push(host);
+        }
+    }
+    if hosts.is_empty() {
+        hosts = vec![
+            crate::hook::Host::ClaudeCode,
+            crate::hook::Host::Codex,
+            crate::hook::Host::Gemini,
+        ];
+    }
+    Ok(Command::Doctor(hosts))
 }
 
 fn parse_runs(rest: &[String]) -> Result<Command, CliError> {

@@ -60,8 +60,12 @@ impl StoreAt {
     }
 
     fn open(&self) -> Result<SqlStore, String> {
-        toolgate_store::open(&self.database, StoreOptions::default())
-            .map_err(|e| format!("the runs database {}: {e}", self.database))
+        toolgate_store::open(&self.database, StoreOptions::default()).map_err(|e| {
+            crate::text::without_password(
+                &format!("the runs database {}: {e}", self.database),
+                &self.database,
+            )
+        })
     }
 }
 
@@ -206,26 +210,26 @@ pub fn list(at: &StoreAt, all: bool, as_json: bool, now: u64) -> Result<String, 
     for r in &list {
         let call = r.marker.as_ref().and_then(|m| m.calls.first());
         let what = call.map_or_else(String::new, |c| {
-            let shown = c
+            let command = c
                 .args
                 .get("command")
                 .and_then(Value::as_str)
                 .map_or_else(|| toolgate_core::canonical_json(&c.args), str::to_string);
             format!(
                 "  {} {}  ({}: {})",
-                c.tool,
-                one_line(&shown, 100),
-                c.rule,
-                c.reason
+                shown(&c.tool),
+                one_line(&command, 100),
+                shown(&c.rule),
+                shown(&c.reason)
             )
         });
         let age = now.saturating_sub(r.updated_at) / 1000;
         out.push_str(&format!(
             "{}  {}  {}s ago  session {}{what}\n",
-            r.run_id,
+            shown(&r.run_id),
             r.status.as_str(),
             age,
-            r.session_id
+            shown(&r.session_id)
         ));
     }
     if list.is_empty() {
@@ -247,10 +251,17 @@ pub fn decide(
     let run = runs
         .run_of(run_id, &at.owner, now)
         .map_err(|e| CliError::Runs(e.to_string()))?
-        .ok_or_else(|| CliError::Runs(format!("no run {run_id} (owner {})", at.owner)))?;
+        .ok_or_else(|| {
+            CliError::Runs(format!(
+                "no run {} (owner {})",
+                shown(run_id),
+                shown(&at.owner)
+            ))
+        })?;
     let Some(marker) = run.marker.as_ref() else {
         return Err(CliError::Runs(format!(
-            "run {run_id} is {}: there is nothing to decide",
+            "run {} is {}: there is nothing to decide",
+            shown(run_id),
             run.status.as_str()
         )));
     };
@@ -277,7 +288,15 @@ pub fn decide(
             |u| format!("toolgate decide ({u})"),
         );
     runs.resume_by(run_id, &at.owner, &decisions, now, Some(&by))
-        .map_err(|e| CliError::Runs(format!("run {run_id}: {e} ({})", e.code())))?;
+        .map_err(|e| {
+            CliError::Runs(format!(
+                "run {}: {} ({})",
+                shown(run_id),
+                shown(&e.to_string()),
+                e.code()
+            ))
+        })?;
+    let run_id = shown(run_id);
     Ok(format!(
         "{} run {run_id}: the session's next resume {} it, once\n",
         if allow { "approved" } else { "denied" },
@@ -285,12 +304,11 @@ pub fn decide(
     ))
 }
 
+use crate::text::shown;
+
 /// `s` on one line, at most `max` characters.
 fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let flat: String = shown(&s.replace(['\n', '\t'], " "));
     if flat.chars().count() > max {
         flat.chars().take(max).collect::<String>() + "…"
     } else {

@@ -66,6 +66,18 @@ pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
 /// Default bound on reading, loading and classifying.
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
+/// The longest `--timeout-ms` a host's own kill timeout leaves room for: `toolgate
+/// install` gives Claude Code and Codex `"timeout": 30` (seconds) and Gemini CLI 15,000
+/// ms; 5 and 3 seconds less leave the answer time to reach the host. A larger value is
+/// clamped, so that a slow verdict is a failure answer, never a kill (which Claude Code
+/// before 2.1.295 and Codex read as "go ahead").
+pub fn max_timeout_ms(host: Host) -> u64 {
+    match host {
+        Host::ClaudeCode | Host::Codex => 25_000,
+        Host::Gemini => 12_000,
+    }
+}
+
 /// How the hook runs (beside its host and policy).
 #[derive(Debug, Clone)]
 pub struct How {

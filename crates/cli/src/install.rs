@@ -25,7 +25,7 @@ use crate::hook::Host;
 
 /// A JSON value that keeps its objects' key order (`serde_json::Value` sorts keys).
 #[derive(Debug, Clone, PartialEq)]
-enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Number(serde_json::Number),
@@ -116,7 +116,7 @@ impl Json {
             _ => None,
         }
     }
-    fn get(&self, key: &str) -> Option<&Json> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Json> {
         match self {
             Json::Object(v) => v.iter().find(|(k, _)| k == key).map(|(_, x)| x),
             _ => None,
@@ -130,7 +130,7 @@ impl Json {
         }
         v.iter_mut().find(|(k, _)| k == key).map(|(_, x)| x)
     }
-    fn str(&self) -> Option<&str> {
+    pub(crate) fn str(&self) -> Option<&str> {
         match self {
             Json::String(s) => Some(s),
             _ => None,
@@ -158,7 +158,7 @@ pub struct Install {
     pub uninstall: bool,
 }
 
-fn host_word(host: Host) -> &'static str {
+pub(crate) fn host_word(host: Host) -> &'static str {
     match host {
         Host::ClaudeCode => "claude-code",
         Host::Codex => "codex",
@@ -167,7 +167,11 @@ fn host_word(host: Host) -> &'static str {
 }
 
 /// The host's settings file for `scope`.
-fn settings_file(host: Host, scope: Scope, env: &crate::load::Env) -> Result<PathBuf, CliError> {
+pub(crate) fn settings_file(
+    host: Host,
+    scope: Scope,
+    env: &crate::load::Env,
+) -> Result<PathBuf, CliError> {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let base = match scope {
         Scope::Project => env
@@ -263,7 +267,7 @@ fn is_guarded(command: &str) -> bool {
 
 /// Does this hook entry block when it fails: the guard in its command, and for Claude
 /// Code `"onFailure": "block"` too (2.1.295+: also covers a hook its timeout kills).
-fn guarded(host: Host, hook: &Json) -> bool {
+pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     let cmd = hook.get("command").and_then(Json::str).unwrap_or("");
     let wrapped = is_guarded(cmd);
     let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
@@ -285,12 +289,44 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Is this hook command toolgate's hook?
-fn is_ours(command: &str) -> bool {
+pub(crate) fn is_ours(command: &str) -> bool {
     let mut words = command.split_ascii_whitespace();
     words.any(|w| {
         let name = w.trim_matches(['"', '\'']).rsplit('/').next().unwrap_or("");
         name == "toolgate"
     }) && command.split_ascii_whitespace().any(|w| w == "hook")
+}
+
+/// toolgate's hook entries in the settings file at `path` for `host`'s event: `None`
+/// when the file does not exist; `Err` when it is not the host's shape.
+pub(crate) fn our_hooks(host: Host, path: &Path) -> Result<Option<Vec<Json>>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if text.trim().is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let doc: Json = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let (event, _) = entry(host, "");
+    let groups = match doc.get("hooks").and_then(|h| h.get(event)) {
+        None => return Ok(Some(Vec::new())),
+        Some(Json::Array(g)) => g,
+        Some(_) => return Err(format!("`hooks.{event}` is not a list")),
+    };
+    Ok(Some(
+        groups
+            .iter()
+            .filter_map(|g| match g.get("hooks") {
+                Some(Json::Array(hs)) => Some(hs),
+                _ => None,
+            })
+            .flatten()
+            .filter(|h| h.get("command").and_then(Json::str).is_some_and(is_ours))
+            .cloned()
+            .collect(),
+    ))
 }
 
 /// Runs `toolgate install`; returns what to print.
@@ -299,6 +335,89 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
         Some(f) => f.clone(),
         None => settings_file(req.host, req.scope, env)?,
     };
+    // A settings file that is a symbolic link (dotfiles kept in a repository) is
+    // written where it points, the link left as it is.
+    let path = through_link(&path)?;
+    // One writer at a time: another install of any host waits for this one.
+    let _lock = if req.dry_run {
+        None
+    } else {
+        Some(lock_dir(&path)?)
+    };
+    edit(req, path)
+}
+
+/// The file `path` names: its target when it is a symbolic link (a link to nothing is
+/// refused), else itself.
+fn through_link(path: &Path) -> Result<PathBuf, CliError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
+            CliError::Runs(format!(
+                "{} is a symbolic link to a file that cannot be reached ({e}); nothing changed",
+                path.display()
+            ))
+        }),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// An exclusive lock for writing `path`: `FILE.toolgate-lock` beside it, created
+/// exclusively and holding this process's id, removed when the guard drops. A lock
+/// whose process is gone is stale and taken over; another live install is waited for
+/// (up to 10 s), so concurrent installs take turns.
+struct Lock(PathBuf);
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn lock_dir(path: &Path) -> Result<Lock, CliError> {
+    use std::io::Write as _;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(CliError::io(format!("creating {}", dir.display())))?;
+    }
+    let lock = PathBuf::from(format!("{}.toolgate-lock", path.display()));
+    let start = std::time::Instant::now();
+    loop {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(mut f) => {
+                let _ = write!(f, "{}", std::process::id());
+                return Ok(Lock(lock));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let holder = std::fs::read_to_string(&lock).unwrap_or_default();
+                let alive = holder
+                    .trim()
+                    .parse::<u32>()
+                    .is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+                if !alive && !holder.trim().is_empty() {
+                    let _ = std::fs::remove_file(&lock);
+                    continue;
+                }
+                if start.elapsed() > std::time::Duration::from_secs(10) {
+                    return Err(CliError::Runs(format!(
+                        "{} is being written by another toolgate install (remove {} if none \
+                         is running); nothing changed",
+                        path.display(),
+                        lock.display()
+                    )));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(CliError::io(format!("creating {}", lock.display()))(e)),
+        }
+    }
+}
+
+/// The install or uninstall itself, on the file at `path`.
+fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
     let command = match &req.command {
         Some(c) => c.clone(),
         // A project's settings are shared (teams commit them): they name `toolgate` on
@@ -396,12 +515,16 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
             }
         }
         groups.retain(|g| !matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.is_empty()));
-        format!("removed the toolgate hook ({})", found.join("; "))
+        format!(
+            "removed the toolgate hook ({})",
+            crate::text::shown(&found.join("; "))
+        )
     } else {
         if let Some(existing) = found.first() {
             return Ok(format!(
-                "{}: toolgate's hook is already there (`{existing}`); nothing changed\n",
-                path.display()
+                "{}: toolgate's hook is already there (`{}`); nothing changed\n",
+                path.display(),
+                crate::text::shown(existing)
             ));
         }
         groups.push(group);
@@ -442,14 +565,19 @@ pub fn run(req: &Install, env: &crate::load::Env) -> Result<String, CliError> {
     Ok(out)
 }
 
-/// Writes `text` to `path` by rename, after copying the old file beside it.
+/// Writes `text` to `path` by rename, after copying the old file beside it. The new
+/// file keeps the old one's permissions and owner (a new file is private to you, 0600);
+/// it is first written to a temporary file of an unpredictable name, created
+/// exclusively beside it (no file an attacker planted is opened).
 fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     let shown = path.display().to_string();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(CliError::io(format!("creating {}", dir.display())))?;
     }
-    if existed {
+    let old = if existed {
         let backup = PathBuf::from(format!(
             "{shown}.toolgate-backup-{}",
             crate::defer::now_ms()
@@ -458,13 +586,58 @@ fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
             "backing up {shown} to {}",
             backup.display()
         )))?;
+        std::fs::metadata(path).ok()
+    } else {
+        None
+    };
+    let mode = old
+        .as_ref()
+        .map_or(0o600, |m| m.permissions().mode() & 0o7777);
+    let name = path
+        .file_name()
+        .map_or_else(|| "settings".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.toolgate-{}", unpredictable()));
+    let written = (|| -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        if let Some(m) = &old {
+            if f.metadata()?.uid() != m.uid() || f.metadata()?.gid() != m.gid() {
+                std::os::unix::fs::fchown(&f, Some(m.uid()), Some(m.gid()))?;
+            }
+        }
+        f.write_all(text.as_bytes())?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(CliError::io(format!(
+            "writing {} (its owner and permissions kept)",
+            tmp.display()
+        ))(e));
     }
-    let tmp = PathBuf::from(format!("{shown}.toolgate-tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(CliError::io(format!("writing {}", tmp.display())))?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         CliError::io(format!("replacing {shown}"))(e)
     })
+}
+
+/// 16 hex digits nobody can guess: from the kernel's random source, else from the
+/// clock and the process.
+fn unpredictable() -> String {
+    use std::io::Read as _;
+    let mut b = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    if random.is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        b = ((t as u64) ^ u64::from(std::process::id()).rotate_left(32)).to_le_bytes();
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// A line diff of `a` → `b` (`-` removed, `+` added, two lines of context).

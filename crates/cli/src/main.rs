@@ -6,12 +6,14 @@ mod bench;
 mod classify;
 mod claude_settings;
 mod defer;
+mod doctor;
 mod error;
 mod explain;
 mod hook;
 mod install;
 mod load;
 mod report;
+mod text;
 mod transcripts;
 
 use args::Command;
@@ -84,7 +86,7 @@ fn run(command: Command) -> Result<(), CliError> {
             let how = hook::How {
                 defer,
                 fs: policy.fs != Some(false),
-                timeout_ms,
+                timeout_ms: timeout_ms.min(hook::max_timeout_ms(host)),
                 codex_prompt,
             };
             let stdout = std::io::stdout();
@@ -104,6 +106,14 @@ fn run(command: Command) -> Result<(), CliError> {
             print(&claude_settings::to_toml(&files, &imported))
         }
         Command::Install(req) => print(&install::run(&req, &env)?),
+        Command::Doctor(hosts) => {
+            let (report, ok) = doctor::run(&hosts, &env);
+            print(&report)?;
+            if !ok {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Command::Runs { at, all, json } => print(&defer::list(&at, all, json, defer::now_ms())?),
         Command::Decide {
             at,
