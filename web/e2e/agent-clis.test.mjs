@@ -16,11 +16,17 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checker } from "./checks.mjs";
-import { ROOT, run } from "./tarball.mjs";
+import { run } from "./cmd.mjs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { anthropic, gemini, openai } from "../agent-clis/fake-models.mjs";
 import { api, startServer } from "./server-proc.mjs";
 
 const { check, finish } = checker();
+// Not from tarball.mjs, which packs the npm package on import: this test needs none,
+// and two things that package at once break each other (scripts/package).
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
 const CLIS = join(ROOT, "web", "agent-clis");
 const BIN = join(CLIS, "node_modules", ".bin");
 const toolgate = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "toolgate");
@@ -84,6 +90,14 @@ function removableHook(env, host, name) {
   install(env, [host, "--uninstall"]);
   const inst = install(env, [host, "--command", `${bin} hook ${host}`]);
   return { inst, remove: () => rmSync(bin, { force: true }) };
+}
+
+/** The settings file at `file` with toolgate's failure guard taken out (`|| exit 2`,
+ * Claude Code's onFailure): the entry an older toolgate install wrote. */
+function unguard(file) {
+  const text = readFileSync(file, "utf8").replaceAll(" || exit 2", "").replace(/,\s*"onFailure": "block"/g, "");
+  writeFileSync(file, text);
+  return !text.includes("exit 2") && !text.includes("onFailure");
 }
 
 // What each CLI sent back to the model as the tool's result.
@@ -187,6 +201,13 @@ try {
     r = await claude(["-p", "make it", "--allowedTools", "Bash"]);
     check("claude -p: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
       { out: r.out.slice(0, 600), err: r.err.slice(-600) });
+    // The control: the same entry without the guard lets the call run (the hole).
+    const open = join(work, "made-claude-open");
+    script.input = { command: `touch ${open}`, description: "x" };
+    const unguarded = unguard(join(home, ".claude", "settings.json"));
+    r = await claude(["-p", "make it", "--allowedTools", "Bash"]);
+    check("claude -p: the control, an unguarded entry with the binary removed, lets the call run", unguarded && existsSync(open),
+      { out: r.out.slice(0, 600), err: r.err.slice(-600) });
     fake.close();
   }
 
@@ -223,6 +244,12 @@ try {
     r = await codex();
     check("codex exec: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
       { out: r.out.slice(0, 600), err: r.err.slice(-600) });
+    const open = join(work, "made-codex-open");
+    script.arguments = { cmd: `touch ${open}` };
+    const unguarded = unguard(join(codexHome, "hooks.json"));
+    r = await codex();
+    check("codex exec: the control, an unguarded entry with the binary removed, lets the call run", unguarded && existsSync(open),
+      { out: r.out.slice(0, 600), err: r.err.slice(-600) });
     fake.close();
   }
 
@@ -257,6 +284,15 @@ try {
     r = await gem();
     check("gemini -p: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
       { out: r.out.slice(0, 600), err: r.err.slice(-600) });
+    const open = join(work, "made-gemini-open");
+    script.args = { command: `touch ${open}` };
+    const unguarded = unguard(join(home, ".gemini", "settings.json"));
+    r = await gem();
+    // Gemini CLI's docs say a hook's other exit codes only warn; 0.61.0 was seen to
+    // block the call itself when the command could not run. Reported, not asserted:
+    // the guard blocks either way (checked above).
+    check("gemini: the control entry was written without the guard", unguarded, "");
+    console.log(`note: gemini -p with an unguarded entry and the binary removed: the call ${existsSync(open) ? "ran" : "was blocked by Gemini CLI itself"}`);
     fake.close();
   }
 } finally {

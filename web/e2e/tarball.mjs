@@ -17,16 +17,8 @@ export const TGZ = out.startsWith("/") ? out : join(ROOT, out);
 /** The unpacked package the tarball was packed from (for size checks and publint). */
 export const PKG_DIR = join(dirname(TGZ), "toolgate");
 
-/** Runs `cmd args` in `cwd`, bounded: an install or a build that hangs fails after 5
- * minutes. `{ ok, out }` (stdout, or stdout + stderr + the error on failure). */
-export function run(cmd, args, cwd) {
-  try {
-    const opts = { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300_000, killSignal: "SIGKILL" };
-    return { ok: true, out: execFileSync(cmd, args, opts) };
-  } catch (e) {
-    return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}${e.message}` };
-  }
-}
+import { run } from "./cmd.mjs";
+export { run };
 
 /** A consumer project in `dir` (`package.json`, `type: module`) with the tarball
  * installed: `{ ok, out }`, ok only when npm wrote its lockfile. */

@@ -58,6 +58,44 @@ pub fn load_calls(text: &str) -> Calls {
     out
 }
 
+/// Default run time of `toolgate bench`.
+pub const BENCH_SECONDS: f64 = 3.0;
+/// Default time per input of `toolgate bench-adversarial`.
+pub const ADVERSARIAL_SECONDS: f64 = 0.2;
+
+/// `toolgate bench`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// JSON lines of tool calls
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+    /// How long to run, in seconds (0, 3600]
+    #[arg(long, value_name = "S", default_value_t = BENCH_SECONDS, value_parser = seconds, allow_negative_numbers = true)]
+    pub seconds: f64,
+    #[command(flatten)]
+    pub policy: crate::load::PolicyOpts,
+}
+
+/// `toolgate bench-adversarial`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AdversarialArgs {
+    /// Seconds per input, in (0, 3600]
+    #[arg(long, value_name = "S", default_value_t = ADVERSARIAL_SECONDS, value_parser = seconds, allow_negative_numbers = true)]
+    pub seconds: f64,
+    #[command(flatten)]
+    pub policy: crate::load::PolicyOpts,
+}
+
+/// A number of seconds in (0, 3600].
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(format!(
+            "expected a number of seconds in (0, 3600], got `{s}`"
+        )),
+    }
+}
+
 /// Runs `toolgate bench`; returns the report, whose last line is
 /// `classifications_per_sec=N`.
 pub fn bench(policy: &Policy, file: &Path, seconds: f64) -> Result<String, CliError> {

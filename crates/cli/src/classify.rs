@@ -19,6 +19,15 @@ pub const MALFORMED_RULE: &str = "input.malformed";
 /// whenever the input has nothing more buffered, so a caller that writes one call
 /// and waits for its verdict (a co-process) is answered at once, while a batch is
 /// written in large blocks. Returns the number of lines.
+/// `toolgate classify`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClassifyArgs {
+    #[command(flatten)]
+    pub policy: crate::load::PolicyOpts,
+    #[command(flatten)]
+    pub fs: crate::load::FsFlags,
+}
+
 pub fn run<R: Read, W: Write>(
     policy: &Policy,
     fs: bool,

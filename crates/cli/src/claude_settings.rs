@@ -30,6 +30,19 @@ use toolgate_core::Rule;
 
 use crate::error::CliError;
 
+/// `toolgate import …`: another tool's rules as a policy file.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Import {
+    /// Prints a policy file (TOML) with the permission rules of Claude Code settings
+    /// files (permissions.allow / ask / deny), read as Claude Code reads them; what
+    /// could not be kept exactly is said in comments.
+    ClaudeSettings {
+        /// Claude Code settings.json files
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+}
+
 /// The rules of some settings files, in toolgate's words, with what changed on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Imported {

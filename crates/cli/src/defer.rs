@@ -26,6 +26,59 @@ pub const DEFAULT_TTL_MS: u64 = toolgate_core::marker::MAX_MARKER_TTL_MS;
 /// The owner toolgate's CLI parks runs as, unless `--owner` says otherwise.
 pub const DEFAULT_OWNER: &str = "local";
 
+/// `--database` and `--owner`: where `runs` and `decide` look.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StoreOpts {
+    /// The runs database URL (sqlite:PATH or postgres://…)
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+    /// The owner whose runs these are
+    #[arg(long, value_name = "NAME")]
+    pub owner: Option<String>,
+}
+
+impl StoreOpts {
+    pub fn at(&self) -> Result<StoreAt, CliError> {
+        StoreAt::resolve(self.database.clone(), self.owner.clone())
+    }
+}
+
+/// `toolgate runs`' options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunsArgs {
+    /// Every run, not only the parked ones
+    #[arg(long)]
+    pub all: bool,
+    /// As JSON
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+/// A person's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Decision {
+    Allow,
+    Deny,
+}
+
+/// `toolgate decide`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DecideArgs {
+    /// The run's id (as `toolgate runs` lists it)
+    #[arg(value_name = "RUN")]
+    pub run: String,
+    /// allow or deny
+    #[arg(value_enum)]
+    pub decision: Decision,
+    /// What the model is told of a denial (with deny)
+    #[arg(long, value_name = "M")]
+    pub message: Option<String>,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
 /// Where parked runs are kept: a database URL and the owner whose runs these are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreAt {

@@ -14,6 +14,30 @@ use crate::install::{self, Json, Scope};
 use crate::load::Env;
 use crate::text::shown;
 
+/// `toolgate doctor`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DoctorArgs {
+    /// The hosts to check (default: all three)
+    #[arg(value_enum, value_name = "HOST")]
+    pub hosts: Vec<Host>,
+}
+
+impl DoctorArgs {
+    /// The hosts named, once each, or all three.
+    pub fn hosts(&self) -> Vec<Host> {
+        let mut out: Vec<Host> = Vec::new();
+        for h in &self.hosts {
+            if !out.contains(h) {
+                out.push(*h);
+            }
+        }
+        if out.is_empty() {
+            out = vec![Host::ClaudeCode, Host::Codex, Host::Gemini];
+        }
+        out
+    }
+}
+
 /// Claude Code's first version with `onFailure` on a hook entry (its changelog, 2.1.295).
 pub const CLAUDE_ON_FAILURE: [u32; 3] = [2, 1, 295];
 

@@ -3,8 +3,8 @@
 //! command. The command is untrusted text: control characters are shown escaped,
 //! never sent to the terminal, and long commands are shown around the span.
 
-use crate::args::ExplainInput;
 use crate::error::CliError;
+use crate::load::{FsFlags, PolicyOpts};
 use serde_json::Value;
 use std::fmt::Write as _;
 use toolgate_core::{Family, Policy, ToolCall, Verdict};
@@ -16,6 +16,50 @@ const MAX_LINES_NO_SPAN: usize = 12;
 /// Characters of a long line shown around the span.
 const MAX_COLUMNS: usize = 160;
 const PART_TEXT_MAX: usize = 100;
+
+/// `toolgate explain`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub policy: PolicyOpts,
+    #[command(flatten)]
+    pub fs: FsFlags,
+    /// A whole tool call as JSON ({"tool":…,"args":…}) instead of a shell command
+    #[arg(long, value_name = "JSON")]
+    pub call: Option<String>,
+    /// The shell command, quoted as one argument
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+impl ExplainArgs {
+    /// What to explain: the one COMMAND or the --call JSON, or a usage error.
+    pub fn input(&self) -> Result<ExplainInput, CliError> {
+        let usage = |m: String| CliError::Usage(m);
+        match (&self.call, self.command.as_slice()) {
+            (Some(json), []) => Ok(ExplainInput::Call(json.clone())),
+            (Some(_), _) => Err(usage(
+                "explain: give COMMAND or --call JSON, not both".into(),
+            )),
+            (None, [one]) => Ok(ExplainInput::Command(one.clone())),
+            (None, []) => Err(usage("explain: missing COMMAND (or --call JSON)".into())),
+            (None, more) => Err(usage(format!(
+                "explain: expected one COMMAND, got {} words: quote the command, e.g. \
+                 toolgate explain 'rm -rf build'",
+                more.len()
+            ))),
+        }
+    }
+}
+
+/// What `explain` explains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExplainInput {
+    /// A shell command, classified as `{"tool":"bash","args":{"command":…}}`.
+    Command(String),
+    /// A whole tool call as JSON.
+    Call(String),
+}
 
 /// Classifies `input` and renders the explanation.
 pub fn explain(policy: &Policy, input: &ExplainInput, fs: bool) -> Result<String, CliError> {

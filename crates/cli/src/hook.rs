@@ -30,28 +30,98 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use toolgate_core::{Tier, ToolCall, Verdict};
 
-use crate::args::PolicyOpts;
 use crate::error::CliError;
-use crate::load::Env;
+use crate::load::{Env, PolicyOpts};
 
 /// The hosts `toolgate hook` speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Host {
+    /// Claude Code (also `claude`)
+    #[value(name = "claude-code", alias = "claude")]
     ClaudeCode,
+    /// Codex
     Codex,
+    /// Gemini CLI (also `gemini-cli`)
+    #[value(alias = "gemini-cli")]
     Gemini,
 }
 
-impl Host {
-    pub fn parse(name: &str) -> Option<Host> {
-        match name {
-            "claude-code" | "claude" => Some(Host::ClaudeCode),
-            "codex" => Some(Host::Codex),
-            "gemini" | "gemini-cli" => Some(Host::Gemini),
-            _ => None,
-        }
-    }
+/// `--codex-ask`: what an `ask` is in Codex.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CodexAsk {
+    /// A deny that says a person must approve it
+    #[default]
+    Deny,
+    /// No decision for a patch, so Codex's own prompt asks (Codex's config.toml must
+    /// say approval_policy = "untrusted")
+    Prompt,
+}
 
+/// `toolgate hook`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HookArgs {
+    /// The agent CLI whose hook protocol to speak
+    #[arg(value_enum)]
+    pub host: Host,
+    /// Judge paths as written (file-system facts are on by default)
+    #[arg(long)]
+    pub no_fs: bool,
+    /// Bound on reading, loading and classifying, 1..=600000 (clamped under the host's
+    /// own kill timeout: 25000 for Claude Code and Codex, 12000 for Gemini CLI)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub timeout_ms: u64,
+    /// Codex only: what an ask is there
+    #[arg(long, value_enum, default_value_t = CodexAsk::Deny)]
+    pub codex_ask: CodexAsk,
+    /// Claude Code in `claude -p`: park an ask in the runs database and answer
+    /// `defer`; the resumed session's hook answers what a person decided, once
+    #[arg(long)]
+    pub defer: bool,
+    /// The runs database (with --defer)
+    #[arg(long, value_name = "URL", requires = "defer")]
+    pub database: Option<String>,
+    /// The owner of the parked runs (with --defer)
+    #[arg(long, value_name = "NAME", requires = "defer")]
+    pub owner: Option<String>,
+    #[command(flatten)]
+    pub policy: PolicyOpts,
+}
+
+impl HookArgs {
+    /// How the hook runs, or a usage error for an option its host does not have.
+    pub fn how(&self) -> Result<How, CliError> {
+        let usage = |m: &str| Err(CliError::Usage(m.to_string()));
+        if self.codex_ask == CodexAsk::Prompt && self.host != Host::Codex {
+            return usage(
+                "--codex-ask is for `hook codex` (Claude Code asks itself; a Gemini CLI \
+                 hook's ask is a deny)",
+            );
+        }
+        if self.defer && self.host != Host::ClaudeCode {
+            return usage(
+                "--defer is for `hook claude-code` (claude -p); Codex and Gemini CLI have no \
+                 defer",
+            );
+        }
+        let defer = if self.defer {
+            Some(crate::defer::StoreAt::resolve(
+                self.database.clone(),
+                self.owner.clone(),
+            )?)
+        } else {
+            None
+        };
+        Ok(How {
+            defer,
+            fs: !self.no_fs,
+            timeout_ms: self.timeout_ms.min(max_timeout_ms(self.host)),
+            codex_prompt: self.codex_ask == CodexAsk::Prompt,
+        })
+    }
+}
+
+impl Host {
     /// The `hook_event_name` this hook answers.
     fn event(self) -> &'static str {
         match self {

@@ -139,22 +139,35 @@ impl Json {
 }
 
 /// Where the hook goes: a user's settings or a project's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
+    /// Your own settings (~/.claude, ~/.codex, ~/.gemini)
     User,
+    /// The current directory's (shared: the hook runs `toolgate` from the PATH)
     Project,
 }
 
-/// What `toolgate install` was asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What `toolgate install` was asked: its options.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct Install {
+    /// The agent CLI
+    #[arg(value_enum)]
     pub host: Host,
+    /// Whose settings
+    #[arg(long, value_enum, default_value_t = Scope::User)]
     pub scope: Scope,
-    /// `--file`: this settings file instead of the host's.
+    /// This settings file instead of the host's
+    #[arg(long, value_name = "F")]
     pub file: Option<PathBuf>,
-    /// `--command`: the hook command (default: this executable, `hook HOST`).
+    /// The hook command (default: this executable, `hook HOST`; in project scope
+    /// `toolgate hook HOST`)
+    #[arg(long, value_name = "CMD", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub command: Option<String>,
+    /// Print the change, write nothing
+    #[arg(long)]
     pub dry_run: bool,
+    /// Take the hook out
+    #[arg(long)]
     pub uninstall: bool,
 }
 

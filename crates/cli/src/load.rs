@@ -2,10 +2,67 @@
 //! workspace and home directories — a flag wins over the file, the file over the
 //! defaults (the current directory and `$HOME`).
 
-use crate::args::PolicyOpts;
 use crate::error::CliError;
+use clap::builder::NonEmptyStringValueParser;
 use std::path::{Component, Path, PathBuf};
 use toolgate_core::Policy;
+
+/// Where the policy comes from and what overrides it: the options every command that
+/// judges calls shares.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+pub struct PolicyOpts {
+    /// A policy file (TOML); default: the built-in policy
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Claude Code settings (repeatable): their permission rules are added to the
+    /// policy's, with Claude Code's meaning
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// The workspace directory (default: the policy's, else the current directory)
+    #[arg(long, value_name = "DIR", value_parser = NonEmptyStringValueParser::new())]
+    pub workspace: Option<String>,
+    /// The home directory (default: the policy's, else $HOME)
+    #[arg(long, value_name = "DIR", value_parser = NonEmptyStringValueParser::new())]
+    pub home: Option<String>,
+    /// File-system facts (symbolic links, the trees recursive reads walk) from this
+    /// machine: `Some(true)` with `--fs`, `Some(false)` with `--no-fs`, `None` for the
+    /// default ([`PolicyOpts::fs_for`]). Set by the commands that take those flags.
+    #[arg(skip)]
+    pub fs: Option<bool>,
+}
+
+impl PolicyOpts {
+    /// Whether to look the file system up for `policy`: as `--fs` / `--no-fs` say, else
+    /// when `default_on` (the hook) or when the policy's workspace is a directory on this
+    /// machine (the calls are then this machine's: a planted link is followed).
+    pub fn fs_for(&self, policy: &toolgate_core::Policy, default_on: bool) -> bool {
+        self.fs
+            .unwrap_or_else(|| default_on || std::path::Path::new(policy.workspace()).is_dir())
+    }
+}
+
+/// `--fs` / `--no-fs`: look paths up on this machine, or judge them as written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args)]
+pub struct FsFlags {
+    /// Look paths up on this machine: a path through a symbolic link is judged as the
+    /// file it names, and a recursive read whose trees hold no secret file is read-only
+    #[arg(long, overrides_with = "no_fs")]
+    pub fs: bool,
+    /// Judge paths as written (recursive reads ask)
+    #[arg(long, overrides_with = "fs")]
+    pub no_fs: bool,
+}
+
+impl FsFlags {
+    /// `Some(true)`, `Some(false)`, or `None` when neither flag was given.
+    pub fn value(self) -> Option<bool> {
+        match (self.fs, self.no_fs) {
+            (true, _) => Some(true),
+            (false, true) => Some(false),
+            (false, false) => None,
+        }
+    }
+}
 
 /// What the process environment supplies: the current directory and `$HOME`.
 #[derive(Debug, Clone, Default)]

@@ -1,10 +1,11 @@
 //! The `toolgate` command: classify tool calls (JSON lines), explain a verdict, report
-//! what a log of tool calls would have been asked, and benchmark the classifier. See `toolgate --help`.
+//! what a log of tool calls would have been asked, benchmark the classifier, and be an
+//! agent CLI's hook. See `toolgate --help`.
 
-mod args;
 mod bench;
 mod classify;
 mod claude_settings;
+mod cli;
 mod defer;
 mod doctor;
 mod error;
@@ -16,20 +17,13 @@ mod report;
 mod text;
 mod transcripts;
 
-use args::Command;
+use cli::Command;
 use error::CliError;
 use std::io::{BufReader, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let argv: Result<Vec<String>, _> = std::env::args_os()
-        .skip(1)
-        .map(|a| {
-            a.into_string()
-                .map_err(|a| CliError::Usage(format!("argument {a:?} is not valid UTF-8")))
-        })
-        .collect();
-    match argv.and_then(args::parse).and_then(run) {
+    match cli::parse(std::env::args_os()).and_then(|c| c.map_or(Ok(()), |c| run(c.command))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
@@ -42,9 +36,11 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<(), CliError> {
     let env = load::Env::from_process();
     match command {
-        Command::Help => print(args::USAGE),
-        Command::Version => print(&format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))),
-        Command::Classify(opts) => {
+        Command::Classify(args) => {
+            let opts = load::PolicyOpts {
+                fs: args.fs.value(),
+                ..args.policy
+            };
             let policy = load::policy(&opts, &env)?;
             let fs = opts.fs_for(&policy, false);
             let stdin = std::io::stdin();
@@ -53,45 +49,40 @@ fn run(command: Command) -> Result<(), CliError> {
             let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
             classify::run(&policy, fs, &mut input, &mut out).map(|_| ())
         }
-        Command::Explain { policy, input } => {
-            let opts = policy;
+        Command::Explain(args) => {
+            let input = args.input()?;
+            let opts = load::PolicyOpts {
+                fs: args.fs.value(),
+                ..args.policy
+            };
             let policy = load::policy(&opts, &env)?;
             let fs = opts.fs_for(&policy, false);
             print(&explain::explain(&policy, &input, fs)?)
         }
-        Command::Bench {
-            policy,
-            file,
-            seconds,
-        } => {
-            let policy = load::policy(&policy, &env)?;
-            print(&bench::bench(&policy, &file, seconds)?)
+        Command::Bench(args) => {
+            let policy = load::policy(&args.policy, &env)?;
+            print(&bench::bench(&policy, &args.file, args.seconds)?)
         }
-        Command::Report { policy, file, top } => {
+        Command::BenchAdversarial(args) => {
+            let policy = load::policy(&args.policy, &env)?;
+            print(&bench::bench_adversarial(&policy, args.seconds))
+        }
+        Command::Report(args) => {
             // A report's calls were often made on another machine: facts only with --fs.
-            let fs = policy.fs == Some(true);
+            let fs = args.fs.value() == Some(true);
             // A session log's own working directory is each call's workspace, unless
             // --workspace names one.
-            let own_cwd = policy.workspace.is_none();
-            let policy = load::policy(&policy, &env)?;
-            print(&report::report(&policy, &file, top, fs, own_cwd)?)
+            let own_cwd = args.policy.workspace.is_none();
+            let policy = load::policy(&args.policy, &env)?;
+            print(&report::report(&policy, &args.file, args.top, fs, own_cwd)?)
         }
-        Command::Hook {
-            host,
-            policy,
-            timeout_ms,
-            codex_prompt,
-            defer,
-        } => {
-            let how = hook::How {
-                defer,
-                fs: policy.fs != Some(false),
-                timeout_ms: timeout_ms.min(hook::max_timeout_ms(host)),
-                codex_prompt,
-            };
+        Command::Hook(args) => {
+            let how = args.how()?;
+            let mut policy = args.policy;
+            policy.fs = Some(how.fs);
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            let answered = hook::run(host, policy, env, how, std::io::stdin(), &mut out);
+            let answered = hook::run(args.host, policy, env, how, std::io::stdin(), &mut out);
             if let Err(e) = answered {
                 // No answer reached the host (its end of stdout is gone): exit 2, which
                 // every host reads as "block". Any other status, or 0 with no answer,
@@ -101,39 +92,41 @@ fn run(command: Command) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::ImportClaudeSettings(files) => {
+        Command::Import(claude_settings::Import::ClaudeSettings { files }) => {
             let imported = claude_settings::read(&files)?;
             print(&claude_settings::to_toml(&files, &imported))
         }
         Command::Install(req) => print(&install::run(&req, &env)?),
-        Command::Doctor(hosts) => {
-            let (report, ok) = doctor::run(&hosts, &env);
+        Command::Doctor(args) => {
+            let (report, ok) = doctor::run(&args.hosts(), &env);
             print(&report)?;
             if !ok {
                 std::process::exit(1);
             }
             Ok(())
         }
-        Command::Runs { at, all, json } => print(&defer::list(&at, all, json, defer::now_ms())?),
-        Command::Decide {
-            at,
-            run_id,
-            allow,
-            message,
-        } => print(&defer::decide(
-            &at,
-            &run_id,
-            allow,
-            message,
+        Command::Runs(args) => print(&defer::list(
+            &args.store.at()?,
+            args.all,
+            args.json,
             defer::now_ms(),
         )?),
-        Command::BenchAdversarial {
-            policy,
-            seconds_per_input,
-        } => {
-            let policy = load::policy(&policy, &env)?;
-            print(&bench::bench_adversarial(&policy, seconds_per_input))
+        Command::Decide(args) => {
+            let allow = args.decision == defer::Decision::Allow;
+            if allow && args.message.is_some() {
+                return Err(CliError::Usage(
+                    "decide: --message goes with deny (it is what the model is told)".into(),
+                ));
+            }
+            print(&defer::decide(
+                &args.store.at()?,
+                &args.run,
+                allow,
+                args.message,
+                defer::now_ms(),
+            )?)
         }
+        Command::Completions { shell } => print(&cli::completions(shell)),
     }
 }
 

@@ -19,6 +19,22 @@ use toolgate_core::{Policy, Tier, Verdict};
 /// Rows shown in each "most" table by default.
 pub const TOP: usize = 15;
 
+/// `toolgate report`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// JSON lines of tool calls, an agent CLI's session log, or a directory of them
+    #[arg(value_name = "FILE|SESSION_LOG|DIR")]
+    pub file: std::path::PathBuf,
+    /// Rows in each "most" table, 1..=10000
+    #[arg(long, value_name = "N", default_value_t = TOP,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    pub top: usize,
+    #[command(flatten)]
+    pub policy: crate::load::PolicyOpts,
+    #[command(flatten)]
+    pub fs: crate::load::FsFlags,
+}
+
 /// What a report counts.
 #[derive(Debug, Default)]
 pub struct Report {

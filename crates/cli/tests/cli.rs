@@ -181,13 +181,13 @@ fn missing_policy_file_and_usage_errors_exit_2() {
             "/nonexistent/p.toml",
         ),
         (vec![], "no command"),
-        (vec!["classify", "--bogus"], "unknown option `--bogus`"),
+        (vec!["classify", "--bogus"], "unexpected argument '--bogus'"),
         (vec!["explain"], "missing COMMAND"),
         (
             vec!["explain", "--call", "{not json"],
             "--call: invalid JSON",
         ),
-        (vec!["bench"], "missing FILE"),
+        (vec!["bench"], "<FILE>"),
         (vec!["bench", "x.jsonl", "--seconds", "-1"], "--seconds"),
     ];
     for (args, want) in cases {
@@ -322,12 +322,62 @@ fn help_and_version() {
     for sub in [
         "classify",
         "explain",
+        "report",
         "bench",
         "bench-adversarial",
-        "--policy",
+        "hook",
+        "install",
+        "doctor",
+        "import",
+        "runs",
+        "decide",
+        "completions",
+        "EXIT STATUS",
     ] {
         assert!(stdout(&out).contains(sub), "help mentions {sub}");
     }
+    // Each subcommand's help is generated from its own options.
+    for (sub, wants) in [
+        (
+            "classify",
+            &["--policy", "--workspace", "--settings", "--no-fs"][..],
+        ),
+        (
+            "hook",
+            &[
+                "--timeout-ms",
+                "--codex-ask",
+                "--defer",
+                "--no-fs",
+                "claude-code",
+            ][..],
+        ),
+        ("install", &["--scope", "--dry-run", "--uninstall"][..]),
+        ("decide", &["--message", "allow"][..]),
+    ] {
+        let out = toolgate(&[sub, "--help"], "");
+        assert_eq!(out.status.code(), Some(0), "{sub}");
+        for w in wants {
+            assert!(stdout(&out).contains(w), "{sub} --help mentions {w}");
+        }
+    }
+    // Completions for the shells people use, naming the subcommands and options.
+    for shell in ["bash", "zsh", "fish"] {
+        let out = toolgate(&["completions", shell], "");
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = stdout(&out);
+        assert!(
+            script.contains("toolgate")
+                && script.contains("doctor")
+                && script.contains("timeout-ms"),
+            "{shell}: {}",
+            &script[..script.len().min(300)]
+        );
+    }
+    assert_eq!(
+        toolgate(&["completions", "tcsh"], "").status.code(),
+        Some(2)
+    );
     let out = toolgate(&["--version"], "");
     assert_eq!(
         stdout(&out),
@@ -368,7 +418,7 @@ fn report_counts_a_log_and_refuses_bad_input_with_a_usage_error() {
     let o = toolgate(&["report"], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("report: missing FILE"),
+        stderr(&o).contains("<FILE|SESSION_LOG|DIR>"),
         "{}",
         stderr(&o)
     );

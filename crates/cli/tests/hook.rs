@@ -420,6 +420,7 @@ fn a_home_session_has_no_workspace_and_an_agent_cannot_approve_itself() {
         "bash -c 'toolgate decide run-1 allow'",
         "echo '{}' > ~/.claude/settings.json",
         "cp x ~/.local/state/toolgate/runs.db",
+        "sqlite3 ~/.local/state/toolgate/runs.db \"update toolgate_runs set doc = 'x'\"",
     ] {
         let (_, v) = answer(&hook(
             &["claude-code", "--home", "/home/dev"],

@@ -361,6 +361,22 @@ fn doctor_reports_each_hooks_state() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("NO FAILURE GUARD"), "{}", text(&o));
 
+    // Claude Code's entry without onFailure: no failure guard (its timeout kill
+    // would let the call through).
+    let claude = home.join(".claude/settings.json");
+    let old = std::fs::read_to_string(&claude)
+        .unwrap()
+        .replace(",\n            \"onFailure\": \"block\"", "");
+    assert!(!old.contains("onFailure"), "{old}");
+    std::fs::write(&claude, old).unwrap();
+    let o = doctor("/usr/bin:/bin");
+    assert_eq!(
+        text(&o).matches("NO FAILURE GUARD").count(),
+        2,
+        "{}",
+        text(&o)
+    );
+
     // The binary removed: unresolvable.
     std::fs::remove_file(&bin).unwrap();
     let o = doctor("/usr/bin:/bin");

@@ -139,6 +139,21 @@ impl<'a> Walker<'a> {
             }
             "tee" => return Some(self.tee(c)),
             "cd" | "pushd" => self.change_dir(c),
+            // toolgate's own runs database opened by the SQLite shell (which can write
+            // a decision into it): an agent approving itself.
+            "sqlite3" | "sqlite" => {
+                if let Some(w) = args.iter().find(|a| {
+                    self.resolve_word(a)
+                        .is_some_and(|p| paths::self_approval(&p, self.env.home).is_some())
+                }) {
+                    return Some(self.deny(
+                        c,
+                        RuleId::SelfApproval,
+                        format!("an agent may not open toolgate's runs database: {}", w.text),
+                        w.span,
+                    ));
+                }
+            }
             // An agent deciding its own parked call: never legitimate.
             "toolgate" => {
                 if let Some(w) = args.iter().find(|a| a.text == "decide") {

@@ -136,6 +136,8 @@ pub const KINDS: &[(&str, Kind)] = &[
     ("pushd", Kind::OwnRule),
     ("popd", Kind::OwnRule),
     ("toolgate", Kind::OwnRule),
+    ("sqlite3", Kind::OwnRule),
+    ("sqlite", Kind::OwnRule),
     // Downloaders.
     ("curl", Kind::Downloader),
     ("wget", Kind::Downloader),
