@@ -27,6 +27,7 @@ pub mod glob;
 pub mod marker;
 pub mod paths;
 pub mod policy;
+pub mod redact;
 pub mod registry;
 pub mod resume_plan;
 pub mod rule_id;

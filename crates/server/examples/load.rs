@@ -140,8 +140,18 @@ fn main() {
         {"name": "load-agent", "owner": "load", "roles": ["agent"], "token": AGENT},
         {"name": "load-approver", "owner": "load", "roles": ["approver"], "token": APPROVER},
     ]);
+    // The request rates are off: this measures the store and the API, and its clients
+    // (all on one address, two tokens) would otherwise be throttled by design.
+    let config = std::env::temp_dir().join(format!("toolgate-load-{}.toml", std::process::id()));
+    std::fs::write(
+        &config,
+        "[limits]\nrequests_per_second_per_address = 0\nrequests_per_second_per_token = 0\n",
+    )
+    .unwrap();
     let mut child = Command::new(&binary)
         .args(["--listen", "127.0.0.1:0", "--database", &database])
+        .arg("--config")
+        .arg(&config)
         .env("TOOLGATE_TOKENS", tokens.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -321,6 +321,7 @@ pub async fn decide(
                 code: "already_resumed",
                 message: format!("already decided by `{first}`"),
                 decided_by: Some(first),
+                retry_after: None,
             }),
             None => Err(err.into()),
         }

@@ -2,12 +2,15 @@
 //! is hashed and compared with every configured digest in constant time (no early exit,
 //! no length leak: digests are all 32 bytes). Neither the token nor its digest is logged.
 
+use std::time::Instant;
+
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use crate::config::{digest, Role, Token};
 use crate::error::ApiError;
+use crate::serve::peer;
 use crate::AppState;
 
 /// Who is calling: the token's name, owner and roles.
@@ -55,7 +58,23 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
+        let ip = peer(&parts.extensions);
+        let now = Instant::now();
+        if let Some(wait) = ip.and_then(|ip| state.guard.failures.blocked(ip, now)) {
+            return Err(ApiError::too_many(
+                "too_many_failures",
+                "too many failed sign-ins from this address; try again after Retry-After seconds",
+                wait,
+            ));
+        }
+        let fail = |e: ApiError| {
+            if let Some(ip) = ip {
+                state.guard.failures.record(ip, now);
+            }
+            e
+        };
         let Some(value) = parts.headers.get(AUTHORIZATION) else {
+            // No token is not a guess: not counted as a failure.
             return Err(ApiError::unauthorized(
                 "an Authorization: Bearer <token> header is required",
             ));
@@ -70,10 +89,22 @@ impl FromRequestParts<AppState> for Caller {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| {
-                ApiError::unauthorized("the Authorization header must be `Bearer <token>`")
+                fail(ApiError::unauthorized(
+                    "the Authorization header must be `Bearer <token>`",
+                ))
             })?;
         let token = authenticate(&state.tokens, presented)
-            .ok_or_else(|| ApiError::unauthorized("unknown token"))?;
+            .ok_or_else(|| fail(ApiError::unauthorized("unknown token")))?;
+        if let Err(wait) = state.guard.per_token.take(&token.name, now) {
+            return Err(ApiError::too_many(
+                "rate_limited",
+                format!(
+                    "too many requests with token `{}`; try again after Retry-After seconds",
+                    token.name
+                ),
+                wait,
+            ));
+        }
         Ok(Caller {
             name: token.name.clone(),
             owner: token.owner.clone(),

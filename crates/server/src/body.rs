@@ -1,7 +1,8 @@
 //! `JsonBody<T>`: a JSON request body with the API's own errors instead of axum's plain
 //! text: not `application/json` → 415 `unsupported_media_type`; over the limit → 413
 //! `body_too_large`; not JSON, or nested deeper than serde_json's limit (128) → 400
-//! `bad_json`; unknown fields, missing fields and wrong types → 400 `bad_input` naming
+//! `bad_json`; a body not all there within the body timeout → 408 `body_timeout`;
+//! unknown fields, missing fields and wrong types → 400 `bad_input` naming
 //! the field.
 
 use axum::body::Bytes;
@@ -37,6 +38,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "body_too_large",
                     format!("the body is over the limit of {} bytes", crate::BODY_LIMIT),
+                )
+            } else if crate::guard::is_timeout(&e) {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    "the body did not arrive in time; nothing was changed",
                 )
             } else {
                 ApiError::bad_input(format!("cannot read the body: {e}"))

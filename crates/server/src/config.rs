@@ -57,10 +57,14 @@ pub struct Config {
     pub tokens: Vec<Token>,
     /// A Slack-compatible incoming webhook for "a run waits" messages.
     pub webhook_url: Option<String>,
+    /// What a webhook message carries of a call's arguments (`none`, `redacted`).
+    pub webhook_args: crate::webhook::Args,
     /// The address people open the panel at (the webhook message links to it).
     pub public_url: Option<String>,
     /// The directory the approval panel is served from (it holds an `index.html`).
     pub panel: Option<std::path::PathBuf>,
+    /// Timeouts, caps and rates (the `[limits]` table).
+    pub limits: crate::limits::Limits,
 }
 
 /// What the file may say.
@@ -77,11 +81,15 @@ struct File {
     #[serde(default)]
     cors_origins: Vec<String>,
     webhook_url: Option<String>,
+    #[serde(default)]
+    webhook_args: crate::webhook::Args,
     public_url: Option<String>,
     /// The panel's directory (relative to the config file).
     panel: Option<String>,
     #[serde(default)]
     tokens: Vec<FileToken>,
+    #[serde(default)]
+    limits: crate::limits::Limits,
 }
 
 #[derive(Debug, Deserialize)]
@@ -92,6 +100,9 @@ struct FileToken {
     roles: Vec<Role>,
     /// The token's SHA-256, 64 hex digits.
     sha256: String,
+    /// Both roles on one token (an agent that approves its own calls) only with this.
+    #[serde(default)]
+    self_approve: bool,
 }
 
 /// `TOOLGATE_TOKENS`: `[{"name", "owner", "roles", "token"}]`.
@@ -102,6 +113,8 @@ struct EnvToken {
     owner: String,
     roles: Vec<Role>,
     token: String,
+    #[serde(default)]
+    self_approve: bool,
 }
 
 /// Overrides from the command line.
@@ -183,21 +196,28 @@ pub fn load(
                 t.name
             )
         })?;
-        tokens.push(token(t.name, t.owner, t.roles, sha256)?);
+        tokens.push(token(t.name, t.owner, t.roles, sha256, t.self_approve)?);
     }
     if let Some(json) = env("TOOLGATE_TOKENS") {
         let list: Vec<EnvToken> = serde_json::from_str(&json).map_err(|e| {
             format!("TOOLGATE_TOKENS: expected [{{\"name\",\"owner\",\"roles\",\"token\"}}]: {e}")
         })?;
         for t in list {
-            if t.token.len() < 16 {
-                return Err(format!(
-                    "TOOLGATE_TOKENS: token `{}` is shorter than 16 characters",
-                    t.name
-                ));
-            }
-            tokens.push(token(t.name, t.owner, t.roles, digest(&t.token))?);
+            strong(&t.token)
+                .map_err(|why| format!("TOOLGATE_TOKENS: token `{}`: {why}", t.name))?;
+            tokens.push(token(
+                t.name,
+                t.owner,
+                t.roles,
+                digest(&t.token),
+                t.self_approve,
+            )?);
         }
+    }
+    let mut digests: Vec<[u8; 32]> = tokens.iter().map(|t| t.sha256).collect();
+    digests.sort_unstable();
+    if digests.windows(2).any(|w| matches!(w, [a, b] if a == b)) {
+        return Err("two tokens have the same secret: give each its own".to_string());
     }
     let mut names: Vec<&str> = tokens.iter().map(|t| t.name.as_str()).collect();
     names.sort_unstable();
@@ -213,6 +233,16 @@ pub fn load(
             return Err("webhook_url must be an http:// or https:// URL".to_string());
         }
     }
+    let webhook_args = match env("TOOLGATE_WEBHOOK_ARGS").as_deref() {
+        None => parsed.webhook_args,
+        Some("none") => crate::webhook::Args::None,
+        Some("redacted") => crate::webhook::Args::Redacted,
+        Some(other) => {
+            return Err(format!(
+                "TOOLGATE_WEBHOOK_ARGS `{other}`: none (the default) or redacted"
+            ))
+        }
+    };
     let public_url = env("TOOLGATE_PUBLIC_URL").or(parsed.public_url);
     let panel = match (
         overrides.panel.or_else(|| env("TOOLGATE_PANEL_DIR")),
@@ -233,22 +263,37 @@ pub fn load(
             ));
         }
     }
+    parsed.limits.check()?;
     Ok(Config {
+        limits: parsed.limits,
         listen,
         database,
         policy,
         cors_origins,
         tokens,
         webhook_url,
+        webhook_args,
         public_url,
         panel,
     })
 }
 
-fn token(name: String, owner: String, roles: Vec<Role>, sha256: [u8; 32]) -> Result<Token, String> {
+fn token(
+    name: String,
+    owner: String,
+    roles: Vec<Role>,
+    sha256: [u8; 32],
+    self_approve: bool,
+) -> Result<Token, String> {
     if name.is_empty() || owner.is_empty() || roles.is_empty() {
         return Err(format!(
             "token `{name}`: name, owner and at least one role (agent, approver) are required"
+        ));
+    }
+    if roles.contains(&Role::Agent) && roles.contains(&Role::Approver) && !self_approve {
+        return Err(format!(
+            "token `{name}` has both roles: its agent could approve its own calls. Give the \
+             agent and the person separate tokens, or say `self_approve = true` on this token"
         ));
     }
     Ok(Token {
@@ -257,6 +302,51 @@ fn token(name: String, owner: String, roles: Vec<Role>, sha256: [u8; 32]) -> Res
         roles,
         sha256,
     })
+}
+
+/// The least a token must be: 20 characters or more, 10 or more distinct, and about 100
+/// bits by its alphabet (`openssl rand -hex 16` and `openssl rand -base64 24` pass; a
+/// word, a date or `aaaa…` does not). The config file holds digests only, so this is
+/// checked for `TOOLGATE_TOKENS` and by `toolgate-server hash-token`.
+pub fn strong(token: &str) -> Result<(), String> {
+    let len = token.chars().count();
+    if len < 20 {
+        return Err(format!(
+            "{len} characters; a token needs at least 20 (openssl rand -hex 16 makes one)"
+        ));
+    }
+    if token.chars().any(char::is_control) {
+        return Err("control characters in a token".to_string());
+    }
+    let mut distinct: Vec<char> = token.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < 10 {
+        return Err(format!(
+            "only {} distinct characters; use a random token (openssl rand -hex 16)",
+            distinct.len()
+        ));
+    }
+    let mut alphabet = 0u32;
+    if token.chars().any(|c| c.is_ascii_lowercase()) {
+        alphabet += 26;
+    }
+    if token.chars().any(|c| c.is_ascii_uppercase()) {
+        alphabet += 26;
+    }
+    if token.chars().any(|c| c.is_ascii_digit()) {
+        alphabet += 10;
+    }
+    if token.chars().any(|c| !c.is_ascii_alphanumeric()) {
+        alphabet += 32;
+    }
+    let bits = f64::from(u32::try_from(len).unwrap_or(u32::MAX)) * f64::from(alphabet).log2();
+    if bits < 100.0 {
+        return Err(format!(
+            "about {bits:.0} bits; a token needs about 100 (openssl rand -hex 16 makes one)"
+        ));
+    }
+    Ok(())
 }
 
 fn parse_hex(s: &str) -> Option<[u8; 32]> {

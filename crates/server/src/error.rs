@@ -4,7 +4,7 @@
 //! `anchor_mismatch`, `stale`, `expired`, `marker_corrupt`); bad input → 400; too large
 //! → 413; the database → 503. An error never changes anything (core writes once, last).
 
-use axum::http::header::WWW_AUTHENTICATE;
+use axum::http::header::{RETRY_AFTER, WWW_AUTHENTICATE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -18,6 +18,8 @@ pub struct ApiError {
     pub message: String,
     /// Who decided first (409 `already_resumed`), when the run says.
     pub decided_by: Option<String>,
+    /// When to try again (429): sent as `Retry-After`, whole seconds rounded up.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl ApiError {
@@ -27,7 +29,24 @@ impl ApiError {
             code,
             message: message.into(),
             decided_by: None,
+            retry_after: None,
         }
+    }
+    /// 429 `rate_limited` (or another code), to be tried again after `wait`.
+    pub fn too_many(
+        code: &'static str,
+        message: impl Into<String>,
+        wait: std::time::Duration,
+    ) -> ApiError {
+        ApiError {
+            retry_after: Some(wait),
+            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, message)
+        }
+    }
+    /// The same error with another code.
+    pub fn with_code(mut self, code: &'static str) -> ApiError {
+        self.code = code;
+        self
     }
     pub fn bad_input(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_input", message)
@@ -79,6 +98,7 @@ impl From<Error> for ApiError {
             code,
             message,
             decided_by: None,
+            retry_after: None,
         }
     }
 }
@@ -92,6 +112,12 @@ impl IntoResponse for ApiError {
             None => json!({ "error": { "code": self.code, "message": self.message } }),
         };
         let mut res = (self.status, Json(body)).into_response();
+        if let Some(wait) = self.retry_after {
+            let secs = wait.as_millis().div_ceil(1000).max(1);
+            if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+                res.headers_mut().insert(RETRY_AFTER, v);
+            }
+        }
         if self.status == StatusCode::UNAUTHORIZED {
             res.headers_mut().insert(
                 WWW_AUTHENTICATE,

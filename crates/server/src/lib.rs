@@ -23,7 +23,10 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod error;
+pub mod guard;
+pub mod limits;
 pub mod panel;
+pub mod serve;
 pub mod webhook;
 
 use std::sync::Arc;
@@ -39,6 +42,7 @@ use toolgate_core::Policy;
 use toolgate_store::SqlStore;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Token;
 use crate::error::ApiError;
@@ -63,11 +67,14 @@ pub struct AppState {
     pub demo_agent: bool,
     /// The directory the approval panel is served from (none: no panel).
     pub panel: Option<std::path::PathBuf>,
+    /// The limits and what requests have taken of them.
+    pub guard: Arc<limits::Guard>,
 }
 
-/// The API's routes with their layers: body limit, CORS for `cors_origins` (none: no
-/// CORS headers, same origin only), and a panic in a handler answered 500, never a
-/// dropped connection.
+/// The API's routes with their layers: body limit, a panic in a handler answered 500
+/// (never a dropped connection), the request timeout (408), the [`guard`] (one of each
+/// single-valued header, the per-address rate, the body deadline), and CORS for
+/// `cors_origins` (none: no CORS headers, same origin only).
 pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String> {
     let mut app = Router::new()
         .route("/v1/runs", get(api::list))
@@ -89,6 +96,14 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
             ApiError::internal("the server failed on this request; nothing was changed by it")
                 .into_response()
         }))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            state.guard.limits.request_timeout(),
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ))
         .with_state(state);
     if !cors_origins.is_empty() {
         let origins = cors_origins

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use toolgate_server::config::{self, digest, hex, Overrides};
+use toolgate_server::limits::Guard;
+use toolgate_server::serve;
 use toolgate_server::{router, AppState};
 use toolgate_store::StoreOptions;
 
@@ -19,7 +21,8 @@ const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen AD
 
 Environment: TOOLGATE_LISTEN, TOOLGATE_DATABASE_URL (sqlite:PATH | postgres://…),
 TOOLGATE_CORS_ORIGINS (comma-separated), TOOLGATE_TOKENS ([{\"name\",\"owner\",\"roles\",\"token\"}]),
-TOOLGATE_WEBHOOK_URL (Slack-compatible, \"a run waits\"), TOOLGATE_PUBLIC_URL (the panel, for its link),
+TOOLGATE_WEBHOOK_URL (Slack-compatible, \"a run waits\"), TOOLGATE_WEBHOOK_ARGS (none | redacted),
+TOOLGATE_PUBLIC_URL (the panel, for its link),
 TOOLGATE_PANEL_DIR (the approval panel served at /: ./scripts/build-panel assembles it).";
 
 fn main() -> ExitCode {
@@ -62,8 +65,8 @@ fn hash_token() -> ExitCode {
         return ExitCode::from(2);
     }
     let token = token.trim_end_matches(['\n', '\r']);
-    if token.len() < 16 {
-        eprintln!("toolgate-server hash-token: a token needs at least 16 characters");
+    if let Err(why) = config::strong(token) {
+        eprintln!("toolgate-server hash-token: {why}");
         return ExitCode::from(2);
     }
     println!("{}", hex(&digest(token)));
@@ -98,23 +101,31 @@ fn serve(args: Vec<String>) -> Result<(), String> {
     let store = toolgate_store::open(&config.database, StoreOptions::default())
         .map_err(|e| e.to_string())?;
     let kind = store.kind();
+    if let Ok(toolgate_store::Backend::Sqlite(path)) = toolgate_store::backend(&config.database) {
+        if let Some(why) = toolgate_store::exposed(std::path::Path::new(&path)) {
+            eprintln!("toolgate-server: warning: {why}");
+        }
+    }
     let state = AppState {
         store: Arc::new(store),
         policy: Arc::new(config.policy),
         tokens: config.tokens.into(),
-        webhook: config
-            .webhook_url
-            .map(|url| toolgate_server::webhook::Webhook::new(url, config.public_url)),
+        webhook: config.webhook_url.map(|url| {
+            toolgate_server::webhook::Webhook::new(url, config.public_url, config.webhook_args)
+        }),
         polls: Arc::default(),
         demo_agent,
         panel: config.panel,
+        guard: Arc::new(Guard::new(config.limits.clone())),
     };
     let app = router(state, &config.cors_origins)?;
+    let limits = config.limits;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(async move {
+    let shutdown_bound = limits.shutdown_timeout();
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
@@ -128,11 +139,20 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             let _ = writeln!(out, "toolgate-server: listening on http://{addr} ({kind})");
             let _ = out.flush();
         }
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown())
-            .await
-            .map_err(|e| format!("server: {e}"))
-    })
+        Ok::<_, String>(serve::serve(listener, app, limits, shutdown()).await)
+    })?;
+    if served.cut > 0 {
+        eprintln!(
+            "toolgate-server: stopped; {} connection(s) still open after {} ms were cut",
+            served.cut,
+            shutdown_bound.as_millis()
+        );
+    }
+    // Store calls and webhook sends still running on the blocking pool get a moment,
+    // then the process ends without them (each store write is one transaction: a cut
+    // one did not happen).
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    Ok(())
 }
 
 /// Ctrl-C or SIGTERM: stop accepting, finish the requests in flight.

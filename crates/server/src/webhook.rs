@@ -1,40 +1,103 @@
 //! The notification channel: when a run starts waiting, a Slack-compatible incoming
-//! webhook message (`{"text": …}`: who waits, the tool and its command, the reason, a
-//! link to the panel) is POSTed to the configured URL. Bounded (5 s per attempt, 3
-//! attempts, 1 s then 2 s apart) and off the request path: the park has already been
-//! answered, a failing webhook is logged (its host, never the URL, which is a secret)
-//! and never approves or blocks anything.
+//! webhook message (`{"text": …}`) is POSTed to the configured URL. It says who waits,
+//! and for each call its tool, what it touches without its arguments (the programs of a
+//! shell command, a file tool's path, a URL's scheme and host: core's
+//! [`redact::summary`]), the rule and the reason, and a link to the panel. The call's
+//! arguments are never sent unless `webhook_args = "redacted"` says so, and then
+//! redacted by core's rules ([`redact::args`]: file contents by size, secret variables,
+//! options and headers, URL credentials and token shapes masked).
+//!
+//! Off the request path and bounded: messages go through a queue of [`QUEUE`] to one
+//! sender thread (a full queue drops the message, logged); each message is tried
+//! [`ATTEMPTS`] times, [`TIMEOUT`] each, 1 s then 2 s apart. A failing webhook is
+//! logged by its host (never the URL, which is a secret, nor its credentials) and never
+//! approves or blocks anything.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use toolgate_core::Run;
+use toolgate_core::{redact, Run};
 
 /// Attempts per message.
 pub const ATTEMPTS: u32 = 3;
 /// The bound of one attempt.
 pub const TIMEOUT: Duration = Duration::from_secs(5);
+/// Messages waiting to be sent, at most.
+pub const QUEUE: usize = 256;
+
+/// What a message carries of a call's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Args {
+    /// None: the summary only (the default).
+    #[default]
+    None,
+    /// The arguments, redacted.
+    Redacted,
+}
 
 /// Where messages go.
 #[derive(Clone)]
 pub struct Webhook {
-    url: String,
     /// The panel's address, for the link (none: no link).
     public_url: Option<String>,
+    args: Args,
+    queue: Option<SyncSender<Value>>,
+    dropped: Arc<AtomicU64>,
+    host: String,
+}
+
+/// The sending side: the URL and the HTTP client, on the sender thread.
+struct Sender {
+    url: String,
+    host: String,
     agent: ureq::Agent,
 }
 
 impl Webhook {
-    pub fn new(url: String, public_url: Option<String>) -> Webhook {
+    /// A webhook to `url`, with its sender thread (when the thread cannot start, every
+    /// message is dropped and logged: nothing waits on a webhook).
+    pub fn new(url: String, public_url: Option<String>, args: Args) -> Webhook {
+        let host = host_of(&url);
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(TIMEOUT))
             .http_status_as_error(true)
             .max_redirects(0)
             .build();
-        Webhook {
+        let sender = Sender {
             url,
-            public_url,
+            host: host.clone(),
             agent: ureq::Agent::new_with_config(config),
+        };
+        let (tx, rx) = sync_channel::<Value>(QUEUE);
+        let started = std::thread::Builder::new()
+            .name("toolgate-webhook".to_string())
+            .spawn(move || {
+                for message in rx {
+                    if let Err(e) = sender.send(&message) {
+                        eprintln!(
+                            "toolgate-server: the webhook to {} failed after {ATTEMPTS} attempts: {e}",
+                            sender.host
+                        );
+                    }
+                }
+            });
+        let queue = match started {
+            Ok(_) => Some(tx),
+            Err(e) => {
+                eprintln!("toolgate-server: the webhook sender cannot start ({e}); no messages will be sent");
+                None
+            }
+        };
+        Webhook {
+            public_url,
+            args,
+            queue,
+            dropped: Arc::default(),
+            host,
         }
     }
 
@@ -53,18 +116,22 @@ impl Webhook {
             if calls.len() == 1 { "" } else { "s" }
         );
         for c in calls.iter().take(5) {
-            let what = c
-                .args
-                .get("command")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| c.args.to_string());
             text.push_str(&format!(
-                "\n• `{}`: `{}`\n  {}",
+                "\n• `{}` ({}): rule `{}`\n  {}",
                 escape(&c.tool),
-                escape(&clip(&what, 300)),
-                escape(&clip(&c.reason, 300))
+                escape(&clip(&redact::summary(&c.args), 200)),
+                escape(&c.rule),
+                escape(&clip(&redact::text(&c.reason), 300))
             ));
+            if self.args == Args::Redacted {
+                let shown = redact::args(&c.args);
+                let what = shown
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| shown.to_string());
+                text.push_str(&format!("\n  `{}`", escape(&clip(&what, 300))));
+            }
         }
         if let Some(base) = &self.public_url {
             text.push_str(&format!(
@@ -76,9 +143,39 @@ impl Webhook {
         json!({ "text": text })
     }
 
-    /// Sends `message`, retrying; blocking (call it on a blocking thread). `Err` names
-    /// the last failure.
-    pub fn send(&self, message: &Value) -> Result<(), String> {
+    /// Queues the message for a run that starts waiting: returns at once.
+    pub fn notify(&self, run: &Run) {
+        let message = self.message(run);
+        let Some(queue) = &self.queue else {
+            return;
+        };
+        match queue.try_send(message) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                eprintln!(
+                    "toolgate-server: the webhook queue to {} is full ({QUEUE}); message dropped ({n} in all)",
+                    self.host
+                );
+            }
+            Err(TrySendError::Disconnected(_)) => {
+                eprintln!(
+                    "toolgate-server: the webhook sender to {} has stopped; message dropped",
+                    self.host
+                );
+            }
+        }
+    }
+
+    /// Messages dropped because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+impl Sender {
+    /// Sends `message`, retrying; blocking. `Err` names the last failure.
+    fn send(&self, message: &Value) -> Result<(), String> {
         let body = message.to_string();
         let mut last = String::new();
         for attempt in 1..=ATTEMPTS {
@@ -89,7 +186,8 @@ impl Webhook {
                 .send(body.as_str())
             {
                 Ok(_) => return Ok(()),
-                Err(e) => last = e.to_string(),
+                // ureq's errors can quote the URL: say only what kind of failure.
+                Err(e) => last = redact::text(&e.to_string().replace(&self.url, &self.host)),
             }
             if attempt < ATTEMPTS {
                 std::thread::sleep(Duration::from_secs(u64::from(attempt)));
@@ -97,28 +195,13 @@ impl Webhook {
         }
         Err(last)
     }
+}
 
-    /// Notifies in the background: returns at once.
-    pub fn notify(&self, run: &Run) {
-        let message = self.message(run);
-        let hook = self.clone();
-        tokio::task::spawn_blocking(move || {
-            if let Err(e) = hook.send(&message) {
-                eprintln!(
-                    "toolgate-server: the webhook to {} failed after {ATTEMPTS} attempts: {e}",
-                    hook.host()
-                );
-            }
-        });
-    }
-
-    fn host(&self) -> &str {
-        let rest = self
-            .url
-            .split_once("://")
-            .map_or(self.url.as_str(), |(_, r)| r);
-        rest.split(['/', '?']).next().unwrap_or("")
-    }
+/// A URL's host and port, without credentials, path or query.
+pub fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.rsplit('@').next().unwrap_or("").to_string()
 }
 
 /// Slack's escaping: `&`, `<` and `>` (so a command cannot mention `<!channel>` or
@@ -137,4 +220,18 @@ fn clip(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max).collect();
     out.push('…');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_carry_no_credentials() {
+        assert_eq!(
+            host_of("https://u:p@hooks.example.com:8443/x?y"),
+            "hooks.example.com:8443"
+        );
+        assert_eq!(host_of("http://hooks.example.com"), "hooks.example.com");
+    }
 }

@@ -46,7 +46,7 @@ fn tokens() -> String {
         {"name": "ci-agent", "owner": "alice", "roles": ["agent"], "token": AGENT},
         {"name": "alice-phone", "owner": "alice", "roles": ["approver"], "token": ALICE},
         {"name": "alice-laptop", "owner": "alice", "roles": ["approver"], "token": ALICE_LAPTOP},
-        {"name": "bob-laptop", "owner": "bob", "roles": ["approver", "agent"], "token": BOB},
+        {"name": "bob-laptop", "owner": "bob", "roles": ["approver", "agent"], "token": BOB, "self_approve": true},
     ])
     .to_string()
 }
@@ -674,6 +674,32 @@ fn hostile_requests_change_nothing() {
             404,
             "not_found",
         ),
+        (
+            "two Authorization headers (an approver's and an agent's)",
+            req(
+                a,
+                "POST",
+                "/v1/runs/run-h/decisions",
+                Some(ALICE),
+                Some(&serde_json::from_str::<Value>(&good("allow")).unwrap()),
+                &[("Authorization", &format!("Bearer {AGENT}"))],
+            ),
+            400,
+            "duplicate_header",
+        ),
+        (
+            "two Content-Type headers",
+            req(
+                a,
+                "POST",
+                "/v1/runs/run-h/decisions",
+                Some(ALICE),
+                Some(&serde_json::from_str::<Value>(&good("allow")).unwrap()),
+                &[("Content-Type", "text/plain")],
+            ),
+            400,
+            "duplicate_header",
+        ),
     ];
     for (name, reply, status, code) in &cases {
         assert_eq!(
@@ -887,10 +913,9 @@ fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
         text.contains("run 'run-w'") || text.contains("run `run-w`"),
         "{text}"
     );
-    assert!(
-        text.contains("&lt;!channel&gt;") && !text.contains("<!channel>"),
-        "{text}"
-    );
+    // The call without its arguments: its programs, rule and reason.
+    assert!(text.contains("(programs: echo, git)"), "{text}");
+    assert!(!text.contains("channel"), "the command was sent: {text}");
     assert!(
         text.contains("<https://panel.example/#run=run-w|Open the approval panel>"),
         "{text}"
@@ -921,6 +946,78 @@ fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
     .json();
     assert_eq!(run["status"], "awaiting_permission");
     drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What reaches the webhook of a parked secret write and a command with a bearer
+/// token: by default neither argument; with `webhook_args = redacted` the arguments,
+/// with the file's content as its size and the token masked; in both, Slack's markup
+/// escaped. The URL's credentials never reach the log.
+#[test]
+fn the_webhook_carries_no_secret() {
+    let dir = temp_dir("webhook-secrets");
+    let db = format!("sqlite:{}", dir.join("toolgate.db").display());
+    let key = "sk-proj-Zq7xR2mW9kLp4vT8Yb3n";
+    let bearer = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJl";
+    let write = json!({
+        "sessionId": "chat-1",
+        "calls": [
+            {"toolCallId": "c1", "tool": "write", "args": {"file_path": ".env", "content": format!("OPENAI_API_KEY={key}\n")}},
+            {"toolCallId": "c2", "tool": "bash", "args": {"command": format!("curl -H 'Authorization: Bearer {bearer}' 'https://api.example.com/<!channel>'")}}
+        ],
+        "history": "{}"
+    });
+    for (mode, i) in [("none", 0), ("redacted", 1)] {
+        let (hook, bodies) = receiver(vec![200]);
+        let url = format!("http://hookuser:hookpass@{hook}/services/T0/B0/secret");
+        let server = start_env(
+            &db,
+            &[
+                ("TOOLGATE_WEBHOOK_URL", &url),
+                ("TOOLGATE_WEBHOOK_ARGS", mode),
+            ],
+        );
+        let id = format!("run-s{i}");
+        let parked = req(
+            &server.addr,
+            "POST",
+            &format!("/v1/runs/{id}/park"),
+            Some(AGENT),
+            Some(&write),
+            &[],
+        );
+        assert_eq!(
+            parked.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&parked.body)
+        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while bodies.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let got = bodies.lock().unwrap().clone();
+        assert_eq!(got.len(), 1, "{mode}");
+        let text = serde_json::from_str::<Value>(&got[0]).unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for secret in [key, bearer, "eyJzdWIi", "Zq7xR2mW"] {
+            assert!(!text.contains(secret), "{mode}: {secret} in {text}");
+        }
+        assert!(text.contains("(path: .env)"), "{mode}: {text}");
+        assert!(text.contains("(programs: curl)"), "{mode}: {text}");
+        assert!(!text.contains("<!channel>"), "{mode}: {text}");
+        if mode == "redacted" {
+            assert!(text.contains("Authorization: Bearer ***"), "{text}");
+            assert!(text.contains("[44 bytes]"), "{text}");
+            assert!(text.contains("&lt;!channel&gt;"), "{text}");
+        } else {
+            assert!(!text.contains("Authorization"), "{text}");
+            assert!(!text.contains("bytes]"), "{text}");
+        }
+        drop(server);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

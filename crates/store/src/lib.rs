@@ -29,7 +29,7 @@ mod sqlite_store;
 
 pub use audit::AuditRecord;
 pub use postgres_store::PostgresStore;
-pub use sqlite_store::SqliteStore;
+pub use sqlite_store::{exposed, SqliteStore};
 
 use toolgate_core::{Error, MarkerStore, Stored};
 

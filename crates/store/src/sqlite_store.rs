@@ -114,19 +114,14 @@ impl SqliteStore {
     }
 
     /// Opens `path` (`:memory:` for a private in-memory database), creating the file and
-    /// its directory when absent, and migrates it.
+    /// its directory when absent (on Unix, the directory 0700 and the file 0600: the runs
+    /// hold what agents were about to do; SQLite gives its `-wal` and `-shm` files the
+    /// database file's mode), and migrates it.
     pub fn open(path: &str, options: StoreOptions) -> Result<SqliteStore, OpenError> {
         let mut conn = if path == ":memory:" {
             Connection::open_in_memory().map_err(err)?
         } else {
-            if let Some(dir) = Path::new(path)
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-            {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    unavailable("sqlite", format!("cannot create {}: {e}", dir.display()))
-                })?;
-            }
+            create_private(Path::new(path))?;
             let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -168,6 +163,56 @@ impl SqliteStore {
             .optional()
             .map_err(err)?;
         rev.map(|r| read_revision(key, r)).transpose()
+    }
+}
+
+/// Creates `path`'s missing directories (0700) and the file itself (0600) when absent; an
+/// existing file keeps its mode (see [`exposed`]).
+fn create_private(path: &Path) -> Result<(), Error> {
+    let fail = |what: &Path, e: std::io::Error| {
+        unavailable("sqlite", format!("cannot create {}: {e}", what.display()))
+    };
+    let mut dirs = std::fs::DirBuilder::new();
+    dirs.recursive(true);
+    let mut file = std::fs::OpenOptions::new();
+    file.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        dirs.mode(0o700);
+        file.mode(0o600);
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            dirs.create(dir).map_err(|e| fail(dir, e))?;
+        }
+    }
+    match file.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(fail(path, e)),
+    }
+}
+
+/// Why an existing database file is open to others (group or world can read or write
+/// it), for a warning; `None` when it is private or not a file.
+pub fn exposed(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).ok()?.permissions().mode();
+        (mode & 0o077 != 0).then(|| {
+            format!(
+                "{} is readable or writable by other users (mode {:o}); chmod 600 it",
+                path.display(),
+                mode & 0o777
+            )
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }
 

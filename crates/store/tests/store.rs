@@ -301,6 +301,26 @@ fn sqlite_file() {
     let store = open(&url, StoreOptions::default()).expect("open");
     assert_eq!(store.kind(), "sqlite");
     assert!(path.exists(), "created on first open");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode =
+            |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600, "the database file is private");
+        assert_eq!(
+            mode(path.parent().expect("dir")),
+            0o700,
+            "its new directory too"
+        );
+        let wal = path.with_extension("db-wal");
+        assert!(wal.exists());
+        assert_eq!(mode(&wal), 0o600, "SQLite gives the WAL the file's mode");
+        assert_eq!(toolgate_store::exposed(&path), None);
+        let shared = dir.join("shared.db");
+        std::fs::write(&shared, b"").expect("write");
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        assert!(toolgate_store::exposed(&shared).is_some_and(|w| w.contains("644")));
+    }
     cas(&store);
     lifecycle(&store);
     audit_trail(&store);

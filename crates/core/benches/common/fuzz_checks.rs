@@ -68,6 +68,27 @@ pub fn args(text: &str) {
             assert_eq!(v.tier, Tier::Deny, "{text:?}: {v:?}");
         }
     }
+    redaction(text);
+}
+
+/// What may leave for a webhook: redacting any text and summarizing it as a command,
+/// a path or a URL never panics; the redaction of a redaction is itself (nothing is
+/// left to find), and a `KEY=secret` or a bearer credential appended never survives.
+pub fn redaction(text: &str) {
+    use toolgate_core::redact;
+    let once = redact::text(text);
+    assert_eq!(redact::text(&once), once, "{text:?}");
+    for key in ["command", "file_path", "url"] {
+        let _ = redact::summary(&serde_json::json!({ key: text }));
+    }
+    let secret = "Zq7xR2mW9kLp4vT8";
+    for probe in [
+        format!("{text} API_TOKEN={secret}"),
+        format!("{text}\ncurl -H 'Authorization: Bearer {secret}' x"),
+    ] {
+        let out = redact::text(&probe);
+        assert!(!out.contains(secret), "{probe:?} → {out:?}");
+    }
 }
 
 /// Any text as a policy file compiles or gives an error naming a line; a compiled

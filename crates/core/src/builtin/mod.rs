@@ -17,6 +17,8 @@ mod walk;
 mod words;
 mod wrappers;
 
+pub use secrets::secret_var;
+
 use crate::budget::Budget;
 use crate::rule_id::RuleId;
 use crate::shell::{self, ParseError, ParseErrorKind, Span, Word};
