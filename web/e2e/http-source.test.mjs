@@ -1,7 +1,7 @@
 // toolgate/http (web/element/http.js) in Node against a real local HTTP server that
 // answers as toolgate-server does, or hangs, or is gone: the bearer token on every
 // request, conditional polls (a 304 answered with the text its ETag stands for), the
-// decisions' body, every failure a ToolgateHttpError with the server's code (and
+// decisions' body (with the revision the run was listed at), every failure a ToolgateHttpError with the server's code (and
 // `decidedBy`), a request that hangs aborted after `timeoutMs`, bad options refused.
 //   node web/e2e/http-source.test.mjs   (part of web/e2e/run.mjs)
 import { createServer } from "node:http";
@@ -12,7 +12,10 @@ const { httpRunSource, ToolgateHttpError } = await import("../element/http.js");
 
 const seen = [];
 let mode = "ok";
-const RUNS = JSON.stringify({ runs: [{ runId: "r1", status: "awaiting_permission", revision: 1, updatedAt: 1 }] });
+const RUNS = JSON.stringify({ runs: [
+  { runId: "r1", status: "awaiting_permission", revision: 1, updatedAt: 1 },
+  { runId: "r/1", status: "awaiting_permission", revision: 5, updatedAt: 1 },
+] });
 const server = createServer((req, res) => {
   let body = "";
   req.on("data", (d) => (body += d));
@@ -81,8 +84,9 @@ try {
   const decisions = [{ toolCallId: "c1", anchor: "a".repeat(64), decision: "deny", message: "no" }];
   const resumed = await source.resume("r/1", decisions);
   const post = seen.at(-1);
-  check("resume(): POST to the run's decisions (id escaped), the body {decisions}, the server's answer back",
-    resumed.revision === 2 && post.type === "application/json" && JSON.parse(post.body).decisions[0].message === "no", { resumed, post });
+  check("resume(): POST to the run's decisions (id escaped), the body {revision, decisions} with the revision the run was listed at, the server's answer back",
+    resumed.revision === 2 && post.type === "application/json" && JSON.parse(post.body).decisions[0].message === "no" &&
+      JSON.parse(post.body).revision === 5, { resumed, post });
 
   mode = "lost";
   const lost = await rejection(source.resume("r/1", decisions));

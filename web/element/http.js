@@ -138,6 +138,9 @@ export function httpRunSource(options) {
   // The last 200 answer and its ETag: a 304 stands for it.
   let etag = null;
   let lastText = null;
+  // The revision each run was listed at: a decision says which prompt it was made on,
+  // so one for a prompt the run has since moved on from is refused (409 stale).
+  let shown = new Map();
   return {
     url: base.href,
 
@@ -148,12 +151,23 @@ export function httpRunSource(options) {
       if (!res.ok) throw failure(res, text);
       etag = res.headers.get("etag");
       lastText = text;
+      try {
+        const listed = JSON.parse(text)?.runs;
+        if (Array.isArray(listed)) {
+          shown = new Map(listed.filter((r) => typeof r?.runId === "string").map((r) => [r.runId, r.revision]));
+        }
+      } catch {
+        // The element reports text that is not JSON; nothing to remember.
+      }
       return text;
     },
 
-    /** Decides `runId`'s pending calls: `[{toolCallId, anchor, decision, scope?, message?}]`. */
+    /** Decides `runId`'s pending calls: `[{toolCallId, anchor, decision, scope?, message?}]`,
+     * for the revision the run was last listed at. */
     async resume(runId, decisions) {
-      return json("POST", runPath("httpRunSource", runId, "/decisions"), { decisions });
+      const revision = shown.get(runId);
+      const body = Number.isSafeInteger(revision) ? { revision, decisions } : { decisions };
+      return json("POST", runPath("httpRunSource", runId, "/decisions"), body);
     },
   };
 }

@@ -154,7 +154,7 @@ pub struct Parking<'a> {
 /// decided, once.
 pub fn on_ask(at: &StoreAt, p: &Parking<'_>, now: u64) -> Result<Deferred, String> {
     let store = at.open()?;
-    let runs = Runs::new(&store).keeping_history();
+    let runs = Runs::new(store.owner(&at.owner)).keeping_history();
     let id = run_id(p.session_id, p.tool_use_id);
     let words = |v: &Verdict| format!("toolgate: {} ({})", v.reason, v.rule);
     let parked_msg = |id: &str| {
@@ -181,6 +181,7 @@ pub fn on_ask(at: &StoreAt, p: &Parking<'_>, now: u64) -> Result<Deferred, Strin
                 }],
                 history: json!({"kind": "claude-code-defer", "context": p.context}).to_string(),
                 ttl_ms: Some(p.ttl_ms),
+                parked_by: None,
             },
             now,
         )
@@ -246,7 +247,7 @@ pub fn on_ask(at: &StoreAt, p: &Parking<'_>, now: u64) -> Result<Deferred, Strin
 /// `toolgate runs`: the parked runs (every run with `all`), as text or JSON.
 pub fn list(at: &StoreAt, all: bool, as_json: bool, now: u64) -> Result<String, CliError> {
     let store = at.open().map_err(CliError::Runs)?;
-    let runs = Runs::new(&store).keeping_history();
+    let runs = Runs::new(store.owner(&at.owner)).keeping_history();
     let mut list: Vec<Run> = runs
         .runs_of(&at.owner, now)
         .map_err(|e| CliError::Runs(e.to_string()))?
@@ -300,7 +301,7 @@ pub fn decide(
     now: u64,
 ) -> Result<String, CliError> {
     let store = at.open().map_err(CliError::Runs)?;
-    let runs = Runs::new(&store).keeping_history();
+    let runs = Runs::new(store.owner(&at.owner)).keeping_history();
     let run = runs
         .run_of(run_id, &at.owner, now)
         .map_err(|e| CliError::Runs(e.to_string()))?

@@ -21,6 +21,7 @@ fn park_request(history: &str) -> Park {
         }],
         history: history.to_string(),
         ttl_ms: None,
+        parked_by: None,
     }
 }
 

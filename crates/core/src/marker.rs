@@ -103,6 +103,10 @@ pub struct Park {
     /// Time to live; [`DEFAULT_MARKER_TTL_MS`] when absent, at most [`MAX_MARKER_TTL_MS`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
+    /// Who parks it (an agent's name the host trusts, e.g. a token's name): recorded in
+    /// the marker, and when given, a run another agent parked cannot be parked again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parked_by: Option<String>,
 }
 
 /// A checked, decoded permission marker. Its `status` is always `awaiting_permission`.
@@ -117,6 +121,8 @@ pub struct Marker {
     /// Every pending call, in the order they were parked (may be empty: fallback).
     pub calls: Vec<PendingCall>,
     pub history: String,
+    /// Who parked it ([`Park::parked_by`]).
+    pub parked_by: Option<String>,
 }
 
 /// The host's check of its own `history` string, run when parking and when decoding
@@ -317,6 +323,7 @@ impl Marker {
             expires_at: now.saturating_add(ttl),
             calls,
             history: park.history.clone(),
+            parked_by: park.parked_by.clone(),
         };
         marker.check().map_err(bad)?;
         Ok(marker)
@@ -417,6 +424,7 @@ impl Marker {
             expires_at: raw.expires_at,
             calls,
             history: raw.history,
+            parked_by: raw.parked_by,
         };
         marker.check()?;
         let request = marker.request();
@@ -586,6 +594,7 @@ impl Serialize for Marker {
             request: self.request(),
             calls: &self.calls,
             history: &self.history,
+            parked_by: self.parked_by.as_deref(),
         }
         .serialize(serializer)
     }
@@ -689,6 +698,8 @@ struct MarkerIn {
     #[serde(default)]
     calls: Option<Vec<PendingCall>>,
     history: String,
+    #[serde(default)]
+    parked_by: Option<String>,
 }
 
 /// The stored shape, write side (borrowed: no copy of the history).
@@ -705,4 +716,6 @@ struct MarkerOut<'a> {
     request: MarkerRequest,
     calls: &'a [PendingCall],
     history: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parked_by: Option<&'a str>,
 }

@@ -64,6 +64,9 @@ pub struct Run {
     pub history: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marker: Option<Marker>,
+    /// The agent that parked the run last (its marker's `parked_by`), kept after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parked_by: Option<String>,
 }
 
 /// What a resume decided: who (the name the host gave, e.g. a token's name), and each
@@ -109,6 +112,7 @@ impl Run {
             expired_at: None,
             decision: None,
             history: None,
+            parked_by: marker.parked_by.clone(),
             marker: Some(marker),
         }
     }
@@ -128,6 +132,7 @@ impl Run {
             decision: None,
             history: None,
             marker: None,
+            parked_by: None,
         }
     }
 
@@ -159,6 +164,7 @@ impl Run {
             decision: None,
             history: None,
             marker: None,
+            parked_by: self.parked_by.clone(),
         })
     }
 
@@ -191,6 +197,7 @@ impl Run {
                 expired_at: self.expired_at,
                 decision: self.decision.as_ref(),
                 history: self.history.as_deref(),
+                parked_by: self.parked_by.as_deref(),
             })),
         }
     }
@@ -242,6 +249,7 @@ fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String>
         decision: raw.decision,
         history: raw.history,
         marker: None,
+        parked_by: raw.parked_by,
     })
 }
 
@@ -262,6 +270,8 @@ struct RecordIn {
     decision: Option<RunDecision>,
     #[serde(default)]
     history: Option<String>,
+    #[serde(default)]
+    parked_by: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -283,6 +293,8 @@ struct RecordOut<'a> {
     decision: Option<&'a RunDecision>,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parked_by: Option<&'a str>,
 }
 
 #[cfg(test)]

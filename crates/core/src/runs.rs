@@ -140,6 +140,15 @@ impl<S: MarkerStore> Runs<S> {
                         run_id: park.run_id,
                     });
                 }
+                // Another agent's run: only the agent that parked it parks it again (it
+                // would otherwise choose the history the real agent resumes from).
+                if let (Some(mine), Some(theirs)) = (&park.parked_by, &run.parked_by) {
+                    if mine != theirs {
+                        return Err(Error::RunIdTaken {
+                            run_id: park.run_id,
+                        });
+                    }
+                }
                 if !run.status.can_become(RunStatus::AwaitingPermission) {
                     return Err(Error::IllegalTransition {
                         run_id: park.run_id,
@@ -183,6 +192,12 @@ impl<S: MarkerStore> Runs<S> {
     pub fn runs(&self, now: u64) -> Result<Vec<Run>, Error> {
         let mut entries = self.store.entries()?;
         entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.runs_from(entries, now)
+    }
+
+    /// The runs of entries the host read itself (a page of a listing), in the order
+    /// given, healing as [`Runs::run`] does.
+    pub fn runs_from(&self, entries: Vec<(String, Stored)>, now: u64) -> Result<Vec<Run>, Error> {
         let mut out = Vec::with_capacity(entries.len());
         for (key, stored) in entries {
             match self.load_from(&key, Some(stored), now)? {
@@ -233,6 +248,21 @@ impl<S: MarkerStore> Runs<S> {
         now: u64,
         by: Option<&str>,
     ) -> Result<Resumed, Error> {
+        self.resume_seen(run_id, owner, decisions, now, by, None)
+    }
+
+    /// [`Runs::resume_by`] for a prompt shown at run revision `seen`: when the run has
+    /// moved on to another marker since (re-parked, even with the same call), the
+    /// decision is refused ([`Error::StoreConflict`]) and nothing changes.
+    pub fn resume_seen(
+        &self,
+        run_id: &str,
+        owner: &str,
+        decisions: &[ResumeDecision],
+        now: u64,
+        by: Option<&str>,
+        seen: Option<u64>,
+    ) -> Result<Resumed, Error> {
         let run = match self.load(run_id, now)? {
             Loaded::Absent => return Err(not_found(run_id)),
             Loaded::Found(run) => run,
@@ -250,6 +280,13 @@ impl<S: MarkerStore> Runs<S> {
         };
         if !owned_by(&run, owner) {
             return Err(not_found(run_id));
+        }
+        if let Some(seen) = seen.filter(|s| *s != run.revision && run.marker.is_some()) {
+            return Err(Error::StoreConflict {
+                key: run_id.to_string(),
+                expected: Some(seen),
+                found: Some(run.revision),
+            });
         }
         let read = run.revision;
         // `next` is the record to write, `history` what the host continues from.
@@ -543,6 +580,7 @@ impl<S: MarkerStore> Runs<S> {
             decision: None,
             history: None,
             marker: None,
+            parked_by: None,
         };
         match self.write(Some(stored.revision), &failed) {
             Ok(()) => {}

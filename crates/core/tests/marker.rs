@@ -47,6 +47,7 @@ fn park_req(run_id: &str, calls: Vec<ParkCall>, history: &str) -> Park {
         calls,
         history: history.to_string(),
         ttl_ms: None,
+        parked_by: None,
     }
 }
 
@@ -255,6 +256,7 @@ fn a_design_marker_without_calls_is_read() {
                 span: None,
             }],
             history: "h".to_string(),
+            parked_by: None,
         })
     );
     let mut two = one.clone();
@@ -346,6 +348,7 @@ fn several_calls_resume_in_marker_order() {
             decision: run.decision.clone(),
             history: None,
             marker: None,
+            parked_by: None,
         }
     );
     // The record keeps what was decided, call by call (who: nobody named here).
@@ -556,6 +559,7 @@ fn an_expired_marker_resumes_nothing() {
                 }),
                 history: Some("h".to_string()),
                 marker: None,
+                parked_by: None,
             },
             "via_view_first={via_view_first}"
         );
@@ -680,6 +684,7 @@ fn assert_fails(runs: &Runs<MemoryStore>, value: &str, revision: u64, why: &str)
         decision: None,
         history: None,
         marker: None,
+        parked_by: None,
     };
     assert_eq!(run, want, "{why}: {value:.400}");
     // And it stays failed: a second resume says so, without another rewrite.

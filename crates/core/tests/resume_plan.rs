@@ -37,6 +37,7 @@ fn parked(store: &Rc<dyn MarkerStore>) -> Vec<ResumeDecision> {
             calls: vec![call],
             history: "H".to_string(),
             ttl_ms: None,
+            parked_by: None,
         },
         T0,
     )

@@ -1,9 +1,12 @@
 //! A load test of toolgate-server over loopback HTTP, bounded in count and time (a
-//! watchdog ends it after `--max-seconds`): it starts the server binary on `--database`,
-//! then `--concurrency` clients park and decide `--runs` runs at once (each decision
-//! sent twice: the second must be 409 `already_resumed`), checks that nothing was lost
-//! and nothing resumed twice (every run `running`, one approved audit row each), and
-//! benchmarks the poll's 304 path. Persistent connections (HTTP/1.1 keep-alive).
+//! watchdog ends it after `--max-seconds`): it starts the server binary on `--database`
+//! with two owners, each with five agent tokens and an approver, and a webhook receiver
+//! that answers each message after 2 s; then `--concurrency` clients park and decide
+//! `--runs` runs at once, spread over the owners and agents (each decision sent twice:
+//! the second must be 409 `already_resumed`), checks that nothing was lost and nothing
+//! resumed twice (every run `running` in its owner's pages, one approved audit row
+//! each, naming the agent that asked), and benchmarks the poll's 304 path. Persistent
+//! connections (HTTP/1.1 keep-alive).
 //!
 //!   cargo build --release -p toolgate-server --bin toolgate-server --example load
 //!   target/release/examples/load --database sqlite:/tmp/load.db
@@ -23,8 +26,43 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const AGENT: &str = "load-agent-token-0123456789";
-const APPROVER: &str = "load-approver-token-0123456";
+/// Owners, and agent tokens per owner.
+const OWNERS: usize = 2;
+const AGENTS: usize = 5;
+
+fn agent_token(owner: usize, agent: usize) -> String {
+    format!("load-agent-{owner}-{agent}-token-0123456789")
+}
+
+fn approver_token(owner: usize) -> String {
+    format!("load-approver-{owner}-token-0123456789")
+}
+
+/// A webhook receiver that answers each message 200 after `delay`: how many arrived.
+/// (One sender thread waits for each answer: messages queue behind a slow receiver.)
+fn slow_receiver(delay: Duration) -> (String, Arc<AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let got = Arc::new(AtomicUsize::new(0));
+    let seen = got.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65536];
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+                let _ = conn.read(&mut buf);
+                seen.fetch_add(1, Ordering::Relaxed);
+                std::thread::sleep(delay);
+                let _ = conn.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                );
+            });
+        }
+    });
+    (addr, got)
+}
 
 struct Conn {
     reader: BufReader<TcpStream>,
@@ -136,10 +174,15 @@ fn main() {
             .unwrap()
             .join("toolgate-server")
     });
-    let tokens = json!([
-        {"name": "load-agent", "owner": "load", "roles": ["agent"], "token": AGENT},
-        {"name": "load-approver", "owner": "load", "roles": ["approver"], "token": APPROVER},
-    ]);
+    let mut tokens = Vec::new();
+    for o in 0..OWNERS {
+        for a in 0..AGENTS {
+            tokens.push(json!({"name": format!("agent-{o}-{a}"), "owner": format!("load-{o}"), "roles": ["agent"], "token": agent_token(o, a)}));
+        }
+        tokens.push(json!({"name": format!("approver-{o}"), "owner": format!("load-{o}"), "roles": ["approver"], "token": approver_token(o)}));
+    }
+    let tokens = Value::Array(tokens);
+    let (hook, webhook_got) = slow_receiver(Duration::from_secs(2));
     // The request rates are off: this measures the store and the API, and its clients
     // (all on one address, two tokens) would otherwise be throttled by design.
     let config = std::env::temp_dir().join(format!("toolgate-load-{}.toml", std::process::id()));
@@ -153,6 +196,7 @@ fn main() {
         .arg("--config")
         .arg(&config)
         .env("TOOLGATE_TOKENS", tokens.to_string())
+        .env("TOOLGATE_WEBHOOK_URL", format!("http://{hook}/hook"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -195,20 +239,23 @@ fn main() {
                         return;
                     }
                     let id = format!("{prefix}-{i}");
+                    let (owner, agent) = (i % OWNERS, (i / OWNERS) % AGENTS);
+                    let (agent_tok, approver_tok) = (agent_token(owner, agent), approver_token(owner));
                     let body = json!({"calls": [{"toolCallId": "c1", "tool": "bash", "args": {"command": format!("git push origin feature-{i}")}}], "history": format!("{{\"i\":{i}}}")}).to_string();
                     let t = Instant::now();
-                    let (status, _, reply) = c.send("POST", &format!("/v1/runs/{id}/park"), AGENT, Some(&body), None);
+                    let (status, _, reply) = c.send("POST", &format!("/v1/runs/{id}/park"), &agent_tok, Some(&body), None);
                     park_lat.lock().unwrap().push(t.elapsed());
                     assert_eq!(status, 201, "park {id}: {}", String::from_utf8_lossy(&reply));
                     let parked: Value = serde_json::from_slice(&reply).unwrap();
                     let anchor = parked["run"]["marker"]["calls"][0]["anchor"].clone();
-                    let decision = json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]}).to_string();
+                    let revision = parked["run"]["revision"].clone();
+                    let decision = json!({"revision": revision, "decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]}).to_string();
                     let t = Instant::now();
-                    let (status, _, reply) = c.send("POST", &format!("/v1/runs/{id}/decisions"), APPROVER, Some(&decision), None);
+                    let (status, _, reply) = c.send("POST", &format!("/v1/runs/{id}/decisions"), &approver_tok, Some(&decision), None);
                     decide_lat.lock().unwrap().push(t.elapsed());
                     assert_eq!(status, 200, "decide {id}: {}", String::from_utf8_lossy(&reply));
                     won.fetch_add(1, Ordering::Relaxed);
-                    let (status, _, _) = c.send("POST", &format!("/v1/runs/{id}/decisions"), APPROVER, Some(&decision), None);
+                    let (status, _, _) = c.send("POST", &format!("/v1/runs/{id}/decisions"), &approver_tok, Some(&decision), None);
                     if status == 409 {
                         refused_again.fetch_add(1, Ordering::Relaxed);
                     }
@@ -224,55 +271,77 @@ fn main() {
     }
     let elapsed = started.elapsed();
     let mut c = Conn::open(&addr);
-    let (_, _, list) = c.send("GET", "/v1/runs", APPROVER, None, None);
-    let list: Value = serde_json::from_slice(&list).unwrap_or(Value::Null);
-    let ours: Vec<&Value> = list["runs"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|r| {
-                    r["runId"]
-                        .as_str()
-                        .is_some_and(|id| id.starts_with(&prefix))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let running = ours.iter().filter(|r| r["status"] == "running").count();
-    let mut audited = 0;
-    let mut since = 0u64;
-    loop {
-        let (_, _, page) = c.send(
-            "GET",
-            &format!("/v1/audit?since={since}&limit=1000"),
-            APPROVER,
-            None,
-            None,
-        );
-        let page: Value = serde_json::from_slice(&page).unwrap_or(Value::Null);
-        let recs = page["records"].as_array().cloned().unwrap_or_default();
-        audited += recs
-            .iter()
-            .filter(|r| {
-                r["runId"]
-                    .as_str()
-                    .is_some_and(|id| id.starts_with(&prefix))
-                    && r["outcome"] == "approved"
-            })
-            .count();
-        if recs.len() < 1000 {
-            break;
+    // Each owner's runs, page by page (500 a page); and its audit trail.
+    let (mut listed, mut running, mut audited, mut asked_right, mut pages) = (0, 0, 0, 0, 0);
+    for o in 0..OWNERS {
+        let mut cursor: Option<String> = None;
+        loop {
+            let path = match &cursor {
+                Some(c) => format!("/v1/runs?limit=500&cursor={c}"),
+                None => "/v1/runs?limit=500".to_string(),
+            };
+            let (_, _, page) = c.send("GET", &path, &approver_token(o), None, None);
+            let page: Value = serde_json::from_slice(&page).unwrap_or(Value::Null);
+            pages += 1;
+            for r in page["runs"].as_array().cloned().unwrap_or_default() {
+                let id = r["runId"].as_str().unwrap_or("");
+                let Some(i) = id
+                    .strip_prefix(&format!("{prefix}-"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                else {
+                    continue;
+                };
+                listed += 1;
+                // Listed under its own owner, running, and named for its agent.
+                let agent = format!("agent-{o}-{}", (i / OWNERS) % AGENTS);
+                if i % OWNERS == o && r["status"] == "running" && r["parkedBy"] == agent.as_str() {
+                    running += 1;
+                }
+            }
+            cursor = page["nextCursor"].as_str().map(str::to_string);
+            if cursor.is_none() {
+                break;
+            }
         }
-        // Records sharing the boundary's `at` are counted again below the cap; the
-        // pages are this test's own, so step past it.
-        since = recs.last().and_then(|r| r["at"].as_u64()).unwrap_or(since) + 1;
+        let mut since = 0u64;
+        loop {
+            let (_, _, page) = c.send(
+                "GET",
+                &format!("/v1/audit?since={since}&limit=1000"),
+                &approver_token(o),
+                None,
+                None,
+            );
+            let page: Value = serde_json::from_slice(&page).unwrap_or(Value::Null);
+            let recs = page["records"].as_array().cloned().unwrap_or_default();
+            for r in &recs {
+                let ours = r["runId"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with(&prefix));
+                if ours && r["outcome"] == "approved" {
+                    audited += 1;
+                    if r["askedBy"]
+                        .as_str()
+                        .is_some_and(|a| a.starts_with(&format!("agent-{o}-")))
+                    {
+                        asked_right += 1;
+                    }
+                }
+            }
+            if recs.len() < 1000 {
+                break;
+            }
+            // Records sharing the boundary's `at` are counted again below the cap; the
+            // pages are this test's own, so step past it.
+            since = recs.last().and_then(|r| r["at"].as_u64()).unwrap_or(since) + 1;
+        }
     }
 
     // Phase 2: the poll's 304 path.
     let (_, etag, _) = c.send(
         "GET",
         "/v1/runs?status=awaiting_permission",
-        APPROVER,
+        &approver_token(0),
         None,
         None,
     );
@@ -290,11 +359,12 @@ fn main() {
             );
             std::thread::spawn(move || {
                 let mut c = Conn::open(&addr);
+                let approver = approver_token(0);
                 while done.fetch_add(1, Ordering::Relaxed) < polls {
                     let (status, _, _) = c.send(
                         "GET",
                         "/v1/runs?status=awaiting_permission",
-                        APPROVER,
+                        &approver,
                         None,
                         Some(&etag),
                     );
@@ -333,6 +403,11 @@ fn main() {
     );
     println!("runs_per_sec={:.0}", runs as f64 / elapsed.as_secs_f64());
     println!(
+        "owners={OWNERS} agents={} pages_read={pages} webhook_messages_received={} (the receiver answers each after 2 s, one at a time: the rest wait in the bounded queue, or past 256 are dropped and logged; no park waits for them)",
+        OWNERS * AGENTS,
+        webhook_got.load(Ordering::Relaxed)
+    );
+    println!(
         "poll_304_per_sec={:.0} ({} polls)",
         polls as f64 / poll_secs,
         not_modified.load(Ordering::Relaxed)
@@ -348,10 +423,14 @@ fn main() {
             refused_again.load(Ordering::Relaxed) == runs,
         ),
         (
-            "every run is running (nothing lost)",
-            running == runs && ours.len() == runs,
+            "every run is running under its owner, named for its agent (nothing lost)",
+            running == runs && listed == runs,
         ),
         ("one approved audit row per run", audited == runs),
+        (
+            "each audit row names its owner's agent",
+            asked_right == runs,
+        ),
         (
             "every poll was a 304",
             not_modified.load(Ordering::Relaxed) == polls,

@@ -51,6 +51,9 @@ pub fn state_of(history: &str) -> Option<State> {
 }
 
 /// How a turn ended.
+/// The name the reference agent parks its runs as.
+pub const AGENT_NAME: &str = "reference-agent";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Turn {
     /// Parked at an `ask` step (the run awaits permission).
@@ -69,7 +72,7 @@ pub fn turn(
     mut state: State,
     now: &dyn Fn() -> u64,
 ) -> Result<Turn, toolgate_core::Error> {
-    let runs = Runs::new(store);
+    let runs = Runs::new(store.owner(owner));
     while let Some(command) = STEPS.get(state.step) {
         let call = ToolCall::new("bash", json!({ "command": command }));
         let verdict = policy.classify(&call);
@@ -103,6 +106,7 @@ pub fn turn(
                         }],
                         history,
                         ttl_ms: None,
+                        parked_by: Some(AGENT_NAME.to_string()),
                     },
                     now(),
                 )?;

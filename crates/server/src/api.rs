@@ -9,8 +9,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use toolgate_core::wire::{ParkRequest, ParkedView, ResumeRequest, ResumedView, RunView};
-use toolgate_core::{Park, ParkCall, RunStatus, Runs};
+use toolgate_core::wire::{
+    DecisionRequest, ParkRequest, ParkedView, ResumeRequest, ResumedView, RunView,
+};
+use toolgate_core::{Park, ParkCall, Run, RunStatus, Runs};
 
 use crate::auth::Caller;
 use crate::body::JsonBody;
@@ -109,6 +111,17 @@ pub async fn park(
             caller.owner
         )));
     }
+    let owned = state.store.clone();
+    let owner = caller.owner.clone();
+    let cap = state.guard.limits.max_waiting_runs_per_owner;
+    let waiting = blocking(move || Ok(owned.owner(&owner).waiting()?)).await?;
+    if waiting >= cap {
+        return Err(ApiError::too_many(
+            "too_many_waiting",
+            format!("{waiting} runs of this owner already wait for a person (the limit is {cap}); decide or cancel some first"),
+            std::time::Duration::from_secs(60),
+        ));
+    }
     let calls = req
         .tool_calls()
         .into_iter()
@@ -121,31 +134,99 @@ pub async fn park(
     let park = Park {
         session_id: req.session_id.clone().unwrap_or_else(|| id.clone()),
         run_id: id,
-        owner: caller.owner,
+        owner: caller.owner.clone(),
         calls,
         history: req.history,
         ttl_ms: req.ttl_ms,
+        parked_by: Some(caller.name.clone()),
     };
     let store = state.store.clone();
-    let parked = blocking(move || Ok(Runs::new(&*store).park(park, now_ms())?)).await?;
+    let owner = caller.owner.clone();
+    let parked = blocking(move || Ok(Runs::new(store.owner(&owner)).park(park, now_ms())?)).await?;
     if let Some(hook) = &state.webhook {
         hook.notify(&parked.run);
     }
-    json(StatusCode::CREATED, &ParkedView::from(&parked))
+    let mut view = to_value(&ParkedView::from(&parked))?;
+    if let Some(run) = view.get_mut("run") {
+        *run = shown(&caller, &parked.run)?;
+    }
+    json(StatusCode::CREATED, &view)
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     status: Option<String>,
+    limit: Option<String>,
+    cursor: Option<String>,
 }
+
+/// Runs per page: the default and the most.
+pub const PAGE: usize = 100;
+pub const MAX_PAGE: usize = 500;
 
 #[derive(Serialize)]
-struct RunList<'a> {
-    runs: Vec<RunView<'a>>,
+#[serde(rename_all = "camelCase")]
+struct RunList {
+    runs: Vec<serde_json::Value>,
+    /// Where the next page starts (`?cursor=`), when there may be one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
 }
 
-/// `GET /v1/runs[?status=…]`: the caller's owner's runs, by run id.
+/// Whether `caller` may see `run`: an approver sees every run of its owner; an agent
+/// (a token without the approver role) the runs it parked, and runs no agent is named
+/// on (parked before agents were recorded).
+pub fn sees(caller: &Caller, run: &Run) -> bool {
+    caller.roles.contains(&Role::Approver)
+        || run.parked_by.as_deref().is_none_or(|by| by == caller.name)
+}
+
+/// A run as `caller` sees it: [`RunView`] with `parkedBy`, and the marker's history
+/// only for the agent that parked it and the owner's approvers (another agent must not
+/// read it, nor choose it: see [`sees`]).
+pub fn shown(caller: &Caller, run: &Run) -> Result<serde_json::Value, ApiError> {
+    let mut v = to_value(&RunView::from(run))?;
+    if let (Some(by), Some(obj)) = (&run.parked_by, v.as_object_mut()) {
+        obj.insert(
+            "parkedBy".to_string(),
+            serde_json::Value::String(by.clone()),
+        );
+    }
+    let parker = run.parked_by.as_deref() == Some(caller.name.as_str());
+    if !parker && !caller.roles.contains(&Role::Approver) {
+        if let Some(marker) = v
+            .get_mut("marker")
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            marker.remove("history");
+        }
+    }
+    Ok(v)
+}
+
+fn to_value(v: &impl Serialize) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::internal(format!("encoding: {e}")))
+}
+
+/// `?limit=`: 1 to [`MAX_PAGE`], default [`PAGE`].
+fn page_size(limit: Option<&str>) -> Result<usize, ApiError> {
+    match limit {
+        None => Ok(PAGE),
+        Some(l) => l
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=MAX_PAGE).contains(n))
+            .ok_or_else(|| ApiError::bad_input(format!("limit `{}`: 1 to {MAX_PAGE}", clip(l)))),
+    }
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+/// `GET /v1/runs[?status=…&limit=N&cursor=ID]`: a page of the runs the caller sees, by
+/// run id; `nextCursor` starts the next.
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -163,7 +244,20 @@ pub async fn list(
             })?,
         ),
     };
-    let key = (caller.owner.clone(), status);
+    let limit = page_size(query.limit.as_deref())?;
+    if let Some(c) = &query.cursor {
+        check_id(c).map_err(|_| {
+            ApiError::bad_input("cursor: a run id (the nextCursor of the last page)")
+        })?;
+    }
+    let agent_only = (!caller.roles.contains(&Role::Approver)).then(|| caller.name.clone());
+    let key = PollKey {
+        owner: caller.owner.clone(),
+        status,
+        agent: agent_only.clone(),
+        limit,
+        cursor: query.cursor.clone(),
+    };
     let store = state.store.clone();
     let changes = blocking(move || Ok(store.changes()?)).await?;
     // Nothing written since the answer this client holds, and no marker in it has
@@ -174,19 +268,44 @@ pub async fn list(
         }
     }
     let store = state.store.clone();
-    let owner = caller.owner;
-    let runs = blocking(move || Ok(Runs::new(&*store).runs_of(&owner, now_ms())?)).await?;
-    let shown: Vec<RunView> = runs
+    let owner = caller.owner.clone();
+    let cursor = query.cursor.clone();
+    let (runs, full) = blocking(move || {
+        let owned = store.owner(&owner);
+        let filter = toolgate_store::PageFilter {
+            status: status.map(RunStatus::as_str),
+            parked_by: agent_only.as_deref(),
+        };
+        let page = owned.page(cursor.as_deref(), limit, filter)?;
+        let full = page.len() == limit;
+        let runs = Runs::new(owned).runs_from(page, now_ms())?;
+        Ok((runs, full))
+    })
+    .await?;
+    let next_cursor = if full {
+        runs.last().map(|r| r.run_id.clone())
+    } else {
+        None
+    };
+    let shown = runs
         .iter()
-        .filter(|r| status.is_none_or(|s| r.status == s))
-        .map(RunView::from)
-        .collect();
+        .filter(|r| {
+            status.is_none_or(|s| r.status == s) && owned_by(r, &caller.owner) && sees(&caller, r)
+        })
+        .map(|r| shown(&caller, r))
+        .collect::<Result<Vec<_>, _>>()?;
     let valid_until = runs
         .iter()
         .filter_map(|r| r.marker.as_ref().map(|m| m.expires_at))
         .min()
         .unwrap_or(u64::MAX);
-    let response = cached(&headers, &RunList { runs: shown })?;
+    let response = cached(
+        &headers,
+        &RunList {
+            runs: shown,
+            next_cursor,
+        },
+    )?;
     if let Some(etag) = response.headers().get(ETAG).and_then(|v| v.to_str().ok()) {
         // `changes` was read before listing: a write during it makes the next poll
         // list again rather than trust a stale answer.
@@ -197,7 +316,20 @@ pub async fn list(
     Ok(response)
 }
 
-type PollKey = (String, Option<RunStatus>);
+/// What a list answer depends on: the owner, the filters, the page.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PollKey {
+    owner: String,
+    status: Option<RunStatus>,
+    agent: Option<String>,
+    limit: usize,
+    cursor: Option<String>,
+}
+
+/// A run of `owner` (or one whose owner could not be read: failed, shown to all).
+fn owned_by(run: &Run, owner: &str) -> bool {
+    run.owner == owner || run.owner.is_empty()
+}
 
 /// The last list answers, per (owner, status filter): the change counter they were
 /// computed at, until when they hold (the earliest marker expiry in them), their ETag.
@@ -267,13 +399,26 @@ pub async fn get_run(
 ) -> Result<Response, ApiError> {
     check_id(&id)?;
     let store = state.store.clone();
-    let owner = caller.owner;
+    let owner = caller.owner.clone();
     let run_id = id.clone();
-    let run = blocking(move || Ok(Runs::new(&*store).run_of(&run_id, &owner, now_ms())?)).await?;
-    match run {
-        Some(run) => cached(&headers, &RunView::from(&run)),
+    let run =
+        blocking(move || Ok(Runs::new(store.owner(&owner)).run_of(&run_id, &owner, now_ms())?))
+            .await?;
+    match run.filter(|r| sees(&caller, r)) {
+        Some(run) => cached(&headers, &shown(&caller, &run)?),
         None => Err(ApiError::not_found(&id)),
     }
+}
+
+/// `{decisions, revision?}`: core's [`ResumeRequest`] with the run revision the prompt
+/// was shown at (`revision` of `GET /v1/runs…`): a decision for a prompt the run has
+/// moved on from (re-parked since, even with the same call) is 409 `stale`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecideRequest {
+    decisions: Vec<DecisionRequest>,
+    #[serde(default)]
+    revision: Option<u64>,
 }
 
 /// `POST /v1/runs/{id}/decisions` (role approver): one decision per pending call;
@@ -282,11 +427,16 @@ pub async fn decide(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    JsonBody(req): JsonBody<ResumeRequest>,
+    JsonBody(req): JsonBody<DecideRequest>,
 ) -> Result<Response, ApiError> {
     caller.require(Role::Approver)?;
     check_id(&id)?;
-    let decisions = req.into_decisions().map_err(ApiError::bad_input)?;
+    let seen = req.revision;
+    let decisions = ResumeRequest {
+        decisions: req.decisions,
+    }
+    .into_decisions()
+    .map_err(ApiError::bad_input)?;
     if decisions.is_empty() {
         return Err(ApiError::bad_input("decisions: at least one is required"));
     }
@@ -296,8 +446,8 @@ pub async fn decide(
     let by = caller.name.clone();
     let resumed = blocking(move || {
         // The agent takes the outcome later (`POST …/resume`): keep its history.
-        let runs = Runs::new(&*store).keeping_history();
-        let err = match runs.resume_by(&run_id, &owner, &decisions, now_ms(), Some(&by)) {
+        let runs = Runs::new(store.owner(&owner)).keeping_history();
+        let err = match runs.resume_seen(&run_id, &owner, &decisions, now_ms(), Some(&by), seen) {
             Ok(resumed) => return Ok(resumed),
             Err(e) => e,
         };
@@ -365,8 +515,15 @@ pub async fn take(
     let store = state.store.clone();
     let owner = caller.owner.clone();
     let run_id = id.clone();
+    let who = caller.clone();
     let taken = blocking(move || {
-        match Runs::new(&*store).resume(&run_id, &owner, &[], now_ms()) {
+        let runs = Runs::new(store.owner(&owner));
+        // Only the agent that parked the run takes its outcome (and its history).
+        match runs.run_of(&run_id, &owner, now_ms())? {
+            Some(run) if sees(&who, &run) => {}
+            _ => return Err(ApiError::not_found(&run_id)),
+        }
+        match runs.resume(&run_id, &owner, &[], now_ms()) {
             Ok(taken) => Ok(taken),
             // The marker still waits for a person: nothing to take yet.
             Err(toolgate_core::Error::MissingDecision { .. }) => Err(ApiError::new(
@@ -462,4 +619,18 @@ pub async fn start_agent(
         StatusCode::CREATED,
         &serde_json::json!({ "runId": run_id, "turn": turn }),
     )
+}
+
+/// Deletes the finished runs (completed, failed, cancelled) that ended `ttl_ms` or more
+/// before `now`, for every owner that has some (reading heals expired markers and
+/// unreadable rows on the way, so they go on a later pass); the audit trail keeps their
+/// records. How many were deleted.
+pub fn prune(store: &toolgate_store::SqlStore, ttl_ms: u64, now: u64) -> Result<usize, ApiError> {
+    let mut pruned = 0;
+    for owner in store.owners_to_prune(now.saturating_sub(ttl_ms))? {
+        pruned += Runs::new(store.owner(&owner))
+            .prune(&owner, ttl_ms, now)?
+            .len();
+    }
+    Ok(pruned)
 }

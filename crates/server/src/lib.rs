@@ -5,9 +5,9 @@
 //! | method and path | who | what |
 //! | --- | --- | --- |
 //! | `POST /v1/runs/{id}/park` | agent | park a run: its calls are classified here and put in one marker; 201 |
-//! | `GET /v1/runs[?status=…]` | agent, approver | the token owner's runs; `ETag` / `If-None-Match` → 304 |
-//! | `GET /v1/runs/{id}` | agent, approver | one run as `gate.run(id)` shows it; 404 for another owner's |
-//! | `POST /v1/runs/{id}/decisions` | approver | `{decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once; a loser's 409 names who decided first |
+//! | `GET /v1/runs[?status=…&limit=N&cursor=ID]` | agent, approver | a page of the token owner's runs (an agent's: its own); `ETag` / `If-None-Match` → 304 |
+//! | `GET /v1/runs/{id}` | agent, approver | one run as `gate.run(id)` shows it, with `parkedBy`; 404 for another owner's (or, to an agent, another agent's) |
+//! | `POST /v1/runs/{id}/decisions` | approver | `{revision?, decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once; a loser's 409 names who decided first; a stale revision is 409 `stale` |
 //! | `GET /v1/audit?since=MS&limit=N` | approver | the owner's audit records (each request's end, once) |
 //! | `POST /v1/agent/runs` | both | starts the reference agent (`--demo-agent` only) |
 //! | `GET /v1/me` | both | the token's name, owner and roles |

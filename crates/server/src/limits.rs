@@ -13,6 +13,8 @@
 //! | `requests_per_second_per_token`, `burst_per_token` | 50, 200 | token bucket per token (429 + `Retry-After`) |
 //! | `sign_in_failures`, `sign_in_window_ms` | 10, 60 000 | wrong tokens from one address before it is refused (429) until the window ends |
 //! | `shutdown_timeout_ms` | 10 000 | on SIGTERM / Ctrl-C: how long requests in flight may finish |
+//! | `max_waiting_runs_per_owner` | 1000 | runs of one owner awaiting a person at once; a park over it is 429 `too_many_waiting` |
+//! | `finished_run_ttl_ms` | 604 800 000 (7 days) | finished runs (completed, failed, cancelled) are deleted this long after they ended; the audit trail keeps their records |
 //!
 //! A rate of 0 turns that bucket off. Behind a reverse proxy every request comes from
 //! the proxy's address: raise or turn off the per-address limits there and limit at the
@@ -42,6 +44,8 @@ pub struct Limits {
     pub sign_in_failures: u32,
     pub sign_in_window_ms: u64,
     pub shutdown_timeout_ms: u64,
+    pub max_waiting_runs_per_owner: u64,
+    pub finished_run_ttl_ms: u64,
 }
 
 impl Default for Limits {
@@ -59,6 +63,8 @@ impl Default for Limits {
             sign_in_failures: 10,
             sign_in_window_ms: 60_000,
             shutdown_timeout_ms: 10_000,
+            max_waiting_runs_per_owner: 1000,
+            finished_run_ttl_ms: 7 * 24 * 3600 * 1000,
         }
     }
 }
@@ -108,6 +114,15 @@ impl Limits {
                 return Err(format!("limits.{name} = {v}: a number, 0 or more"));
             }
         }
+        if self.max_waiting_runs_per_owner == 0 {
+            return Err("limits.max_waiting_runs_per_owner = 0: at least 1".to_string());
+        }
+        if self.finished_run_ttl_ms < 1000 {
+            return Err(format!(
+                "limits.finished_run_ttl_ms = {}: at least 1000",
+                self.finished_run_ttl_ms
+            ));
+        }
         if self.sign_in_failures == 0 {
             return Err("limits.sign_in_failures = 0: at least 1".to_string());
         }
@@ -125,6 +140,11 @@ impl Limits {
     }
     pub fn shutdown_timeout(&self) -> Duration {
         Duration::from_millis(self.shutdown_timeout_ms)
+    }
+    /// How often finished runs are pruned: a quarter of their time to live, between a
+    /// second and a minute.
+    pub fn prune_every(&self) -> Duration {
+        Duration::from_millis((self.finished_run_ttl_ms / 4).clamp(1000, 60_000))
     }
 }
 

@@ -118,6 +118,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
         panel: config.panel,
         guard: Arc::new(Guard::new(config.limits.clone())),
     };
+    let store_for_pruning = state.store.clone();
     let app = router(state, &config.cors_origins)?;
     let limits = config.limits;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -139,7 +140,10 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             let _ = writeln!(out, "toolgate-server: listening on http://{addr} ({kind})");
             let _ = out.flush();
         }
-        Ok::<_, String>(serve::serve(listener, app, limits, shutdown()).await)
+        let pruning = tokio::spawn(prune_loop(store_for_pruning, limits.clone()));
+        let stopped = serve::serve(listener, app, limits, shutdown()).await;
+        pruning.abort();
+        Ok::<_, String>(stopped)
     })?;
     if served.cut > 0 {
         eprintln!(
@@ -153,6 +157,27 @@ fn serve(args: Vec<String>) -> Result<(), String> {
     // one did not happen).
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     Ok(())
+}
+
+/// Prunes finished runs every [`Limits::prune_every`](toolgate_server::limits::Limits::prune_every).
+async fn prune_loop(store: Arc<toolgate_store::SqlStore>, limits: toolgate_server::limits::Limits) {
+    let mut tick = tokio::time::interval(limits.prune_every());
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let store = store.clone();
+        let ttl = limits.finished_run_ttl_ms;
+        let done = tokio::task::spawn_blocking(move || {
+            toolgate_server::api::prune(&store, ttl, toolgate_server::api::now_ms())
+        })
+        .await;
+        match done {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => eprintln!("toolgate-server: pruned {n} finished run(s)"),
+            Ok(Err(e)) => eprintln!("toolgate-server: pruning failed: {}", e.message),
+            Err(e) => eprintln!("toolgate-server: pruning failed: {e}"),
+        }
+    }
 }
 
 /// Ctrl-C or SIGTERM: stop accepting, finish the requests in flight.

@@ -108,8 +108,13 @@ impl Webhook {
             .as_ref()
             .map(|m| m.calls.as_slice())
             .unwrap_or_default();
+        let asked_by = run
+            .parked_by
+            .as_deref()
+            .map(|by| format!(", asked by `{}`,", escape(by)))
+            .unwrap_or_default();
         let mut text = format!(
-            "toolgate: run `{}` of {} waits for permission ({} call{}).",
+            "toolgate: run `{}` of {}{asked_by} waits for permission ({} call{}).",
             escape(&run.run_id),
             escape(&run.owner),
             calls.len(),

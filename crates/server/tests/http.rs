@@ -16,6 +16,7 @@ const AGENT: &str = "agent-token-0123456789";
 const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-012345678901";
 const ALICE_LAPTOP: &str = "alice-laptop-token-0123";
+const AGENT_2: &str = "second-agent-token-0123456";
 
 fn temp_dir(name: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
@@ -44,6 +45,7 @@ impl Drop for Server {
 fn tokens() -> String {
     json!([
         {"name": "ci-agent", "owner": "alice", "roles": ["agent"], "token": AGENT},
+        {"name": "ci-agent-2", "owner": "alice", "roles": ["agent"], "token": AGENT_2},
         {"name": "alice-phone", "owner": "alice", "roles": ["approver"], "token": ALICE},
         {"name": "alice-laptop", "owner": "alice", "roles": ["approver"], "token": ALICE_LAPTOP},
         {"name": "bob-laptop", "owner": "bob", "roles": ["approver", "agent"], "token": BOB, "self_approve": true},
@@ -214,7 +216,7 @@ fn park_body(command: &str) -> Value {
 fn dump(db: &Path) -> String {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut stmt = conn
-        .prepare("SELECT run_key, revision, value FROM toolgate_runs ORDER BY run_key")
+        .prepare("SELECT owner || '/' || run_key, revision, value FROM toolgate_runs ORDER BY owner, run_key")
         .unwrap();
     let rows = stmt
         .query_map([], |r| {
@@ -499,6 +501,7 @@ fn hostile_requests_change_nothing() {
         .as_str()
         .unwrap()
         .to_string();
+    let revision = parked.json()["run"]["revision"].as_u64().unwrap();
     let before = dump(&db);
     let decide = |body: &[u8], token: Option<&str>, ct: &str| -> Reply {
         let mut head = format!("POST /v1/runs/run-h/decisions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
@@ -643,17 +646,66 @@ fn hostile_requests_change_nothing() {
             "bad_input",
         ),
         (
-            "park into another owner's run",
+            "a decision for a prompt the run has moved on from (stale revision)",
+            decide(
+                good("allow")
+                    .replacen('{', &format!("{{\"revision\":{},", revision + 7), 1)
+                    .as_bytes(),
+                Some(ALICE),
+                "application/json",
+            ),
+            409,
+            "stale",
+        ),
+        (
+            "another agent of the owner reads the run",
+            req(a, "GET", "/v1/runs/run-h", Some(AGENT_2), None, &[]),
+            404,
+            "not_found",
+        ),
+        (
+            "another agent of the owner takes its decision",
+            req(a, "POST", "/v1/runs/run-h/resume", Some(AGENT_2), None, &[]),
+            404,
+            "not_found",
+        ),
+        (
+            "another agent of the owner parks over it",
             req(
                 a,
                 "POST",
                 "/v1/runs/run-h/park",
-                Some(BOB),
+                Some(AGENT_2),
                 Some(&park_body("ls")),
                 &[],
             ),
             409,
             "run_id_taken",
+        ),
+        (
+            "a page of zero",
+            req(a, "GET", "/v1/runs?limit=0", Some(ALICE), None, &[]),
+            400,
+            "bad_input",
+        ),
+        (
+            "a huge page",
+            req(
+                a,
+                "GET",
+                "/v1/runs?limit=100000000000000000000000",
+                Some(ALICE),
+                None,
+                &[],
+            ),
+            400,
+            "bad_input",
+        ),
+        (
+            "a cursor that is not a run id",
+            req(a, "GET", "/v1/runs?cursor=..%2Fetc", Some(ALICE), None, &[]),
+            400,
+            "bad_input",
         ),
         (
             "park by an approver",
@@ -718,6 +770,30 @@ fn hostile_requests_change_nothing() {
         reply.status
     );
     assert_eq!(dump(&db), before, "a refused request changed the database");
+    // Another agent of the owner lists nothing of the first one's.
+    let listed = req(a, "GET", "/v1/runs", Some(AGENT_2), None, &[]);
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.json()["runs"], json!([]));
+    // The same run id in another owner is another run: no answer says the first exists,
+    // and neither touches the other.
+    let bobs = req(
+        a,
+        "POST",
+        "/v1/runs/run-h/park",
+        Some(BOB),
+        Some(&park_body("ls -R /")),
+        &[],
+    );
+    assert_eq!(bobs.status, 201, "{}", String::from_utf8_lossy(&bobs.body));
+    let alices = req(a, "GET", "/v1/runs/run-h", Some(ALICE), None, &[]).json();
+    assert_eq!(alices["marker"]["calls"][0]["args"]["command"], "git push");
+    assert_eq!(alices["revision"].as_u64(), Some(revision));
+    let bob_sees = req(a, "GET", "/v1/runs/run-h", Some(BOB), None, &[]).json();
+    assert_eq!(bob_sees["marker"]["calls"][0]["args"]["command"], "ls -R /");
+    // The approver sees who asked; the agent that parked it, its history.
+    assert_eq!(alices["parkedBy"], "ci-agent");
+    let own = req(a, "GET", "/v1/runs/run-h", Some(AGENT), None, &[]).json();
+    assert_eq!(own["marker"]["history"], "{\"messages\":3}");
     // Still decidable afterwards: nothing was consumed.
     let ok = decide(good("allow").as_bytes(), Some(ALICE), "application/json");
     assert_eq!(ok.status, 200);
@@ -1318,6 +1394,135 @@ fn the_agent_takes_the_decision_and_its_history_once() {
     assert_eq!(e["results"][0]["toolResult"], toolgate_core::EXPIRED_TEXT);
     assert_eq!(e["history"], "{\"messages\":3}");
     assert_eq!(take("run-x", AGENT).status, 409);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Pages of runs, the cap on waiting runs, and finished runs pruned (their audit
+/// records kept, naming the agent that asked).
+#[test]
+fn pages_caps_and_pruning() {
+    let dir = temp_dir("pages");
+    let db = dir.join("toolgate.db");
+    let config = dir.join("server.toml");
+    std::fs::write(
+        &config,
+        "[limits]\nmax_waiting_runs_per_owner = 5\nfinished_run_ttl_ms = 1500\n",
+    )
+    .unwrap();
+    let server = start_args(
+        &format!("sqlite:{}", db.display()),
+        &[],
+        &["--config", config.to_str().unwrap()],
+    );
+    let a = server.addr.as_str();
+    for i in 0..5 {
+        assert_eq!(park(a, &format!("run-p{i}"), "git push").status, 201);
+    }
+    let over = park(a, "run-p5", "git push");
+    assert_eq!(
+        (over.status, over.code().as_str()),
+        (429, "too_many_waiting")
+    );
+    assert!(over.header("retry-after").is_some());
+    let ids = |r: &Reply| -> Vec<String> {
+        r.json()["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["runId"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = req(a, "GET", "/v1/runs?limit=2", Some(ALICE), None, &[]);
+    assert_eq!(ids(&first), ["run-p0", "run-p1"]);
+    assert_eq!(first.json()["nextCursor"], "run-p1");
+    assert_eq!(first.json()["runs"][0]["parkedBy"], "ci-agent");
+    let second = req(
+        a,
+        "GET",
+        "/v1/runs?limit=2&cursor=run-p1&status=awaiting_permission",
+        Some(ALICE),
+        None,
+        &[],
+    );
+    assert_eq!(ids(&second), ["run-p2", "run-p3"]);
+    let last = req(
+        a,
+        "GET",
+        "/v1/runs?limit=2&cursor=run-p3",
+        Some(ALICE),
+        None,
+        &[],
+    );
+    assert_eq!(ids(&last), ["run-p4"]);
+    assert!(last.json().get("nextCursor").is_none(), "{}", last.json());
+    // Each page has its own ETag.
+    assert_ne!(first.header("etag"), second.header("etag"));
+
+    // A run whose marker expires is cancelled when read, then pruned after the TTL;
+    // its audit record stays, naming the agent that asked.
+    let mut body = park_body("make deploy");
+    body["ttlMs"] = json!(500);
+    // Room under the cap: decide one first.
+    let p0 = req(a, "GET", "/v1/runs/run-p0", Some(ALICE), None, &[]).json();
+    let anchor = p0["marker"]["calls"][0]["anchor"].as_str().unwrap();
+    let decided = req(
+        a,
+        "POST",
+        "/v1/runs/run-p0/decisions",
+        Some(ALICE),
+        Some(
+            &json!({"revision": p0["revision"], "decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "deny"}]}),
+        ),
+        &[],
+    );
+    assert_eq!(
+        decided.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&decided.body)
+    );
+    let parked = req(
+        a,
+        "POST",
+        "/v1/runs/run-x/park",
+        Some(AGENT),
+        Some(&body),
+        &[],
+    );
+    assert_eq!(
+        parked.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&parked.body)
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    let read = req(a, "GET", "/v1/runs/run-x", Some(ALICE), None, &[]).json();
+    assert_eq!(read["status"], "cancelled");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let gone = loop {
+        let r = req(a, "GET", "/v1/runs/run-x", Some(ALICE), None, &[]);
+        if r.status == 404 || std::time::Instant::now() > deadline {
+            break r.status;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(gone, 404, "the finished run was not pruned");
+    let audit = req(a, "GET", "/v1/audit", Some(ALICE), None, &[]).json();
+    let x: Vec<&Value> = audit["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["runId"] == "run-x")
+        .collect();
+    assert_eq!(x.len(), 1, "{audit}");
+    assert_eq!(x[0]["outcome"], "expired");
+    assert_eq!(x[0]["askedBy"], "ci-agent");
+    // Waiting runs are never pruned.
+    assert_eq!(
+        req(a, "GET", "/v1/runs/run-p1", Some(ALICE), None, &[]).status,
+        200
+    );
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -32,6 +32,9 @@ pub struct AuditRecord {
     /// The denial's message, or why the run was cancelled or failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The agent that asked (the marker's `parked_by`), when the host named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
 }
 
 /// The rows for a write from `old` (the stored document) to `new`; none unless `old`
@@ -58,6 +61,7 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
         rule: String::new(),
         reason: String::new(),
         message: None,
+        asked_by: None,
     };
     let old = match Run::decode(old, &AnyHistory) {
         Ok(old) => old,
@@ -83,6 +87,7 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
             row.anchor = c.anchor.clone();
             row.rule = c.rule.clone();
             row.reason = c.reason.clone();
+            row.asked_by = marker.parked_by.clone();
             let decided = new
                 .decision
                 .as_ref()

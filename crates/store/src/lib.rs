@@ -3,9 +3,13 @@
 //! created on first open) and **PostgreSQL** (for several replicas). [`open`] picks the
 //! backend from the database URL.
 //!
-//! One table, `toolgate_runs (run_key, revision, value)`: the run id, the
-//! compare-and-swap token and the run's JSON document exactly as core writes it. Every
-//! write is one conditional statement (`INSERT … ON CONFLICT DO NOTHING`,
+//! One table, `toolgate_runs (owner, run_key, revision, value, …)`: runs are kept per
+//! owner (the key is `(owner, run_key)`: one owner's run ids are not another's, and no
+//! answer about one owner's id says anything of another's), with the compare-and-swap
+//! token and the run's JSON document exactly as core writes it, and columns the store
+//! derives from it on each write for SQL to page, count and prune by (`status`,
+//! `parked_by`, `updated_at`). Core reaches the rows of one owner through
+//! [`SqlStore::owner`], a [`MarkerStore`]. Every write is one conditional statement (`INSERT … ON CONFLICT DO NOTHING`,
 //! `UPDATE … WHERE revision = ?`, `DELETE … WHERE revision = ?`) whose row count says
 //! whether it won, so a compare-and-swap is atomic against every other connection,
 //! process and replica on the same database: that is what makes resume exactly once.
@@ -171,30 +175,152 @@ impl SqlStore {
         }
     }
 
-    fn inner(&self) -> &dyn MarkerStore {
+    /// The runs of `owner`: what core's [`Runs`](toolgate_core::Runs) works on. Every
+    /// statement through it names the owner, so nothing it does reaches another's run.
+    pub fn owner<'a>(&'a self, owner: &'a str) -> Owned<'a> {
+        Owned { store: self, owner }
+    }
+
+    /// The owners that have a finished run (`completed`, `failed`, `cancelled`) whose
+    /// status last changed before `cutoff` ms, a run parked so long before it that its
+    /// marker must have expired (unread since), or a row whose document could not be
+    /// read: where pruning has work.
+    pub fn owners_to_prune(&self, cutoff: u64) -> Result<Vec<String>, Error> {
         match self {
-            SqlStore::Sqlite(s) => s,
-            SqlStore::Postgres(s) => &**s,
+            SqlStore::Sqlite(s) => s.owners_to_prune(cutoff),
+            SqlStore::Postgres(s) => s.owners_to_prune(cutoff),
         }
     }
 }
 
-impl MarkerStore for SqlStore {
+/// One owner's runs in a [`SqlStore`] ([`SqlStore::owner`]).
+#[derive(Clone, Copy)]
+pub struct Owned<'a> {
+    store: &'a SqlStore,
+    owner: &'a str,
+}
+
+/// What a page of runs is filtered by.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PageFilter<'a> {
+    /// Only runs with this status (`awaiting_permission`, `running`, …).
+    pub status: Option<&'a str>,
+    /// Only runs this agent parked (and runs no agent is named on: parked before the
+    /// store recorded agents).
+    pub parked_by: Option<&'a str>,
+}
+
+impl Owned<'_> {
+    /// The owner.
+    pub fn name(&self) -> &str {
+        self.owner
+    }
+
+    /// At most `limit` runs with a run id after `after` (none: from the first), by run
+    /// id, filtered by `filter`: a page of a listing.
+    pub fn page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        filter: PageFilter<'_>,
+    ) -> Result<Vec<(String, Stored)>, Error> {
+        match self.store {
+            SqlStore::Sqlite(s) => s.page(self.owner, after, limit, filter),
+            SqlStore::Postgres(s) => s.page(self.owner, after, limit, filter),
+        }
+    }
+
+    /// How many of the owner's runs await permission.
+    pub fn waiting(&self) -> Result<u64, Error> {
+        match self.store {
+            SqlStore::Sqlite(s) => s.waiting(self.owner),
+            SqlStore::Postgres(s) => s.waiting(self.owner),
+        }
+    }
+}
+
+impl MarkerStore for Owned<'_> {
     fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.inner().get(key)
+        match self.store {
+            SqlStore::Sqlite(s) => s.get_in(self.owner, key),
+            SqlStore::Postgres(s) => s.get_in(self.owner, key),
+        }
     }
     fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
-        self.inner().put_if_revision(key, expected, new)
+        match self.store {
+            SqlStore::Sqlite(s) => s.put_in(self.owner, key, expected, new),
+            SqlStore::Postgres(s) => s.put_in(self.owner, key, expected, new),
+        }
     }
     fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
-        self.inner().delete_if_revision(key, expected)
+        match self.store {
+            SqlStore::Sqlite(s) => s.delete_in(self.owner, key, expected),
+            SqlStore::Postgres(s) => s.delete_in(self.owner, key, expected),
+        }
     }
     fn keys(&self) -> Result<Vec<String>, Error> {
-        self.inner().keys()
+        Ok(self.entries()?.into_iter().map(|(k, _)| k).collect())
     }
     fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
-        self.inner().entries()
+        self.page(None, usize::MAX, PageFilter::default())
     }
+}
+
+/// What the store reads from a run's document on each write, for SQL to filter by:
+/// status (`unreadable` when the document does not parse: core fails such a run when it
+/// reads it), the agent that parked it, when its status last changed.
+pub(crate) struct Head {
+    pub status: String,
+    pub parked_by: Option<String>,
+    pub updated_at: i64,
+}
+
+/// The status a row gets when its document cannot be read.
+pub(crate) const UNREADABLE: &str = "unreadable";
+
+pub(crate) fn head(value: &str) -> Head {
+    #[derive(serde::Deserialize)]
+    struct HeadIn {
+        status: String,
+        #[serde(default)]
+        parked_by: Option<String>,
+        #[serde(default)]
+        updated_at: Option<u64>,
+        #[serde(default)]
+        created_at: Option<u64>,
+    }
+    match serde_json::from_str::<HeadIn>(value) {
+        Ok(h) => Head {
+            status: h.status,
+            parked_by: h.parked_by,
+            updated_at: h
+                .updated_at
+                .or(h.created_at)
+                .and_then(|t| i64::try_from(t).ok())
+                .unwrap_or(0),
+        },
+        Err(_) => Head {
+            status: UNREADABLE.to_string(),
+            parked_by: None,
+            updated_at: 0,
+        },
+    }
+}
+
+/// The owner a document names (`''` when it cannot be read), for migrating old rows.
+pub(crate) fn owner_of(value: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct OwnerIn {
+        owner: String,
+    }
+    serde_json::from_str::<OwnerIn>(value)
+        .map(|o| o.owner)
+        .unwrap_or_default()
+}
+
+/// A page size as SQL takes it.
+pub(crate) fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
 /// A revision as SQL stores it (a signed 64-bit integer).

@@ -8,6 +8,10 @@ pub(crate) struct Migration {
     pub sql: &'static str,
 }
 
+/// The migration that keyed runs by owner; the store fills its new columns from each
+/// document right after it, in the same transaction.
+pub(crate) const PER_OWNER: i64 = 4;
+
 pub(crate) const SQLITE: &[Migration] = &[
     Migration {
         version: 1,
@@ -23,6 +27,11 @@ pub(crate) const SQLITE: &[Migration] = &[
         version: 3,
         name: "0003_changes",
         sql: include_str!("../migrations/sqlite/0003_changes.sql"),
+    },
+    Migration {
+        version: PER_OWNER,
+        name: "0004_per_owner",
+        sql: include_str!("../migrations/sqlite/0004_per_owner.sql"),
     },
 ];
 
@@ -41,5 +50,10 @@ pub(crate) const POSTGRES: &[Migration] = &[
         version: 3,
         name: "0003_changes",
         sql: include_str!("../migrations/postgres/0003_changes.sql"),
+    },
+    Migration {
+        version: PER_OWNER,
+        name: "0004_per_owner",
+        sql: include_str!("../migrations/postgres/0004_per_owner.sql"),
     },
 ];

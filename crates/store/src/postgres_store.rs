@@ -6,11 +6,15 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use postgres::{Client, NoTls};
-use toolgate_core::{Error, MarkerStore, Stored};
+use toolgate_core::marker::MAX_MARKER_TTL_MS;
+use toolgate_core::{Error, Stored};
 
 use crate::audit::{self, AuditRecord};
 use crate::migrate::POSTGRES;
-use crate::{check_size, read_revision, sql_revision, unavailable, OpenError, StoreOptions};
+use crate::{
+    check_size, head, read_revision, sql_limit, sql_revision, unavailable, OpenError, PageFilter,
+    StoreOptions, UNREADABLE,
+};
 
 /// The advisory lock migrations run under (any constant: "toolgate" in ASCII).
 const MIGRATION_LOCK: i64 = 0x746f_6f6c_6761_7465;
@@ -81,6 +85,9 @@ fn migrate(client: &mut Client) -> Result<(), Error> {
             .map_err(err)?;
         if done.is_none() {
             tx.batch_execute(m.sql).map_err(err)?;
+            if m.version == crate::migrate::PER_OWNER {
+                backfill(&mut tx)?;
+            }
             tx.execute(
                 "INSERT INTO toolgate_migrations (version, name) VALUES ($1, $2)",
                 &[&m.version, &m.name],
@@ -91,11 +98,35 @@ fn migrate(client: &mut Client) -> Result<(), Error> {
     tx.commit().map_err(err)
 }
 
-fn revision_of(client: &mut Client, key: &str) -> Result<Option<u64>, Error> {
+/// Migration 4 added per-owner keys and derived columns, empty: fill them from each
+/// document (an unreadable one keeps owner `''` and status `unreadable`).
+fn backfill(tx: &mut postgres::Transaction<'_>) -> Result<(), Error> {
+    let rows = tx
+        .query(
+            "SELECT run_key, value FROM toolgate_runs WHERE owner = ''",
+            &[],
+        )
+        .map_err(err)?;
+    for r in rows {
+        let key: String = r.try_get(0).map_err(err)?;
+        let value: String = r.try_get(1).map_err(err)?;
+        let h = head(&value);
+        let owner = crate::owner_of(&value);
+        tx.execute(
+            "UPDATE toolgate_runs SET owner = $1, status = $2, parked_by = $3, updated_at = $4
+             WHERE owner = '' AND run_key = $5",
+            &[&owner, &h.status, &h.parked_by, &h.updated_at, &key],
+        )
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn revision_of(client: &mut Client, owner: &str, key: &str) -> Result<Option<u64>, Error> {
     let row = client
         .query_opt(
-            "SELECT revision FROM toolgate_runs WHERE run_key = $1",
-            &[&key],
+            "SELECT revision FROM toolgate_runs WHERE owner = $1 AND run_key = $2",
+            &[&owner, &key],
         )
         .map_err(err)?;
     row.map(|r| read_revision(key, r.try_get(0).map_err(err)?))
@@ -150,7 +181,7 @@ impl PostgresStore {
             let rows = client
                 .query(
                     "SELECT at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-                            decided_by, anchor, rule, reason, message
+                            decided_by, anchor, rule, reason, message, asked_by
                      FROM toolgate_audit WHERE at >= $1 AND ($2::TEXT IS NULL OR owner = $2)
                      ORDER BY at, id LIMIT $3",
                     &[&since, &owner, &limit],
@@ -172,6 +203,7 @@ impl PostgresStore {
                         rule: r.try_get(10)?,
                         reason: r.try_get(11)?,
                         message: r.try_get(12)?,
+                        asked_by: r.try_get(13)?,
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -180,13 +212,50 @@ impl PostgresStore {
     }
 }
 
-impl MarkerStore for PostgresStore {
-    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+/// The audit rows a write from `before` to `new` ends, inserted in `tx`. Never dropped:
+/// a row that cannot be written fails the write with it.
+fn insert_audit(
+    tx: &mut postgres::Transaction<'_>,
+    key: &str,
+    before: &str,
+    new: &str,
+) -> Result<(), Error> {
+    for r in audit::rows(before, new) {
+        tx.execute(
+            "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
+                 revision, tool_call_id, tool, outcome, decided_by,
+                 anchor, rule, reason, message, asked_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            &[
+                &sql_revision(key, r.at)?,
+                &r.run_id,
+                &r.owner,
+                &r.session_id,
+                &sql_revision(key, r.revision)?,
+                &r.tool_call_id,
+                &r.tool,
+                &r.outcome,
+                &r.decided_by,
+                &r.anchor,
+                &r.rule,
+                &r.reason,
+                &r.message,
+                &r.asked_by,
+            ],
+        )
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+impl PostgresStore {
+    /// [`MarkerStore::get`] of `owner`'s run `key`.
+    pub(crate) fn get_in(&self, owner: &str, key: &str) -> Result<Option<Stored>, Error> {
         self.with(|client| {
             let row = client
                 .query_opt(
-                    "SELECT revision, value FROM toolgate_runs WHERE run_key = $1",
-                    &[&key],
+                    "SELECT revision, value FROM toolgate_runs WHERE owner = $1 AND run_key = $2",
+                    &[&owner, &key],
                 )
                 .map_err(err)?;
             row.map(|r| {
@@ -199,17 +268,26 @@ impl MarkerStore for PostgresStore {
         })
     }
 
-    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+    /// [`MarkerStore::put_if_revision`] of `owner`'s run `key`.
+    pub(crate) fn put_in(
+        &self,
+        owner: &str,
+        key: &str,
+        expected: Option<u64>,
+        new: Stored,
+    ) -> Result<(), Error> {
         check_size(key, &new, &self.options)?;
         let revision = sql_revision(key, new.revision)?;
         let old = expected.map(|o| sql_revision(key, o)).transpose()?;
+        let h = head(&new.value);
         self.with(|client| {
             let changed = match old {
                 None => client
                     .execute(
-                        "INSERT INTO toolgate_runs (run_key, revision, value) VALUES ($1, $2, $3)
-                         ON CONFLICT (run_key) DO NOTHING",
-                        &[&key, &revision, &new.value],
+                        "INSERT INTO toolgate_runs (owner, run_key, revision, value, status, parked_by, updated_at)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7)
+                         ON CONFLICT (owner, run_key) DO NOTHING",
+                        &[&owner, &key, &revision, &new.value, &h.status, &h.parked_by, &h.updated_at],
                     )
                     .map_err(err)?,
                 // The update and the audit rows it ends commit together or not at all.
@@ -217,8 +295,9 @@ impl MarkerStore for PostgresStore {
                     let mut tx = client.transaction().map_err(err)?;
                     let before = tx
                         .query_opt(
-                            "SELECT value FROM toolgate_runs WHERE run_key = $1 AND revision = $2",
-                            &[&key, &old],
+                            "SELECT value FROM toolgate_runs
+                             WHERE owner = $1 AND run_key = $2 AND revision = $3",
+                            &[&owner, &key, &old],
                         )
                         .map_err(err)?
                         .map(|r| r.try_get::<_, String>(0))
@@ -226,38 +305,15 @@ impl MarkerStore for PostgresStore {
                         .map_err(err)?;
                     let changed = tx
                         .execute(
-                            "UPDATE toolgate_runs SET revision = $2, value = $3
-                             WHERE run_key = $1 AND revision = $4",
-                            &[&key, &revision, &new.value, &old],
+                            "UPDATE toolgate_runs SET revision = $3, value = $4, status = $5,
+                                 parked_by = $6, updated_at = $7
+                             WHERE owner = $1 AND run_key = $2 AND revision = $8",
+                            &[&owner, &key, &revision, &new.value, &h.status, &h.parked_by, &h.updated_at, &old],
                         )
                         .map_err(err)?;
                     if changed == 1 {
                         if let Some(before) = before {
-                            for r in audit::rows(&before, &new.value) {
-                                tx.execute(
-                                    "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
-                                         revision, tool_call_id, tool, outcome, decided_by,
-                                         anchor, rule, reason, message)
-                                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-                                     ON CONFLICT DO NOTHING",
-                                    &[
-                                        &sql_revision(key, r.at)?,
-                                        &r.run_id,
-                                        &r.owner,
-                                        &r.session_id,
-                                        &sql_revision(key, r.revision)?,
-                                        &r.tool_call_id,
-                                        &r.tool,
-                                        &r.outcome,
-                                        &r.decided_by,
-                                        &r.anchor,
-                                        &r.rule,
-                                        &r.reason,
-                                        &r.message,
-                                    ],
-                                )
-                                .map_err(err)?;
-                            }
+                            insert_audit(&mut tx, key, &before, &new.value)?;
                         }
                     }
                     tx.commit().map_err(err)?;
@@ -270,18 +326,19 @@ impl MarkerStore for PostgresStore {
             Err(Error::StoreConflict {
                 key: key.to_string(),
                 expected,
-                found: revision_of(client, key)?,
+                found: revision_of(client, owner, key)?,
             })
         })
     }
 
-    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+    /// [`MarkerStore::delete_if_revision`] of `owner`'s run `key`.
+    pub(crate) fn delete_in(&self, owner: &str, key: &str, expected: u64) -> Result<(), Error> {
         let old = sql_revision(key, expected)?;
         self.with(|client| {
             let changed = client
                 .execute(
-                    "DELETE FROM toolgate_runs WHERE run_key = $1 AND revision = $2",
-                    &[&key, &old],
+                    "DELETE FROM toolgate_runs WHERE owner = $1 AND run_key = $2 AND revision = $3",
+                    &[&owner, &key, &old],
                 )
                 .map_err(err)?;
             if changed == 1 {
@@ -290,24 +347,30 @@ impl MarkerStore for PostgresStore {
             Err(Error::StoreConflict {
                 key: key.to_string(),
                 expected: Some(expected),
-                found: revision_of(client, key)?,
+                found: revision_of(client, owner, key)?,
             })
         })
     }
 
-    fn keys(&self) -> Result<Vec<String>, Error> {
+    /// [`Owned::page`](crate::Owned::page).
+    pub(crate) fn page(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+        filter: PageFilter<'_>,
+    ) -> Result<Vec<(String, Stored)>, Error> {
+        let limit = sql_limit(limit);
         self.with(|client| {
             let rows = client
-                .query("SELECT run_key FROM toolgate_runs", &[])
-                .map_err(err)?;
-            rows.iter().map(|r| r.try_get(0).map_err(err)).collect()
-        })
-    }
-
-    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
-        self.with(|client| {
-            let rows = client
-                .query("SELECT run_key, revision, value FROM toolgate_runs", &[])
+                .query(
+                    "SELECT run_key, revision, value FROM toolgate_runs
+                     WHERE owner = $1 AND ($2::TEXT IS NULL OR run_key > $2)
+                       AND ($3::TEXT IS NULL OR status = $3)
+                       AND ($4::TEXT IS NULL OR parked_by = $4 OR parked_by IS NULL)
+                     ORDER BY run_key LIMIT $5",
+                    &[&owner, &after, &filter.status, &filter.parked_by, &limit],
+                )
                 .map_err(err)?;
             rows.iter()
                 .map(|r| {
@@ -317,6 +380,38 @@ impl MarkerStore for PostgresStore {
                     Ok((key, Stored { revision, value }))
                 })
                 .collect()
+        })
+    }
+
+    /// [`Owned::waiting`](crate::Owned::waiting).
+    pub(crate) fn waiting(&self, owner: &str) -> Result<u64, Error> {
+        self.with(|client| {
+            let row = client
+                .query_one(
+                    "SELECT count(*) FROM toolgate_runs WHERE owner = $1 AND status = 'awaiting_permission'",
+                    &[&owner],
+                )
+                .map_err(err)?;
+            let n: i64 = row.try_get(0).map_err(err)?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        })
+    }
+
+    /// [`SqlStore::owners_to_prune`](crate::SqlStore::owners_to_prune).
+    pub(crate) fn owners_to_prune(&self, cutoff: u64) -> Result<Vec<String>, Error> {
+        let waiting = sql_revision("prune", cutoff.saturating_sub(MAX_MARKER_TTL_MS))?;
+        let cutoff = sql_revision("prune", cutoff)?;
+        self.with(|client| {
+            let rows = client
+                .query(
+                    "SELECT DISTINCT owner FROM toolgate_runs
+                     WHERE (status IN ('completed', 'failed', 'cancelled') AND updated_at < $1)
+                        OR (status = 'awaiting_permission' AND updated_at < $3)
+                        OR status = $2",
+                    &[&cutoff, &UNREADABLE, &waiting],
+                )
+                .map_err(err)?;
+            rows.iter().map(|r| r.try_get(0).map_err(err)).collect()
         })
     }
 }

@@ -10,11 +10,15 @@ use std::time::Duration;
 
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
-use toolgate_core::{Error, MarkerStore, Stored};
+use toolgate_core::marker::MAX_MARKER_TTL_MS;
+use toolgate_core::{Error, Stored};
 
 use crate::audit::{self, AuditRecord};
 use crate::migrate::SQLITE;
-use crate::{check_size, read_revision, sql_revision, unavailable, OpenError, StoreOptions};
+use crate::{
+    check_size, head, read_revision, sql_limit, sql_revision, unavailable, OpenError, PageFilter,
+    StoreOptions, UNREADABLE,
+};
 
 /// How long a statement waits for another connection's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -83,7 +87,7 @@ impl SqliteStore {
         let mut stmt = conn
             .prepare(
                 "SELECT at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-                        decided_by, anchor, rule, reason, message
+                        decided_by, anchor, rule, reason, message, asked_by
                  FROM toolgate_audit WHERE at >= ?1 AND (?2 IS NULL OR owner = ?2)
                  ORDER BY at, id LIMIT ?3",
             )
@@ -105,6 +109,7 @@ impl SqliteStore {
                     rule: r.get(10)?,
                     reason: r.get(11)?,
                     message: r.get(12)?,
+                    asked_by: r.get(13)?,
                 })
             })
             .map_err(err)?
@@ -153,17 +158,44 @@ impl SqliteStore {
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn revision_of(conn: &Connection, key: &str) -> Result<Option<u64>, Error> {
+    fn revision_of(conn: &Connection, owner: &str, key: &str) -> Result<Option<u64>, Error> {
         let rev: Option<i64> = conn
             .query_row(
-                "SELECT revision FROM toolgate_runs WHERE run_key = ?1",
-                params![key],
+                "SELECT revision FROM toolgate_runs WHERE owner = ?1 AND run_key = ?2",
+                params![owner, key],
                 |row| row.get(0),
             )
             .optional()
             .map_err(err)?;
         rev.map(|r| read_revision(key, r)).transpose()
     }
+}
+
+/// Migration 4 moved the runs into per-owner keys with derived columns, empty: fill
+/// them from each document (an unreadable one keeps owner `''` and status `unreadable`).
+fn backfill(tx: &rusqlite::Transaction<'_>) -> Result<(), Error> {
+    let rows: Vec<(String, String)> = {
+        let mut stmt = tx
+            .prepare("SELECT run_key, value FROM toolgate_runs WHERE owner = ''")
+            .map_err(err)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, text(r.get_ref(1)?)?)))
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        rows
+    };
+    for (key, value) in rows {
+        let h = head(&value);
+        let owner = crate::owner_of(&value);
+        tx.execute(
+            "UPDATE toolgate_runs SET owner = ?1, status = ?2, parked_by = ?3, updated_at = ?4
+             WHERE owner = '' AND run_key = ?5",
+            params![owner, h.status, h.parked_by, h.updated_at, key],
+        )
+        .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Creates `path`'s missing directories (0700) and the file itself (0600) when absent; an
@@ -240,6 +272,9 @@ fn migrate(conn: &mut Connection) -> Result<(), Error> {
             .map_err(err)?;
         if done.is_none() {
             tx.execute_batch(m.sql).map_err(err)?;
+            if m.version == crate::migrate::PER_OWNER {
+                backfill(&tx)?;
+            }
             tx.execute(
                 "INSERT INTO toolgate_migrations (version, name) VALUES (?1, ?2)",
                 params![m.version, m.name],
@@ -250,25 +285,59 @@ fn migrate(conn: &mut Connection) -> Result<(), Error> {
     tx.commit().map_err(err)
 }
 
-impl MarkerStore for SqliteStore {
-    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+/// The audit rows a write from `before` to `new` ends, inserted in `tx`. Never dropped:
+/// a row that cannot be written fails the write with it.
+fn insert_audit(
+    tx: &rusqlite::Transaction<'_>,
+    key: &str,
+    before: &str,
+    new: &str,
+) -> Result<(), Error> {
+    for r in audit::rows(before, new) {
+        tx.execute(
+            "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
+                 revision, tool_call_id, tool, outcome, decided_by, anchor,
+                 rule, reason, message, asked_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                sql_revision(key, r.at)?,
+                r.run_id,
+                r.owner,
+                r.session_id,
+                sql_revision(key, r.revision)?,
+                r.tool_call_id,
+                r.tool,
+                r.outcome,
+                r.decided_by,
+                r.anchor,
+                r.rule,
+                r.reason,
+                r.message,
+                r.asked_by
+            ],
+        )
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn stored_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, i64, String)> {
+    Ok((
+        row.get::<_, String>(0)?,
+        row.get::<_, i64>(1)?,
+        text(row.get_ref(2)?)?,
+    ))
+}
+
+impl SqliteStore {
+    /// [`MarkerStore::get`] of `owner`'s run `key`.
+    pub(crate) fn get_in(&self, owner: &str, key: &str) -> Result<Option<Stored>, Error> {
         let conn = self.conn();
         let row = conn
             .query_row(
-                "SELECT revision, value FROM toolgate_runs WHERE run_key = ?1",
-                params![key],
-                |row| {
-                    let revision: i64 = row.get(0)?;
-                    // Bytes that are not UTF-8 come back replaced: core then finds the
-                    // document corrupt and fails the run (never a crash, never a grant).
-                    let value = match row.get_ref(1)? {
-                        ValueRef::Text(b) | ValueRef::Blob(b) => {
-                            String::from_utf8_lossy(b).into_owned()
-                        }
-                        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => String::new(),
-                    };
-                    Ok((revision, value))
-                },
+                "SELECT revision, value FROM toolgate_runs WHERE owner = ?1 AND run_key = ?2",
+                params![owner, key],
+                |row| Ok((row.get::<_, i64>(0)?, text(row.get_ref(1)?)?)),
             )
             .optional()
             .map_err(err)?;
@@ -281,16 +350,25 @@ impl MarkerStore for SqliteStore {
         .transpose()
     }
 
-    fn put_if_revision(&self, key: &str, expected: Option<u64>, new: Stored) -> Result<(), Error> {
+    /// [`MarkerStore::put_if_revision`] of `owner`'s run `key`.
+    pub(crate) fn put_in(
+        &self,
+        owner: &str,
+        key: &str,
+        expected: Option<u64>,
+        new: Stored,
+    ) -> Result<(), Error> {
         check_size(key, &new, &self.options)?;
         let revision = sql_revision(key, new.revision)?;
+        let h = head(&new.value);
         let mut conn = self.conn();
         let changed = match expected {
             None => conn
                 .execute(
-                    "INSERT INTO toolgate_runs (run_key, revision, value) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (run_key) DO NOTHING",
-                    params![key, revision, new.value],
+                    "INSERT INTO toolgate_runs (owner, run_key, revision, value, status, parked_by, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT (owner, run_key) DO NOTHING",
+                    params![owner, key, revision, new.value, h.status, h.parked_by, h.updated_at],
                 )
                 .map_err(err)?,
             // The update and the audit rows it ends (if it takes the run out of
@@ -302,46 +380,24 @@ impl MarkerStore for SqliteStore {
                     .map_err(err)?;
                 let before: Option<String> = tx
                     .query_row(
-                        "SELECT value FROM toolgate_runs WHERE run_key = ?1 AND revision = ?2",
-                        params![key, old],
+                        "SELECT value FROM toolgate_runs
+                         WHERE owner = ?1 AND run_key = ?2 AND revision = ?3",
+                        params![owner, key, old],
                         |row| text(row.get_ref(0)?),
                     )
                     .optional()
                     .map_err(err)?;
                 let changed = tx
                     .execute(
-                        "UPDATE toolgate_runs SET revision = ?2, value = ?3
-                         WHERE run_key = ?1 AND revision = ?4",
-                        params![key, revision, new.value, old],
+                        "UPDATE toolgate_runs SET revision = ?3, value = ?4, status = ?5,
+                             parked_by = ?6, updated_at = ?7
+                         WHERE owner = ?1 AND run_key = ?2 AND revision = ?8",
+                        params![owner, key, revision, new.value, h.status, h.parked_by, h.updated_at, old],
                     )
                     .map_err(err)?;
                 if changed == 1 {
                     if let Some(before) = before {
-                        for r in audit::rows(&before, &new.value) {
-                            tx.execute(
-                                "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
-                                     revision, tool_call_id, tool, outcome, decided_by, anchor,
-                                     rule, reason, message)
-                                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                                 ON CONFLICT DO NOTHING",
-                                params![
-                                    sql_revision(key, r.at)?,
-                                    r.run_id,
-                                    r.owner,
-                                    r.session_id,
-                                    sql_revision(key, r.revision)?,
-                                    r.tool_call_id,
-                                    r.tool,
-                                    r.outcome,
-                                    r.decided_by,
-                                    r.anchor,
-                                    r.rule,
-                                    r.reason,
-                                    r.message
-                                ],
-                            )
-                            .map_err(err)?;
-                        }
+                        insert_audit(&tx, key, &before, &new.value)?;
                     }
                 }
                 tx.commit().map_err(err)?;
@@ -354,16 +410,17 @@ impl MarkerStore for SqliteStore {
         Err(Error::StoreConflict {
             key: key.to_string(),
             expected,
-            found: SqliteStore::revision_of(&conn, key)?,
+            found: SqliteStore::revision_of(&conn, owner, key)?,
         })
     }
 
-    fn delete_if_revision(&self, key: &str, expected: u64) -> Result<(), Error> {
+    /// [`MarkerStore::delete_if_revision`] of `owner`'s run `key`.
+    pub(crate) fn delete_in(&self, owner: &str, key: &str, expected: u64) -> Result<(), Error> {
         let conn = self.conn();
         let changed = conn
             .execute(
-                "DELETE FROM toolgate_runs WHERE run_key = ?1 AND revision = ?2",
-                params![key, sql_revision(key, expected)?],
+                "DELETE FROM toolgate_runs WHERE owner = ?1 AND run_key = ?2 AND revision = ?3",
+                params![owner, key, sql_revision(key, expected)?],
             )
             .map_err(err)?;
         if changed == 1 {
@@ -372,36 +429,39 @@ impl MarkerStore for SqliteStore {
         Err(Error::StoreConflict {
             key: key.to_string(),
             expected: Some(expected),
-            found: SqliteStore::revision_of(&conn, key)?,
+            found: SqliteStore::revision_of(&conn, owner, key)?,
         })
     }
 
-    fn keys(&self) -> Result<Vec<String>, Error> {
+    /// [`Owned::page`](crate::Owned::page).
+    pub(crate) fn page(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+        filter: PageFilter<'_>,
+    ) -> Result<Vec<(String, Stored)>, Error> {
         let conn = self.conn();
         let mut stmt = conn
-            .prepare("SELECT run_key FROM toolgate_runs")
-            .map_err(err)?;
-        let keys = stmt
-            .query_map([], |row| row.get::<_, String>(0))
-            .map_err(err)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(err)?;
-        Ok(keys)
-    }
-
-    fn entries(&self) -> Result<Vec<(String, Stored)>, Error> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT run_key, revision, value FROM toolgate_runs")
+            .prepare(
+                "SELECT run_key, revision, value FROM toolgate_runs
+                 WHERE owner = ?1 AND (?2 IS NULL OR run_key > ?2)
+                   AND (?3 IS NULL OR status = ?3)
+                   AND (?4 IS NULL OR parked_by = ?4 OR parked_by IS NULL)
+                 ORDER BY run_key LIMIT ?5",
+            )
             .map_err(err)?;
         let rows = stmt
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?,
-                    text(row.get_ref(2)?)?,
-                ))
-            })
+            .query_map(
+                params![
+                    owner,
+                    after,
+                    filter.status,
+                    filter.parked_by,
+                    sql_limit(limit)
+                ],
+                stored_row,
+            )
             .map_err(err)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
@@ -411,5 +471,44 @@ impl MarkerStore for SqliteStore {
                 Ok((key, Stored { revision, value }))
             })
             .collect()
+    }
+
+    /// [`Owned::waiting`](crate::Owned::waiting).
+    pub(crate) fn waiting(&self, owner: &str) -> Result<u64, Error> {
+        let conn = self.conn();
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM toolgate_runs WHERE owner = ?1 AND status = 'awaiting_permission'",
+                params![owner],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// [`SqlStore::owners_to_prune`](crate::SqlStore::owners_to_prune).
+    pub(crate) fn owners_to_prune(&self, cutoff: u64) -> Result<Vec<String>, Error> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT DISTINCT owner FROM toolgate_runs
+                 WHERE (status IN ('completed', 'failed', 'cancelled') AND updated_at < ?1)
+                    OR (status = 'awaiting_permission' AND updated_at < ?3)
+                    OR status = ?2",
+            )
+            .map_err(err)?;
+        let owners = stmt
+            .query_map(
+                params![
+                    sql_revision("prune", cutoff)?,
+                    UNREADABLE,
+                    sql_revision("prune", cutoff.saturating_sub(MAX_MARKER_TTL_MS))?
+                ],
+                |r| r.get::<_, String>(0),
+            )
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        Ok(owners)
     }
 }

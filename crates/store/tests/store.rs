@@ -18,7 +18,7 @@ use toolgate_core::{
     Choice, Error, MarkerStore, Park, ParkCall, Policy, ResumeDecision, RunStatus, Runs, Stored,
     ToolCall,
 };
-use toolgate_store::{open, OpenError, SqlStore, StoreOptions};
+use toolgate_store::{open, OpenError, PageFilter, SqlStore, StoreOptions};
 
 const TOML: &str = "workspace = \"/home/dev/app\"\ndefault = \"ask\"\n";
 const T0: u64 = 1_700_000_000_000;
@@ -35,26 +35,30 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn park(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64) -> Vec<ResumeDecision> {
+fn park_request(run_id: &str, by: &str) -> Park {
     let policy = Policy::from_toml(TOML).expect("policy");
     let call = ToolCall::new("bash", json!({ "command": "git push origin main" }));
-    let parked = runs
-        .park(
-            Park {
-                run_id: run_id.to_string(),
-                session_id: "s".into(),
-                owner: "me".into(),
-                calls: vec![ParkCall {
-                    tool_call_id: "c1".into(),
-                    verdict: policy.classify(&call),
-                    call,
-                }],
-                history: "{\"step\":1}".into(),
-                ttl_ms: Some(60_000),
-            },
-            now,
-        )
-        .expect("park");
+    Park {
+        run_id: run_id.to_string(),
+        session_id: "s".into(),
+        owner: "me".into(),
+        calls: vec![ParkCall {
+            tool_call_id: "c1".into(),
+            verdict: policy.classify(&call),
+            call,
+        }],
+        history: "{\"step\":1}".into(),
+        ttl_ms: Some(60_000),
+        parked_by: (!by.is_empty()).then(|| by.to_string()),
+    }
+}
+
+fn park(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64) -> Vec<ResumeDecision> {
+    park_as(runs, run_id, now, "")
+}
+
+fn park_as(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64, by: &str) -> Vec<ResumeDecision> {
+    let parked = runs.park(park_request(run_id, by), now).expect("park");
     let marker = parked.run.marker.expect("a marker");
     marker
         .calls
@@ -70,6 +74,8 @@ fn park(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64) -> Vec<ResumeDeci
 /// Compare-and-swap, the size bound and keys, on an empty store.
 fn cas(store: &SqlStore) {
     let c0 = store.changes().expect("changes");
+    let changes = || store.changes().expect("changes");
+    let store = store.owner("me");
     let v = |revision: u64, value: &str| Stored {
         revision,
         value: value.to_string(),
@@ -91,12 +97,12 @@ fn cas(store: &SqlStore) {
         Err(Error::StoreConflict { found, .. }) => assert_eq!(found, None),
         other => panic!("update of an absent row: {other:?}"),
     }
-    let c1 = store.changes().expect("changes");
+    let c1 = changes();
     assert!(c1 > c0, "an insert bumps the change counter");
     store
         .put_if_revision("k", Some(1), v(2, "two"))
         .expect("update");
-    assert!(store.changes().expect("changes") > c1, "an update bumps it");
+    assert!(changes() > c1, "an update bumps it");
     assert_eq!(store.get("k").expect("get"), Some(v(2, "two")));
     assert!(matches!(
         store.delete_if_revision("k", 1),
@@ -127,9 +133,87 @@ fn cas(store: &SqlStore) {
     assert_eq!(store.get("big").expect("get"), None);
 }
 
+/// Another owner's rows: the same run id is another run; nothing one owner does reaches
+/// the other's; pages, counts and pruning candidates per owner.
+fn owners(store: &SqlStore) {
+    let (a, b) = (store.owner("ann"), store.owner("ben"));
+    let v = |revision: u64, value: &str| Stored {
+        revision,
+        value: value.to_string(),
+    };
+    a.put_if_revision("same", None, v(1, "ann's"))
+        .expect("insert");
+    b.put_if_revision("same", None, v(1, "ben's"))
+        .expect("insert");
+    assert_eq!(a.get("same").expect("get"), Some(v(1, "ann's")));
+    assert_eq!(b.get("same").expect("get"), Some(v(1, "ben's")));
+    assert!(b.delete_if_revision("only-ann", 1).is_err());
+    b.delete_if_revision("same", 1).expect("delete ben's");
+    assert_eq!(
+        a.get("same").expect("get"),
+        Some(v(1, "ann's")),
+        "ann's kept"
+    );
+    a.delete_if_revision("same", 1).expect("delete");
+    // Pages by run id, filtered by status and agent, through real runs.
+    let runs = Runs::new(store.owner("me"));
+    for i in 0..5 {
+        park_as(
+            &runs,
+            &format!("page-{i}"),
+            T0,
+            if i % 2 == 0 { "agent-a" } else { "agent-b" },
+        );
+    }
+    let me = store.owner("me");
+    let ids = |page: Vec<(String, Stored)>| page.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+    let waiting = PageFilter {
+        status: Some("awaiting_permission"),
+        parked_by: None,
+    };
+    let first = ids(me.page(Some("page-"), 2, waiting).expect("page"));
+    assert_eq!(first, ["page-0", "page-1"]);
+    let next = ids(me.page(Some("page-1"), 2, waiting).expect("page"));
+    assert_eq!(next, ["page-2", "page-3"]);
+    let by_a = PageFilter {
+        status: None,
+        parked_by: Some("agent-a"),
+    };
+    assert_eq!(
+        ids(me.page(Some("page-"), 10, by_a).expect("page")),
+        ["page-0", "page-2", "page-4"]
+    );
+    assert!(me.waiting().expect("waiting") >= 5);
+    assert_eq!(store.owner("nobody").waiting().expect("waiting"), 0);
+    assert!(store
+        .owner("nobody")
+        .page(None, 10, waiting)
+        .expect("page")
+        .is_empty());
+    // Another agent cannot park over agent-a's run; agent-a can.
+    let again = runs.park(park_request("page-0", "agent-b"), T0 + 1);
+    assert!(matches!(again, Err(Error::RunIdTaken { .. })), "{again:?}");
+    // Finished runs are pruning candidates once old enough; waiting ones never.
+    runs.cancel("page-4", "me", "done", T0 + 2).expect("cancel");
+    assert!(!store
+        .owners_to_prune(T0 + 2)
+        .expect("owners")
+        .contains(&"me".to_string()));
+    assert!(store
+        .owners_to_prune(T0 + 3)
+        .expect("owners")
+        .contains(&"me".to_string()));
+    let pruned = runs.prune("me", 1, T0 + 10).expect("prune");
+    assert!(pruned.iter().any(|r| r.run_id == "page-4"));
+    assert!(
+        runs.run("page-0", T0 + 10).expect("run").is_some(),
+        "waiting runs stay"
+    );
+}
+
 /// The run lifecycle over the store: resume once, expiry → cancelled.
 fn lifecycle(store: &SqlStore) {
-    let runs = Runs::new(store);
+    let runs = Runs::new(store.owner("me"));
     let decisions = park(&runs, "run-life", T0);
     let run = runs
         .run_of("run-life", "me", T0 + 1)
@@ -163,7 +247,7 @@ fn lifecycle(store: &SqlStore) {
 
 /// The audit trail: each request's end once, with its outcome and who decided.
 fn audit_trail(store: &SqlStore) {
-    let runs = Runs::new(store);
+    let runs = Runs::new(store.owner("me"));
     let approve = park(&runs, "audit-ok", T0);
     runs.resume_by("audit-ok", "me", &approve, T0 + 5, Some("alice-phone"))
         .expect("resume");
@@ -225,7 +309,7 @@ fn audit_trail(store: &SqlStore) {
 
 /// A corrupt document (as written by something else) → the run is failed, never resumed.
 fn corrupt(store: &SqlStore, run_id: &str, corrupt_row: &dyn Fn(&str)) {
-    let runs = Runs::new(store);
+    let runs = Runs::new(store.owner("me"));
     let decisions = park(&runs, run_id, T0);
     corrupt_row(run_id);
     let got = runs.resume(run_id, "me", &decisions, T0 + 1);
@@ -246,7 +330,7 @@ fn race(a: Arc<SqlStore>, b: Arc<SqlStore>, rounds: usize) -> usize {
     let mut winners = 0;
     for i in 0..rounds {
         let run_id = format!("race-{i}");
-        let decisions = park(&Runs::new(&*a), &run_id, T0);
+        let decisions = park(&Runs::new(a.owner("me")), &run_id, T0);
         let barrier = Arc::new(Barrier::new(2));
         let handles: Vec<_> = [a.clone(), b.clone()]
             .into_iter()
@@ -254,7 +338,7 @@ fn race(a: Arc<SqlStore>, b: Arc<SqlStore>, rounds: usize) -> usize {
                 let (barrier, run_id, decisions) =
                     (barrier.clone(), run_id.clone(), decisions.clone());
                 std::thread::spawn(move || {
-                    let runs = Runs::new(&*store);
+                    let runs = Runs::new(store.owner("me"));
                     barrier.wait();
                     runs.resume(&run_id, "me", &decisions, T0 + 1)
                 })
@@ -322,6 +406,7 @@ fn sqlite_file() {
         assert!(toolgate_store::exposed(&shared).is_some_and(|w| w.contains("644")));
     }
     cas(&store);
+    owners(&store);
     lifecycle(&store);
     audit_trail(&store);
     let raw = rusqlite_conn(&path);
@@ -340,10 +425,10 @@ fn sqlite_file() {
     assert_eq!(mode, "wal");
 
     // Restart mid-approval: a run parked, the store closed, a new one on the file.
-    let decisions = park(&Runs::new(&store), "run-restart", T0);
+    let decisions = park(&Runs::new(store.owner("me")), "run-restart", T0);
     drop(store);
     let again = open(&url, StoreOptions::default()).expect("reopen");
-    let runs = Runs::new(&again);
+    let runs = Runs::new(again.owner("me"));
     let run = runs
         .run("run-restart", T0 + 1)
         .expect("run")
@@ -353,7 +438,7 @@ fn sqlite_file() {
         .expect("resumed after the restart");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "3"
+        "4"
     );
 
     // Two connections to the file (as two server processes would have).
@@ -367,6 +452,7 @@ fn sqlite_file() {
 fn sqlite_memory_and_bad_urls() {
     let store = open("sqlite::memory:", StoreOptions::default()).expect("memory");
     cas(&store);
+    owners(&store);
     lifecycle(&store);
     audit_trail(&store);
     for bad in ["", "mysql://x", "sqlite:", "file.db"] {
@@ -412,6 +498,7 @@ fn postgres_server() {
     // A second open (another replica starting) finds the schema migrated.
     let second = open(&url, StoreOptions::default()).expect("second open");
     cas(&store);
+    owners(&store);
     lifecycle(&store);
     audit_trail(&store);
     corrupt(&store, "run-bad", &|key| {
@@ -419,13 +506,54 @@ fn postgres_server() {
             "UPDATE toolgate_runs SET value = '[1,2' WHERE run_key = '{key}'"
         ))
     });
-    let decisions = park(&Runs::new(&store), "run-restart", T0);
+    let decisions = park(&Runs::new(store.owner("me")), "run-restart", T0);
     drop(store);
     let again = open(&url, StoreOptions::default()).expect("reconnect");
-    Runs::new(&again)
+    Runs::new(again.owner("me"))
         .resume("run-restart", "me", &decisions, T0 + 1)
         .expect("resumed after the restart");
     assert_eq!(race(Arc::new(again), Arc::new(second), 100), 100);
+
+    // A database of before owners (migrations 1 to 3, rows in the old shape, one
+    // unreadable) migrates: rows under their documents' owners, readable as before.
+    exec(
+        "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes;
+          DROP FUNCTION IF EXISTS toolgate_runs_changed();",
+    );
+    exec(concat!(
+        "CREATE TABLE toolgate_migrations (version BIGINT NOT NULL PRIMARY KEY, name TEXT NOT NULL);",
+        include_str!("../migrations/postgres/0001_runs.sql"),
+        include_str!("../migrations/postgres/0002_audit.sql"),
+        include_str!("../migrations/postgres/0003_changes.sql"),
+        "INSERT INTO toolgate_migrations VALUES (1, '0001_runs'), (2, '0002_audit'), (3, '0003_changes');"
+    ));
+    let scratch = open("sqlite::memory:", StoreOptions::default()).expect("memory");
+    let runs = Runs::new(scratch.owner("me"));
+    let decisions = park_as(&runs, "old-waiting", T0, "agent-a");
+    let old = runs.store().get("old-waiting").expect("get").expect("row");
+    exec(&format!(
+        "INSERT INTO toolgate_runs (run_key, revision, value) VALUES ('old-waiting', {}, '{}'),
+             ('old-bad', 1, '{{not json')",
+        old.revision,
+        old.value.replace('\'', "''")
+    ));
+    let migrated = open(&url, StoreOptions::default()).expect("migrate");
+    let me = Runs::new(migrated.owner("me"));
+    let run = me.run("old-waiting", T0 + 1).expect("run").expect("found");
+    assert_eq!(run.parked_by.as_deref(), Some("agent-a"));
+    assert!(me.run("old-bad", T0 + 1).expect("run").is_none());
+    assert!(migrated
+        .owners_to_prune(0)
+        .expect("owners")
+        .contains(&String::new()));
+    me.resume("old-waiting", "me", &decisions, T0 + 2)
+        .expect("resumed after the migration");
+    assert_eq!(
+        migrated.audit(Some("me"), 0, 10).expect("audit")[0]
+            .asked_by
+            .as_deref(),
+        Some("agent-a")
+    );
 }
 
 /// Runs SQL on the file through a connection of its own (what another program does).
@@ -447,4 +575,104 @@ fn query_one(path: &std::path::Path, sql: &str) -> String {
         })
     })
     .expect("query")
+}
+
+/// A database written before runs were kept per owner (migrations 1 to 3, rows in the
+/// old shape): opening it migrates, each row lands under its document's owner with its
+/// status, the unreadable one under no owner, and every run reads as before.
+#[test]
+fn sqlite_migrates_rows_of_before_owners() {
+    let dir = temp_dir("migrate");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("old.db");
+    {
+        let conn = rusqlite::Connection::open(&path).expect("open");
+        conn.execute_batch(concat!(
+            "CREATE TABLE toolgate_migrations (version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL) STRICT;",
+            include_str!("../migrations/sqlite/0001_runs.sql"),
+            include_str!("../migrations/sqlite/0002_audit.sql"),
+            include_str!("../migrations/sqlite/0003_changes.sql"),
+            "INSERT INTO toolgate_migrations VALUES (1, '0001_runs'), (2, '0002_audit'), (3, '0003_changes');"
+        ))
+        .expect("old schema");
+    }
+    // Rows as the old store wrote them, through a store of today on a scratch file.
+    let scratch = open("sqlite::memory:", StoreOptions::default()).expect("memory");
+    let runs = Runs::new(scratch.owner("me"));
+    park_as(&runs, "old-waiting", T0, "agent-a");
+    park(&runs, "old-done", T0);
+    runs.cancel("old-done", "me", "done", T0 + 1)
+        .expect("cancel");
+    let rows: Vec<(String, u64, String)> = ["old-waiting", "old-done"]
+        .iter()
+        .map(|k| {
+            let s = runs.store().get(k).expect("get").expect("row");
+            (k.to_string(), s.revision, s.value)
+        })
+        .collect();
+    {
+        let conn = rusqlite::Connection::open(&path).expect("open");
+        for (k, rev, value) in &rows {
+            conn.execute(
+                "INSERT INTO toolgate_runs (run_key, revision, value) VALUES (?1, ?2, ?3)",
+                rusqlite::params![k, i64::try_from(*rev).expect("revision"), value],
+            )
+            .expect("insert");
+        }
+        conn.execute(
+            "INSERT INTO toolgate_runs (run_key, revision, value) VALUES ('old-bad', 1, '{not json')",
+            [],
+        )
+        .expect("insert");
+    }
+    let store = open(
+        &format!("sqlite:{}", path.display()),
+        StoreOptions::default(),
+    )
+    .expect("migrate");
+    assert_eq!(
+        query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
+        "4"
+    );
+    assert_eq!(
+        query_one(&path, "SELECT owner || '/' || status || '/' || coalesce(parked_by, '-') FROM toolgate_runs WHERE run_key = 'old-waiting'"),
+        "me/awaiting_permission/agent-a"
+    );
+    assert_eq!(
+        query_one(
+            &path,
+            "SELECT owner || '/' || status FROM toolgate_runs WHERE run_key = 'old-done'"
+        ),
+        "me/cancelled"
+    );
+    assert_eq!(
+        query_one(
+            &path,
+            "SELECT '[' || owner || ']/' || status FROM toolgate_runs WHERE run_key = 'old-bad'"
+        ),
+        "[]/unreadable"
+    );
+    let me = Runs::new(store.owner("me"));
+    let waiting = me.run("old-waiting", T0 + 2).expect("run").expect("found");
+    assert_eq!(waiting.status, RunStatus::AwaitingPermission);
+    assert_eq!(waiting.parked_by.as_deref(), Some("agent-a"));
+    assert_eq!(
+        me.run("old-done", T0 + 2).expect("run").map(|r| r.status),
+        Some(RunStatus::Cancelled)
+    );
+    assert!(
+        me.run("old-bad", T0 + 2).expect("run").is_none(),
+        "not me's"
+    );
+    // The unreadable row is a pruning candidate (its owner could not be read).
+    assert!(store
+        .owners_to_prune(0)
+        .expect("owners")
+        .contains(&String::new()));
+    // The change counter still counts after the table was rebuilt.
+    let before = store.changes().expect("changes");
+    me.cancel("old-waiting", "me", "moved on", T0 + 3)
+        .expect("cancel");
+    assert!(store.changes().expect("changes") > before);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
 }

@@ -24,7 +24,7 @@ use toolgate_core::{
     CallOutcome, Choice, CleanupCounts, Decision, Outcome, Park, ParkCall, Parked, Policy,
     ResumeDecision, Resumed, Run, RunStatus, Runs, SessionRules, Tier, ToolCall, Verdict,
 };
-use toolgate_store::SqlStore;
+use toolgate_store::{Owned, SqlStore};
 
 use crate::error::{Error, Result};
 
@@ -180,10 +180,10 @@ impl Inner {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn runs(&self) -> Runs<&SqlStore> {
+    fn runs(&self) -> Runs<Owned<'_>> {
         // A decided run keeps its history and each call's arguments until the agent
         // that parked it takes them (`resume` with no decisions).
-        Runs::new(&self.store).keeping_history()
+        Runs::new(self.store.owner(&self.owner)).keeping_history()
     }
 
     pub fn policy(&self) -> &Policy {
@@ -260,6 +260,7 @@ impl Inner {
                 }],
                 history: CHECK_HISTORY.to_string(),
                 ttl_ms: Some(timeout_ms),
+                parked_by: None,
             },
             now,
         )?;
@@ -498,6 +499,7 @@ impl Inner {
                 calls,
                 history,
                 ttl_ms,
+                parked_by: None,
             },
             now,
         )?)

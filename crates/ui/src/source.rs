@@ -528,6 +528,7 @@ mod tests {
                 calls,
                 history: "{\"step\":3}".into(),
                 ttl_ms: Some(60_000),
+                parked_by: None,
             },
             1_000,
         )

@@ -225,6 +225,7 @@ impl Gate {
                 calls,
                 history,
                 ttl_ms,
+                parked_by: None,
             },
             now_ms(),
         )?;
