@@ -182,6 +182,8 @@ try {
   const cmd1 = cmdOf(parked1);
   const args = await p1.getByTestId("tool-args").textContent();
   check("the prompt renders from the server's marker (the command)", typeof cmd1 === "string" && args.includes(JSON.stringify(cmd1).slice(1, -1)), { args, cmd1 });
+  const askedBy = await p1.locator(".tg-asked-by").textContent();
+  check("the prompt says which agent asked (the run's parkedBy)", parked1.parkedBy === "reference-agent" && /asked by reference-agent/.test(askedBy), { askedBy, parkedBy: parked1.parkedBy });
   await p1.getByTestId("approve-once").click();
   const afterApprove = await until("the agent's next turn", async () => {
     const run = await runOf(r1);

@@ -403,7 +403,7 @@ fn main() {
     );
     println!("runs_per_sec={:.0}", runs as f64 / elapsed.as_secs_f64());
     println!(
-        "owners={OWNERS} agents={} pages_read={pages} webhook_messages_received={} (the receiver answers each after 2 s, one at a time: the rest wait in the bounded queue, or past 256 are dropped and logged; no park waits for them)",
+        "owners={OWNERS} agents={} pages_read={pages} webhook_messages_received={} (the receiver answers each after 2 s, one at a time: the rest wait in the bounded queue, past 256 counted into one message; no park waits for them)",
         OWNERS * AGENTS,
         webhook_got.load(Ordering::Relaxed)
     );

@@ -18,6 +18,9 @@ const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen AD
        toolgate-server hash-token   (a token on stdin → its SHA-256, for the config file)
        toolgate-server audit export [--format jsonl|csv] [--config FILE] [--database URL]
                                     [--owner OWNER] [--since MS]
+       toolgate-server audit verify [--config FILE] [--database URL]
+                                    (the audit trail's hash chain: exit 1 if a record was
+                                    edited or deleted)
 
 Environment: TOOLGATE_LISTEN, TOOLGATE_DATABASE_URL (sqlite:PATH | postgres://…),
 TOOLGATE_CORS_ORIGINS (comma-separated), TOOLGATE_TOKENS ([{\"name\",\"owner\",\"roles\",\"token\"}]),
@@ -29,6 +32,16 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let command = match args.first().map(String::as_str) {
         Some("hash-token") => return hash_token(),
+        Some("audit") if args.get(1).map(String::as_str) == Some("verify") => {
+            return match verify(args.split_off(2)) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("toolgate-server audit verify: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Some("audit") => {
             return match audit(args.split_off(1)) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -100,7 +113,19 @@ fn serve(args: Vec<String>) -> Result<(), String> {
     }
     let store = toolgate_store::open(&config.database, StoreOptions::default())
         .map_err(|e| e.to_string())?;
-    let kind = store.kind();
+    let kind = match &store {
+        toolgate_store::SqlStore::Postgres(pg) => match pg.tls() {
+            Ok((mode, true)) => format!("postgres, TLS {mode}"),
+            Ok((mode, false)) => format!("postgres, no TLS ({mode})"),
+            Err(e) => format!("postgres, TLS unknown: {e}"),
+        },
+        toolgate_store::SqlStore::Sqlite(_) => "sqlite".to_string(),
+    };
+    if kind.starts_with("postgres") && !kind.contains("verify-full") {
+        eprintln!(
+            "toolgate-server: warning: the database connection is {kind}: anyone on the network path could read or change runs and decisions; use sslmode=verify-full (and sslrootcert=CA) unless the database is on this machine"
+        );
+    }
     if let Ok(toolgate_store::Backend::Sqlite(path)) = toolgate_store::backend(&config.database) {
         if let Some(why) = toolgate_store::exposed(std::path::Path::new(&path)) {
             eprintln!("toolgate-server: warning: {why}");
@@ -249,7 +274,7 @@ fn audit(args: Vec<String>) -> Result<(), String> {
     let mut out = std::io::BufWriter::new(out.lock());
     let fail = |e: std::io::Error| format!("writing: {e}");
     if format == "csv" {
-        writeln!(out, "at,run_id,owner,session_id,revision,tool_call_id,tool,outcome,decided_by,anchor,rule,reason,message").map_err(fail)?;
+        writeln!(out, "at,run_id,owner,session_id,revision,tool_call_id,tool,outcome,decided_by,anchor,rule,reason,message,asked_by").map_err(fail)?;
     }
     let mut seen_at_since = 0usize;
     loop {
@@ -280,6 +305,7 @@ fn audit(args: Vec<String>) -> Result<(), String> {
                     r.rule.clone(),
                     r.reason.clone(),
                     r.message.clone().unwrap_or_default(),
+                    r.asked_by.clone().unwrap_or_default(),
                 ];
                 let line: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
                 writeln!(out, "{}", line.join(",")).map_err(fail)?;
@@ -301,6 +327,45 @@ fn audit(args: Vec<String>) -> Result<(), String> {
         }
     }
     out.flush().map_err(fail)
+}
+
+/// `audit verify`: walks the audit trail's hash chain; prints what it found. `Ok(false)`
+/// when a record was edited or deleted.
+fn verify(args: Vec<String>) -> Result<bool, String> {
+    let mut it = args.into_iter();
+    let (mut file, mut overrides) = (None::<PathBuf>, Overrides::default());
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--config" => file = Some(value("--config")?.into()),
+            "--database" => overrides.database = Some(value("--database")?),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    let config = config::load(file.as_deref(), &|k| std::env::var(k).ok(), overrides)?;
+    let store = toolgate_store::open(&config.database, StoreOptions::default())
+        .map_err(|e| e.to_string())?;
+    let check = store.verify_audit().map_err(|e| e.to_string())?;
+    match &check.problem {
+        None => {
+            println!(
+                "audit trail intact: {} record(s), chain head {}",
+                check.records,
+                check.head.as_deref().unwrap_or("(none)")
+            );
+            Ok(true)
+        }
+        Some(problem) => {
+            println!(
+                "audit trail BROKEN: {problem} ({} record(s) read)",
+                check.records
+            );
+            Ok(false)
+        }
+    }
 }
 
 fn csv_cell(c: &str) -> String {

@@ -8,7 +8,8 @@
 //! options and headers, URL credentials and token shapes masked).
 //!
 //! Off the request path and bounded: messages go through a queue of [`QUEUE`] to one
-//! sender thread (a full queue drops the message, logged); each message is tried
+//! sender thread; runs that find the queue full are counted and announced in one
+//! message once the sender catches up ("N more runs started waiting"); each message is tried
 //! [`ATTEMPTS`] times, [`TIMEOUT`] each, 1 s then 2 s apart. A failing webhook is
 //! logged by its host (never the URL, which is a secret, nor its credentials) and never
 //! approves or blocks anything.
@@ -73,15 +74,18 @@ impl Webhook {
             agent: ureq::Agent::new_with_config(config),
         };
         let (tx, rx) = sync_channel::<Value>(QUEUE);
+        let dropped: Arc<AtomicU64> = Arc::default();
+        let overflow = dropped.clone();
+        let base = public_url.clone();
         let started = std::thread::Builder::new()
             .name("toolgate-webhook".to_string())
             .spawn(move || {
                 for message in rx {
-                    if let Err(e) = sender.send(&message) {
-                        eprintln!(
-                            "toolgate-server: the webhook to {} failed after {ATTEMPTS} attempts: {e}",
-                            sender.host
-                        );
+                    sender.deliver(&message);
+                    // Runs that found the queue full are told in one message, not lost.
+                    let missed = overflow.swap(0, Ordering::Relaxed);
+                    if missed > 0 {
+                        sender.deliver(&overflowed(missed, base.as_deref()));
                     }
                 }
             });
@@ -96,7 +100,7 @@ impl Webhook {
             public_url,
             args,
             queue,
-            dropped: Arc::default(),
+            dropped,
             host,
         }
     }
@@ -157,11 +161,13 @@ impl Webhook {
         match queue.try_send(message) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
-                let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                eprintln!(
-                    "toolgate-server: the webhook queue to {} is full ({QUEUE}); message dropped ({n} in all)",
-                    self.host
-                );
+                // Counted; the sender says how many in one message when it catches up.
+                if self.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
+                    eprintln!(
+                        "toolgate-server: the webhook queue to {} is full ({QUEUE}); further runs are counted and announced in one message",
+                        self.host
+                    );
+                }
             }
             Err(TrySendError::Disconnected(_)) => {
                 eprintln!(
@@ -172,13 +178,38 @@ impl Webhook {
         }
     }
 
-    /// Messages dropped because the queue was full.
+    /// Runs not yet announced because the queue was full.
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
     }
 }
 
+/// The message for `n` runs that started waiting while the queue was full.
+fn overflowed(n: u64, public_url: Option<&str>) -> Value {
+    let mut text = format!(
+        "toolgate: {n} more run{} started waiting for permission while earlier messages were being sent.",
+        if n == 1 { "" } else { "s" }
+    );
+    if let Some(base) = public_url {
+        text.push_str(&format!(
+            "\n<{}/|Open the approval panel>",
+            escape(base.trim_end_matches('/'))
+        ));
+    }
+    json!({ "text": text })
+}
+
 impl Sender {
+    /// Sends `message`, logging a failure (by host).
+    fn deliver(&self, message: &Value) {
+        if let Err(e) = self.send(message) {
+            eprintln!(
+                "toolgate-server: the webhook to {} failed after {ATTEMPTS} attempts: {e}",
+                self.host
+            );
+        }
+    }
+
     /// Sends `message`, retrying; blocking. `Err` names the last failure.
     fn send(&self, message: &Value) -> Result<(), String> {
         let body = message.to_string();
@@ -230,6 +261,24 @@ fn clip(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_past_a_full_queue_are_announced_together() {
+        let m = overflowed(42, Some("https://panel.example/"));
+        let text = m["text"].as_str().unwrap_or("");
+        assert!(
+            text.starts_with("toolgate: 42 more runs started waiting"),
+            "{text}"
+        );
+        assert!(
+            text.contains("<https://panel.example/|Open the approval panel>"),
+            "{text}"
+        );
+        let one = overflowed(1, None);
+        assert!(one["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("1 more run started")));
+    }
 
     #[test]
     fn hosts_carry_no_credentials() {

@@ -450,13 +450,51 @@ fn park_poll_decide_exactly_once() {
         "{csv}"
     );
     assert!(
-        lines[2].contains(",denied,alice-phone,") && lines[2].ends_with(",not on Fridays"),
+        lines[2].contains(",denied,alice-phone,") && lines[2].ends_with(",not on Fridays,ci-agent"),
         "{csv}"
     );
     let jsonl = export("jsonl");
     let first: Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
     assert_eq!(first["outcome"], "approved");
     assert_eq!(jsonl.lines().count(), 2);
+    assert_eq!(first["askedBy"], "ci-agent");
+    // The trail's hash chain holds; an edited record is found (exit 1).
+    let verify = || {
+        Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
+            .args(["audit", "verify", "--database"])
+            .arg(format!("sqlite:{}", db.display()))
+            .output()
+            .unwrap()
+    };
+    let ok = verify();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("audit trail intact: 2 record(s)"));
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE toolgate_audit SET outcome = 'approved' WHERE outcome = 'denied'",
+            [],
+        )
+        .unwrap();
+    let broken = verify();
+    assert_eq!(broken.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&broken.stdout).contains("edited"),
+        "{}",
+        String::from_utf8_lossy(&broken.stdout)
+    );
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE toolgate_audit SET outcome = 'denied' WHERE id = 2",
+            [],
+        )
+        .unwrap();
+    assert!(verify().status.success());
 
     // A denied call cannot be parked (the policy decides, not the agent).
     let hard = park(a, "run-3", "rm -rf /");

@@ -4,6 +4,7 @@
 //! insert these rows in the transaction of the write itself.
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 use toolgate_core::marker::AnyHistory;
 use toolgate_core::{Run, RunStatus};
 
@@ -35,6 +36,80 @@ pub struct AuditRecord {
     /// The agent that asked (the marker's `parked_by`), when the host named it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
+}
+
+/// The link of `record` in the audit chain after `prev` (the previous record's link,
+/// `""` for the first): SHA-256 (hex) of `prev`, a newline and the record's JSON. An
+/// edited record no longer matches its link; a deleted one breaks the next record's.
+pub fn link(prev: &str, record: &AuditRecord) -> String {
+    let mut h = Sha256::new();
+    h.update(prev.as_bytes());
+    h.update(b"\n");
+    // The JSON of a struct: its fields in declaration order, always the same bytes.
+    h.update(serde_json::to_string(record).unwrap_or_default().as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What [`SqlStore::verify_audit`](crate::SqlStore::verify_audit) found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditCheck {
+    /// Records read.
+    pub records: u64,
+    /// The last record's link (none: no record).
+    pub head: Option<String>,
+    /// The first thing wrong, in words (none: the chain holds).
+    pub problem: Option<String>,
+}
+
+/// Walks `rows` (id, prev_hash, hash, record) in id order against the stored head
+/// (`head_id`, `head_hash`): the first record whose hash does not match its contents
+/// (edited), whose prev_hash is not the previous record's hash (one before it deleted
+/// or edited), or a head that names a record past the last (the last deleted).
+pub(crate) fn check_chain(
+    rows: impl IntoIterator<Item = (i64, Option<String>, Option<String>, AuditRecord)>,
+    head: Option<(i64, String)>,
+) -> AuditCheck {
+    let mut prev = String::new();
+    let mut records = 0u64;
+    let mut last_id = None;
+    let mut problem = None;
+    for (id, prev_hash, hash, record) in rows {
+        records += 1;
+        if problem.is_some() {
+            continue;
+        }
+        if prev_hash.as_deref().unwrap_or("") != prev {
+            problem = Some(format!(
+                "record {id}: the record before it was deleted or edited (its prev_hash is not the previous record's hash)"
+            ));
+        } else if hash.as_deref() != Some(link(&prev, &record).as_str()) {
+            problem = Some(format!(
+                "record {id}: edited (its hash does not match its contents)"
+            ));
+        }
+        prev = hash.unwrap_or_default();
+        last_id = Some(id);
+    }
+    if problem.is_none() {
+        match (&head, last_id) {
+            (Some((head_id, head_hash)), Some(last)) if *head_id != last || *head_hash != prev => {
+                problem = Some(format!(
+                    "the chain ends at record {last}, but its head names record {head_id}: the last record(s) were deleted"
+                ));
+            }
+            (Some((head_id, _)), None) => {
+                problem = Some(format!(
+                    "no records, but the chain's head names record {head_id}: they were deleted"
+                ));
+            }
+            _ => {}
+        }
+    }
+    AuditCheck {
+        records,
+        head: (records > 0).then_some(prev),
+        problem,
+    }
 }
 
 /// The rows for a write from `old` (the stored document) to `new`; none unless `old`

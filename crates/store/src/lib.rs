@@ -28,10 +28,11 @@
 
 pub mod audit;
 mod migrate;
+pub mod pg_tls;
 mod postgres_store;
 mod sqlite_store;
 
-pub use audit::AuditRecord;
+pub use audit::{AuditCheck, AuditRecord};
 pub use postgres_store::PostgresStore;
 pub use sqlite_store::{exposed, SqliteStore};
 
@@ -146,6 +147,16 @@ impl SqlStore {
         match self {
             SqlStore::Sqlite(s) => s.audit(owner, since, limit),
             SqlStore::Postgres(s) => s.audit(owner, since, limit),
+        }
+    }
+
+    /// Walks the whole audit trail's chain (see [`audit::link`]): the first record that
+    /// was edited, deleted (in the middle: the next record's link breaks; at the end: the
+    /// chain's head, kept in its own table, names a record past the last), or none.
+    pub fn verify_audit(&self) -> Result<AuditCheck, Error> {
+        match self {
+            SqlStore::Sqlite(s) => s.verify_audit(),
+            SqlStore::Postgres(s) => s.verify_audit(),
         }
     }
 

@@ -12,6 +12,10 @@ pub(crate) struct Migration {
 /// document right after it, in the same transaction.
 pub(crate) const PER_OWNER: i64 = 4;
 
+/// The migration that chained the audit records; the store links the records already
+/// there right after it, in the same transaction.
+pub(crate) const AUDIT_CHAIN: i64 = 5;
+
 pub(crate) const SQLITE: &[Migration] = &[
     Migration {
         version: 1,
@@ -32,6 +36,11 @@ pub(crate) const SQLITE: &[Migration] = &[
         version: PER_OWNER,
         name: "0004_per_owner",
         sql: include_str!("../migrations/sqlite/0004_per_owner.sql"),
+    },
+    Migration {
+        version: AUDIT_CHAIN,
+        name: "0005_audit_chain",
+        sql: include_str!("../migrations/sqlite/0005_audit_chain.sql"),
     },
 ];
 
@@ -55,5 +64,10 @@ pub(crate) const POSTGRES: &[Migration] = &[
         version: PER_OWNER,
         name: "0004_per_owner",
         sql: include_str!("../migrations/postgres/0004_per_owner.sql"),
+    },
+    Migration {
+        version: AUDIT_CHAIN,
+        name: "0005_audit_chain",
+        sql: include_str!("../migrations/postgres/0005_audit_chain.sql"),
     },
 ];

@@ -1,15 +1,19 @@
-//! PostgreSQL: one connection per store behind a mutex, reconnected when it drops.
+//! PostgreSQL: a small pool of connections ([`POOL`]), each behind a mutex and
+//! reconnected when it drops, with a connect timeout and a statement timeout, over TLS
+//! as the URL's `sslmode` says ([`pg_tls`](crate::pg_tls)).
 //! Each compare-and-swap is one statement: under PostgreSQL's row locks a concurrent
 //! `UPDATE … WHERE revision = $n` waits for the first and then re-checks the condition on
 //! the new row, so of two replicas resuming the same run exactly one changes it.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::time::Duration;
 
 use postgres::{Client, NoTls};
 use toolgate_core::marker::MAX_MARKER_TTL_MS;
 use toolgate_core::{Error, Stored};
 
-use crate::audit::{self, AuditRecord};
+use crate::audit::{self, AuditCheck, AuditRecord};
 use crate::migrate::POSTGRES;
 use crate::{
     check_size, head, read_revision, sql_limit, sql_revision, unavailable, OpenError, PageFilter,
@@ -19,49 +23,142 @@ use crate::{
 /// The advisory lock migrations run under (any constant: "toolgate" in ASCII).
 const MIGRATION_LOCK: i64 = 0x746f_6f6c_6761_7465;
 
+/// The advisory lock audit writers take, so replicas extend one chain ("tgaudit").
+const AUDIT_LOCK: i64 = 0x0074_6761_7564_6974;
+
+/// Connections per store: a request waits for one only when all are busy.
+pub const POOL: usize = 4;
+/// How long connecting may take (unless the URL says `connect_timeout`).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one statement may run (PostgreSQL's `statement_timeout`, unless the URL's
+/// `options` set one).
+pub const STATEMENT_TIMEOUT_MS: u64 = 15_000;
+
 /// Runs in a PostgreSQL database.
 pub struct PostgresStore {
-    url: String,
-    client: Mutex<Option<Client>>,
+    config: postgres::Config,
+    tls: Option<crate::pg_tls::Rustls>,
+    verify: crate::pg_tls::Verify,
+    pool: Vec<Mutex<Option<Client>>>,
+    next: AtomicUsize,
     options: StoreOptions,
 }
 
 fn err(e: postgres::Error) -> Error {
-    unavailable("postgres", e)
-}
-
-fn connect(url: &str) -> Result<Client, Error> {
-    Client::connect(url, NoTls).map_err(err)
+    // The server's own words (`db error` alone says nothing).
+    if let Some(db) = e.as_db_error() {
+        return unavailable(
+            "postgres",
+            format!("{} ({})", db.message(), db.code().code()),
+        );
+    }
+    // And what lies under a connection error (a refused certificate, a timeout).
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    unavailable("postgres", text)
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://user:password@host:port/db`) and migrates.
+    /// Connects to `url` (`postgres://user:password@host:port/db[?sslmode=…]`) and
+    /// migrates.
     pub fn connect(url: &str, options: StoreOptions) -> Result<PostgresStore, OpenError> {
-        let mut client = connect(url)?;
-        migrate(&mut client)?;
-        Ok(PostgresStore {
-            url: url.to_string(),
-            client: Mutex::new(Some(client)),
+        let parsed = crate::pg_tls::parse(url).map_err(OpenError::BadUrl)?;
+        let mut config: postgres::Config = parsed
+            .url
+            .parse()
+            .map_err(|e: postgres::Error| OpenError::BadUrl(format!("postgres URL: {e}")))?;
+        config.ssl_mode(parsed.ssl_mode);
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let given = config.get_options().unwrap_or("").to_string();
+        if !given.contains("statement_timeout") {
+            let with = format!("{given} -c statement_timeout={STATEMENT_TIMEOUT_MS}");
+            config.options(with.trim());
+        }
+        let tls = crate::pg_tls::client_config(parsed.verify, parsed.root.as_deref())
+            .map_err(|e| unavailable("postgres", e))?
+            .map(|c| crate::pg_tls::Rustls(std::sync::Arc::new(c)));
+        let store = PostgresStore {
+            config,
+            tls,
+            verify: parsed.verify,
+            pool: (0..POOL).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
             options,
-        })
+        };
+        store.with(migrate)?;
+        Ok(store)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Option<Client>> {
-        // One statement per use: a poisoned lock still guards a usable client (or one
-        // that is closed, and replaced below).
-        self.client.lock().unwrap_or_else(PoisonError::into_inner)
+    fn connect_one(&self) -> Result<Client, Error> {
+        match &self.tls {
+            Some(tls) => self.config.connect(tls.clone()),
+            None => self.config.connect(NoTls),
+        }
+        .map_err(err)
     }
 
-    /// Runs `f` on the connection, connecting again first when the last one closed.
+    /// A connection slot: a free one if any, else the next in turn (waiting for it).
+    fn slot(&self) -> MutexGuard<'_, Option<Client>> {
+        let n = self.pool.len().max(1);
+        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
+        for i in 0..n {
+            if let Some(m) = self.pool.get((start + i) % n) {
+                match m.try_lock() {
+                    Ok(g) => return g,
+                    // One statement per use: a poisoned slot still holds a usable
+                    // client (or a closed one, replaced on use).
+                    Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                    Err(TryLockError::WouldBlock) => {}
+                }
+            }
+        }
+        match self.pool.get(start) {
+            Some(m) => m.lock().unwrap_or_else(PoisonError::into_inner),
+            // The pool is never empty; this is the first slot's lock all the same.
+            None => self.pool[0].lock().unwrap_or_else(PoisonError::into_inner),
+        }
+    }
+
+    /// Runs `f` on a connection of the pool, connecting first when it is new or closed.
     fn with<T>(&self, f: impl FnOnce(&mut Client) -> Result<T, Error>) -> Result<T, Error> {
-        let mut guard = self.lock();
+        let mut guard = self.slot();
         if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(connect(&self.url)?);
+            *guard = Some(self.connect_one()?);
         }
         match guard.as_mut() {
             Some(client) => f(client),
             None => Err(unavailable("postgres", "no connection")),
         }
+    }
+
+    /// What the URL asked of TLS, in libpq's words, and whether this connection is
+    /// encrypted (PostgreSQL's `pg_stat_ssl`): for the server's start line and tests.
+    pub fn tls(&self) -> Result<(String, bool), Error> {
+        let mode = match self.verify {
+            crate::pg_tls::Verify::Off => "disable",
+            crate::pg_tls::Verify::Encrypt => "encrypt, unverified",
+            crate::pg_tls::Verify::Ca => "verify-ca",
+            crate::pg_tls::Verify::Full => "verify-full",
+        };
+        let on = self.with(|client| {
+            let row = client
+                .query_opt(
+                    "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                    &[],
+                )
+                .map_err(err)?;
+            row.map(|r| r.try_get::<_, bool>(0).map_err(err))
+                .transpose()
+                .map(|b| b.unwrap_or(false))
+        })?;
+        Ok((mode.to_string(), on))
     }
 }
 
@@ -87,6 +184,9 @@ fn migrate(client: &mut Client) -> Result<(), Error> {
             tx.batch_execute(m.sql).map_err(err)?;
             if m.version == crate::migrate::PER_OWNER {
                 backfill(&mut tx)?;
+            }
+            if m.version == crate::migrate::AUDIT_CHAIN {
+                chain_existing(&mut tx)?;
             }
             tx.execute(
                 "INSERT INTO toolgate_migrations (version, name) VALUES ($1, $2)",
@@ -180,36 +280,70 @@ impl PostgresStore {
         self.with(|client| {
             let rows = client
                 .query(
-                    "SELECT at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-                            decided_by, anchor, rule, reason, message, asked_by
-                     FROM toolgate_audit WHERE at >= $1 AND ($2::TEXT IS NULL OR owner = $2)
-                     ORDER BY at, id LIMIT $3",
+                    &format!(
+                        "SELECT {AUDIT_COLUMNS}
+                         FROM toolgate_audit WHERE at >= $1 AND ($2::TEXT IS NULL OR owner = $2)
+                         ORDER BY at, id LIMIT $3"
+                    ),
                     &[&since, &owner, &limit],
                 )
                 .map_err(err)?;
             rows.iter()
-                .map(|r| -> Result<AuditRecord, postgres::Error> {
-                    Ok(AuditRecord {
-                        at: u64::try_from(r.try_get::<_, i64>(0)?).unwrap_or(0),
-                        run_id: r.try_get(1)?,
-                        owner: r.try_get(2)?,
-                        session_id: r.try_get(3)?,
-                        revision: u64::try_from(r.try_get::<_, i64>(4)?).unwrap_or(0),
-                        tool_call_id: r.try_get(5)?,
-                        tool: r.try_get(6)?,
-                        outcome: r.try_get(7)?,
-                        decided_by: r.try_get(8)?,
-                        anchor: r.try_get(9)?,
-                        rule: r.try_get(10)?,
-                        reason: r.try_get(11)?,
-                        message: r.try_get(12)?,
-                        asked_by: r.try_get(13)?,
-                    })
-                })
+                .map(|r| audit_record(r, 0))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(err)
         })
     }
+
+    /// [`SqlStore::verify_audit`](crate::SqlStore::verify_audit).
+    pub fn verify_audit(&self) -> Result<AuditCheck, Error> {
+        self.with(|client| {
+            let head = client
+                .query_opt("SELECT last_id, hash FROM toolgate_audit_head WHERE id = 1", &[])
+                .map_err(err)?
+                .map(|r| Ok::<_, postgres::Error>((r.try_get::<_, i64>(0)?, r.try_get::<_, String>(1)?)))
+                .transpose()
+                .map_err(err)?;
+            let rows = client
+                .query(
+                    &format!("SELECT id, prev_hash, hash, {AUDIT_COLUMNS} FROM toolgate_audit ORDER BY id"),
+                    &[],
+                )
+                .map_err(err)?;
+            let rows = rows
+                .iter()
+                .map(|r| -> Result<_, postgres::Error> {
+                    Ok((r.try_get::<_, i64>(0)?, r.try_get(1)?, r.try_get(2)?, audit_record(r, 3)?))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err)?;
+            Ok(audit::check_chain(rows, head))
+        })
+    }
+}
+
+/// The columns of an [`AuditRecord`], in [`audit_record`]'s order.
+const AUDIT_COLUMNS: &str = "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
+     decided_by, anchor, rule, reason, message, asked_by";
+
+/// An [`AuditRecord`] from [`AUDIT_COLUMNS`] starting at column `from`.
+fn audit_record(r: &postgres::Row, from: usize) -> Result<AuditRecord, postgres::Error> {
+    Ok(AuditRecord {
+        at: u64::try_from(r.try_get::<_, i64>(from)?).unwrap_or(0),
+        run_id: r.try_get(from + 1)?,
+        owner: r.try_get(from + 2)?,
+        session_id: r.try_get(from + 3)?,
+        revision: u64::try_from(r.try_get::<_, i64>(from + 4)?).unwrap_or(0),
+        tool_call_id: r.try_get(from + 5)?,
+        tool: r.try_get(from + 6)?,
+        outcome: r.try_get(from + 7)?,
+        decided_by: r.try_get(from + 8)?,
+        anchor: r.try_get(from + 9)?,
+        rule: r.try_get(from + 10)?,
+        reason: r.try_get(from + 11)?,
+        message: r.try_get(from + 12)?,
+        asked_by: r.try_get(from + 13)?,
+    })
 }
 
 /// The audit rows a write from `before` to `new` ends, inserted in `tx`. Never dropped:
@@ -220,28 +354,88 @@ fn insert_audit(
     before: &str,
     new: &str,
 ) -> Result<(), Error> {
-    for r in audit::rows(before, new) {
-        tx.execute(
-            "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
+    let rows = audit::rows(before, new);
+    if rows.is_empty() {
+        return Ok(());
+    }
+    // One chain for every replica: the lock holds until this transaction ends.
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&AUDIT_LOCK])
+        .map_err(err)?;
+    let mut prev: String = tx
+        .query_opt("SELECT hash FROM toolgate_audit_head WHERE id = 1", &[])
+        .map_err(err)?
+        .map(|r| r.try_get(0))
+        .transpose()
+        .map_err(err)?
+        .unwrap_or_default();
+    let mut last_id = 0i64;
+    for r in rows {
+        let hash = audit::link(&prev, &r);
+        let row = tx
+            .query_one(
+                "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
                  revision, tool_call_id, tool, outcome, decided_by,
-                 anchor, rule, reason, message, asked_by)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-            &[
-                &sql_revision(key, r.at)?,
-                &r.run_id,
-                &r.owner,
-                &r.session_id,
-                &sql_revision(key, r.revision)?,
-                &r.tool_call_id,
-                &r.tool,
-                &r.outcome,
-                &r.decided_by,
-                &r.anchor,
-                &r.rule,
-                &r.reason,
-                &r.message,
-                &r.asked_by,
-            ],
+                 anchor, rule, reason, message, asked_by, prev_hash, hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+             RETURNING id",
+                &[
+                    &sql_revision(key, r.at)?,
+                    &r.run_id,
+                    &r.owner,
+                    &r.session_id,
+                    &sql_revision(key, r.revision)?,
+                    &r.tool_call_id,
+                    &r.tool,
+                    &r.outcome,
+                    &r.decided_by,
+                    &r.anchor,
+                    &r.rule,
+                    &r.reason,
+                    &r.message,
+                    &r.asked_by,
+                    &prev,
+                    &hash,
+                ],
+            )
+            .map_err(err)?;
+        last_id = row.try_get(0).map_err(err)?;
+        prev = hash;
+    }
+    tx.execute(
+        "INSERT INTO toolgate_audit_head (id, last_id, hash) VALUES (1, $1, $2)
+         ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id, hash = excluded.hash",
+        &[&last_id, &prev],
+    )
+    .map_err(err)?;
+    Ok(())
+}
+
+/// Migration 5 added the chain: link the records already there, oldest first.
+fn chain_existing(tx: &mut postgres::Transaction<'_>) -> Result<(), Error> {
+    let rows = tx
+        .query(
+            &format!("SELECT id, {AUDIT_COLUMNS} FROM toolgate_audit ORDER BY id"),
+            &[],
+        )
+        .map_err(err)?;
+    let mut prev = String::new();
+    let mut last = None;
+    for r in &rows {
+        let id: i64 = r.try_get(0).map_err(err)?;
+        let record = audit_record(r, 1).map_err(err)?;
+        let hash = audit::link(&prev, &record);
+        tx.execute(
+            "UPDATE toolgate_audit SET prev_hash = $1, hash = $2 WHERE id = $3",
+            &[&prev, &hash, &id],
+        )
+        .map_err(err)?;
+        prev = hash;
+        last = Some(id);
+    }
+    if let Some(id) = last {
+        tx.execute(
+            "INSERT INTO toolgate_audit_head (id, last_id, hash) VALUES (1, $1, $2)",
+            &[&id, &prev],
         )
         .map_err(err)?;
     }

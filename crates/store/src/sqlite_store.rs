@@ -13,7 +13,7 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBeha
 use toolgate_core::marker::MAX_MARKER_TTL_MS;
 use toolgate_core::{Error, Stored};
 
-use crate::audit::{self, AuditRecord};
+use crate::audit::{self, AuditCheck, AuditRecord};
 use crate::migrate::SQLITE;
 use crate::{
     check_size, head, read_revision, sql_limit, sql_revision, unavailable, OpenError, PageFilter,
@@ -85,37 +85,52 @@ impl SqliteStore {
     ) -> Result<Vec<AuditRecord>, Error> {
         let conn = self.conn();
         let mut stmt = conn
-            .prepare(
-                "SELECT at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-                        decided_by, anchor, rule, reason, message, asked_by
+            .prepare(&format!(
+                "SELECT {AUDIT_COLUMNS}
                  FROM toolgate_audit WHERE at >= ?1 AND (?2 IS NULL OR owner = ?2)
-                 ORDER BY at, id LIMIT ?3",
-            )
+                 ORDER BY at, id LIMIT ?3"
+            ))
             .map_err(err)?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
             .query_map(params![sql_revision("audit", since)?, owner, limit], |r| {
-                Ok(AuditRecord {
-                    at: u64::try_from(r.get::<_, i64>(0)?).unwrap_or(0),
-                    run_id: r.get(1)?,
-                    owner: r.get(2)?,
-                    session_id: r.get(3)?,
-                    revision: u64::try_from(r.get::<_, i64>(4)?).unwrap_or(0),
-                    tool_call_id: r.get(5)?,
-                    tool: r.get(6)?,
-                    outcome: r.get(7)?,
-                    decided_by: r.get(8)?,
-                    anchor: r.get(9)?,
-                    rule: r.get(10)?,
-                    reason: r.get(11)?,
-                    message: r.get(12)?,
-                    asked_by: r.get(13)?,
-                })
+                audit_record(r, 0)
             })
             .map_err(err)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
         Ok(rows)
+    }
+
+    /// [`SqlStore::verify_audit`](crate::SqlStore::verify_audit).
+    pub fn verify_audit(&self) -> Result<AuditCheck, Error> {
+        let conn = self.conn();
+        let head: Option<(i64, String)> = conn
+            .query_row(
+                "SELECT last_id, hash FROM toolgate_audit_head WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(err)?;
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT id, prev_hash, hash, {AUDIT_COLUMNS} FROM toolgate_audit ORDER BY id"
+            ))
+            .map_err(err)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    audit_record(r, 3)?,
+                ))
+            })
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        Ok(audit::check_chain(rows, head))
     }
 
     /// Opens `path` (`:memory:` for a private in-memory database), creating the file and
@@ -275,6 +290,9 @@ fn migrate(conn: &mut Connection) -> Result<(), Error> {
             if m.version == crate::migrate::PER_OWNER {
                 backfill(&tx)?;
             }
+            if m.version == crate::migrate::AUDIT_CHAIN {
+                chain_existing(&tx)?;
+            }
             tx.execute(
                 "INSERT INTO toolgate_migrations (version, name) VALUES (?1, ?2)",
                 params![m.version, m.name],
@@ -293,12 +311,28 @@ fn insert_audit(
     before: &str,
     new: &str,
 ) -> Result<(), Error> {
-    for r in audit::rows(before, new) {
+    let rows = audit::rows(before, new);
+    if rows.is_empty() {
+        return Ok(());
+    }
+    // Writers are serialized (an immediate transaction): the head read here is the
+    // chain's last link when these rows are added.
+    let mut prev: String = tx
+        .query_row(
+            "SELECT hash FROM toolgate_audit_head WHERE id = 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(err)?
+        .unwrap_or_default();
+    for r in rows {
+        let hash = audit::link(&prev, &r);
         tx.execute(
             "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
                  revision, tool_call_id, tool, outcome, decided_by, anchor,
-                 rule, reason, message, asked_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                 rule, reason, message, asked_by, prev_hash, hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 sql_revision(key, r.at)?,
                 r.run_id,
@@ -313,12 +347,82 @@ fn insert_audit(
                 r.rule,
                 r.reason,
                 r.message,
-                r.asked_by
+                r.asked_by,
+                prev,
+                hash
             ],
+        )
+        .map_err(err)?;
+        prev = hash;
+    }
+    tx.execute(
+        "INSERT INTO toolgate_audit_head (id, last_id, hash) VALUES (1, ?1, ?2)
+         ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id, hash = excluded.hash",
+        params![tx.last_insert_rowid(), prev],
+    )
+    .map_err(err)?;
+    Ok(())
+}
+
+/// Migration 5 added the chain: link the records already there, oldest first.
+fn chain_existing(tx: &rusqlite::Transaction<'_>) -> Result<(), Error> {
+    let rows: Vec<(i64, AuditRecord)> = {
+        let mut stmt = tx
+            .prepare(&format!(
+                "SELECT id, {AUDIT_COLUMNS} FROM toolgate_audit ORDER BY id"
+            ))
+            .map_err(err)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, audit_record(r, 1)?)))
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        rows
+    };
+    let mut prev = String::new();
+    let mut last = None;
+    for (id, record) in rows {
+        let hash = audit::link(&prev, &record);
+        tx.execute(
+            "UPDATE toolgate_audit SET prev_hash = ?1, hash = ?2 WHERE id = ?3",
+            params![prev, hash, id],
+        )
+        .map_err(err)?;
+        prev = hash;
+        last = Some(id);
+    }
+    if let Some(id) = last {
+        tx.execute(
+            "INSERT INTO toolgate_audit_head (id, last_id, hash) VALUES (1, ?1, ?2)",
+            params![id, prev],
         )
         .map_err(err)?;
     }
     Ok(())
+}
+
+/// The columns of an [`AuditRecord`], in [`audit_record`]'s order.
+const AUDIT_COLUMNS: &str = "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
+     decided_by, anchor, rule, reason, message, asked_by";
+
+/// An [`AuditRecord`] from [`AUDIT_COLUMNS`] starting at column `from`.
+fn audit_record(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<AuditRecord> {
+    Ok(AuditRecord {
+        at: u64::try_from(r.get::<_, i64>(from)?).unwrap_or(0),
+        run_id: r.get(from + 1)?,
+        owner: r.get(from + 2)?,
+        session_id: r.get(from + 3)?,
+        revision: u64::try_from(r.get::<_, i64>(from + 4)?).unwrap_or(0),
+        tool_call_id: r.get(from + 5)?,
+        tool: r.get(from + 6)?,
+        outcome: r.get(from + 7)?,
+        decided_by: r.get(from + 8)?,
+        anchor: r.get(from + 9)?,
+        rule: r.get(from + 10)?,
+        reason: r.get(from + 11)?,
+        message: r.get(from + 12)?,
+        asked_by: r.get(from + 13)?,
+    })
 }
 
 fn stored_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, i64, String)> {

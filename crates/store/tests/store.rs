@@ -307,6 +307,54 @@ fn audit_trail(store: &SqlStore) {
         .is_empty());
 }
 
+/// The audit trail's hash chain: intact as written; an edited record, a deleted one in
+/// the middle and a deleted last one are each found (and the chain holds again once
+/// restored). `exec` runs SQL on the database as another program would.
+fn audit_chain(store: &SqlStore, exec: &dyn Fn(&str)) {
+    let ok = store.verify_audit().expect("verify");
+    assert!(ok.problem.is_none(), "{ok:?}");
+    assert!(ok.records >= 3, "{ok:?}");
+    assert_eq!(ok.head.as_deref().map(str::len), Some(64));
+    exec("CREATE TABLE audit_saved AS SELECT * FROM toolgate_audit");
+    let second = "(SELECT id FROM audit_saved ORDER BY id LIMIT 1 OFFSET 1)";
+    let last = "(SELECT max(id) FROM audit_saved)";
+    let problem = || {
+        store
+            .verify_audit()
+            .expect("verify")
+            .problem
+            .unwrap_or_default()
+    };
+    exec(&format!("UPDATE toolgate_audit SET outcome = 'approved', decided_by = 'mallory' WHERE id = {second}"));
+    assert!(problem().contains("edited"), "{}", problem());
+    exec(&format!(
+        "UPDATE toolgate_audit SET outcome = (SELECT outcome FROM audit_saved WHERE id = {second}),
+             decided_by = (SELECT decided_by FROM audit_saved WHERE id = {second}) WHERE id = {second}"
+    ));
+    assert_eq!(problem(), "");
+    exec(&format!("DELETE FROM toolgate_audit WHERE id = {second}"));
+    assert!(
+        problem().contains("the record before it was deleted"),
+        "{}",
+        problem()
+    );
+    exec(&format!(
+        "INSERT INTO toolgate_audit SELECT * FROM audit_saved WHERE id = {second}"
+    ));
+    assert_eq!(problem(), "");
+    exec(&format!("DELETE FROM toolgate_audit WHERE id = {last}"));
+    assert!(
+        problem().contains("the last record(s) were deleted"),
+        "{}",
+        problem()
+    );
+    exec(&format!(
+        "INSERT INTO toolgate_audit SELECT * FROM audit_saved WHERE id = {last}"
+    ));
+    assert_eq!(problem(), "");
+    exec("DROP TABLE audit_saved");
+}
+
 /// A corrupt document (as written by something else) → the run is failed, never resumed.
 fn corrupt(store: &SqlStore, run_id: &str, corrupt_row: &dyn Fn(&str)) {
     let runs = Runs::new(store.owner("me"));
@@ -410,6 +458,7 @@ fn sqlite_file() {
     lifecycle(&store);
     audit_trail(&store);
     let raw = rusqlite_conn(&path);
+    audit_chain(&store, &raw);
     corrupt(&store, "run-bad-json", &|key| {
         raw(&format!(
             "UPDATE toolgate_runs SET value = '{{\"run_id\": 7, truncated' WHERE run_key = '{key}'"
@@ -438,7 +487,7 @@ fn sqlite_file() {
         .expect("resumed after the restart");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "4"
+        "5"
     );
 
     // Two connections to the file (as two server processes would have).
@@ -478,8 +527,14 @@ fn sqlite_memory_and_bad_urls() {
     );
 }
 
+/// The PostgreSQL tests share one database (scripts/with-postgres): one at a time.
+static POSTGRES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn postgres_server() {
+    let _one = POSTGRES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let Ok(url) = std::env::var("TOOLGATE_TEST_POSTGRES_URL") else {
         assert!(
             std::env::var_os("TOOLGATE_REQUIRE_POSTGRES").is_none(),
@@ -501,6 +556,7 @@ fn postgres_server() {
     owners(&store);
     lifecycle(&store);
     audit_trail(&store);
+    audit_chain(&store, &exec);
     corrupt(&store, "run-bad", &|key| {
         exec(&format!(
             "UPDATE toolgate_runs SET value = '[1,2' WHERE run_key = '{key}'"
@@ -517,7 +573,7 @@ fn postgres_server() {
     // A database of before owners (migrations 1 to 3, rows in the old shape, one
     // unreadable) migrates: rows under their documents' owners, readable as before.
     exec(
-        "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes;
+        "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes, toolgate_audit_head;
           DROP FUNCTION IF EXISTS toolgate_runs_changed();",
     );
     exec(concat!(
@@ -533,7 +589,10 @@ fn postgres_server() {
     let old = runs.store().get("old-waiting").expect("get").expect("row");
     exec(&format!(
         "INSERT INTO toolgate_runs (run_key, revision, value) VALUES ('old-waiting', {}, '{}'),
-             ('old-bad', 1, '{{not json')",
+             ('old-bad', 1, '{{not json');
+         INSERT INTO toolgate_audit (at, run_id, owner, session_id, revision, tool_call_id,
+             tool, outcome, decided_by, anchor, rule, reason, message)
+         VALUES (1, 'old-1', 'me', 's', 2, 'c1', 'bash', 'approved', 'alice', 'a', 'r', 'why', NULL)",
         old.revision,
         old.value.replace('\'', "''")
     ));
@@ -548,11 +607,15 @@ fn postgres_server() {
         .contains(&String::new()));
     me.resume("old-waiting", "me", &decisions, T0 + 2)
         .expect("resumed after the migration");
+    let audit = migrated.audit(Some("me"), 0, 10).expect("audit");
+    assert_eq!(audit.len(), 2);
+    assert_eq!(audit[1].asked_by.as_deref(), Some("agent-a"));
+    // The old record was chained by the migration, the new one after it.
+    let chain = migrated.verify_audit().expect("verify");
     assert_eq!(
-        migrated.audit(Some("me"), 0, 10).expect("audit")[0]
-            .asked_by
-            .as_deref(),
-        Some("agent-a")
+        (chain.records, chain.problem.clone()),
+        (2, None),
+        "{chain:?}"
     );
 }
 
@@ -624,6 +687,13 @@ fn sqlite_migrates_rows_of_before_owners() {
             [],
         )
         .expect("insert");
+        conn.execute_batch(
+            "INSERT INTO toolgate_audit (at, run_id, owner, session_id, revision, tool_call_id,
+                 tool, outcome, decided_by, anchor, rule, reason, message)
+             VALUES (1, 'old-1', 'me', 's', 2, 'c1', 'bash', 'approved', 'alice', 'a', 'r', 'why', NULL),
+                    (2, 'old-2', 'me', 's', 2, 'c1', 'bash', 'denied', 'bob', 'a', 'r', 'why', 'no');",
+        )
+        .expect("old audit rows");
     }
     let store = open(
         &format!("sqlite:{}", path.display()),
@@ -632,7 +702,7 @@ fn sqlite_migrates_rows_of_before_owners() {
     .expect("migrate");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "4"
+        "5"
     );
     assert_eq!(
         query_one(&path, "SELECT owner || '/' || status || '/' || coalesce(parked_by, '-') FROM toolgate_runs WHERE run_key = 'old-waiting'"),
@@ -664,6 +734,13 @@ fn sqlite_migrates_rows_of_before_owners() {
         me.run("old-bad", T0 + 2).expect("run").is_none(),
         "not me's"
     );
+    // The audit records already there were chained by the migration.
+    let chain = store.verify_audit().expect("verify");
+    assert_eq!(
+        (chain.records, chain.problem.clone()),
+        (2, None),
+        "{chain:?}"
+    );
     // The unreadable row is a pruning candidate (its owner could not be read).
     assert!(store
         .owners_to_prune(0)
@@ -675,4 +752,75 @@ fn sqlite_migrates_rows_of_before_owners() {
         .expect("cancel");
     assert!(store.changes().expect("changes") > before);
     std::fs::remove_dir_all(&dir).expect("cleanup");
+}
+
+/// TLS to PostgreSQL (scripts/with-postgres runs the server with a certificate for
+/// `localhost` from a throwaway CA): verify-full connects and is encrypted; the wrong
+/// name, the wrong CA and a server that will not speak TLS are each refused when the
+/// URL asks for verification; verify-ca checks the chain only; no sslmode encrypts
+/// without checking (libpq's `prefer`); `disable` is plain.
+#[test]
+fn postgres_tls() {
+    let _one = POSTGRES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (Ok(url), Ok(tls_url), Ok(ca), Ok(other_ca)) = (
+        std::env::var("TOOLGATE_TEST_POSTGRES_URL"),
+        std::env::var("TOOLGATE_TEST_POSTGRES_TLS_URL"),
+        std::env::var("TOOLGATE_TEST_POSTGRES_CA"),
+        std::env::var("TOOLGATE_TEST_POSTGRES_OTHER_CA"),
+    ) else {
+        assert!(
+            std::env::var_os("TOOLGATE_REQUIRE_POSTGRES").is_none(),
+            "TOOLGATE_REQUIRE_POSTGRES is set but the TLS variables of scripts/with-postgres are not"
+        );
+        eprintln!("SKIPPED: no PostgreSQL (run under scripts/with-postgres)");
+        return;
+    };
+    let tls_of = |u: &str| match open(u, StoreOptions::default()) {
+        Ok(SqlStore::Postgres(p)) => Ok(p.tls().expect("tls")),
+        Ok(SqlStore::Sqlite(_)) => panic!("not postgres"),
+        Err(e) => Err(e.to_string()),
+    };
+    assert_eq!(tls_of(&tls_url), Ok(("verify-full".to_string(), true)));
+    let by_ip = format!("{url}?sslmode=verify-full&sslrootcert={ca}");
+    let refused = tls_of(&by_ip).expect_err("a certificate for localhost, reached as 127.0.0.1");
+    assert!(refused.to_lowercase().contains("certificate"), "{refused}");
+    assert_eq!(
+        tls_of(&format!("{url}?sslmode=verify-ca&sslrootcert={ca}")),
+        Ok(("verify-ca".to_string(), true))
+    );
+    let wrong_ca = tls_url.replace(&ca, &other_ca);
+    assert!(tls_of(&wrong_ca).is_err(), "another CA's certificate");
+    assert_eq!(
+        tls_of(&url),
+        Ok(("encrypt, unverified".to_string(), true)),
+        "no sslmode: prefer"
+    );
+    assert_eq!(
+        tls_of(&format!("{url}?sslmode=disable")),
+        Ok(("disable".to_string(), false))
+    );
+    // A server that answers the TLS request with `N` (no TLS): refused when TLS is
+    // required, whatever follows.
+    let plain = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = plain.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for conn in plain.incoming().take(4) {
+            let Ok(mut c) = conn else { return };
+            let mut request = [0u8; 8];
+            if c.read_exact(&mut request).is_ok() {
+                let _ = c.write_all(b"N");
+            }
+        }
+    });
+    for mode in ["verify-full", "verify-ca", "require"] {
+        let u = format!("postgres://toolgate@localhost:{port}/x?sslmode={mode}&sslrootcert={ca}&connect_timeout=3");
+        let e = tls_of(&u).expect_err(mode);
+        assert!(
+            e.to_lowercase().contains("tls") || e.to_lowercase().contains("ssl"),
+            "{mode}: {e}"
+        );
+    }
 }

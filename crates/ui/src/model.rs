@@ -50,6 +50,8 @@ pub struct RunView {
     /// The pending calls: the marker's while awaiting; kept from the last marker seen
     /// when the request expired (so the prompt can say "expired").
     pub calls: Vec<CallView>,
+    /// The agent that asked (a server's `parkedBy`), when the source says.
+    pub parked_by: Option<String>,
 }
 
 impl RunView {
@@ -284,6 +286,7 @@ mod tests {
             expired_at: None,
             expires_at: Some(10_000),
             calls,
+            parked_by: None,
         }
     }
 

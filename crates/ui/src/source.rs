@@ -194,6 +194,8 @@ struct WireRun {
     expired_at: Option<u64>,
     #[serde(default)]
     marker: Option<WireMarker>,
+    #[serde(default)]
+    parked_by: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -259,6 +261,7 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
                     expired_at: r.expired_at,
                     expires_at,
                     calls,
+                    parked_by: r.parked_by,
                 }
             })
             .collect(),
@@ -326,6 +329,7 @@ fn view(run: Run, policy: &Policy) -> RunView {
         expired_at: run.expired_at,
         expires_at,
         calls,
+        parked_by: run.parked_by,
     }
 }
 

@@ -110,6 +110,7 @@ pub fn RunPrompt(
         .collect_view();
     let dismiss_key = key.clone();
     let revision = key.1;
+    let asked_by = run.parked_by.clone();
     view! {
         <article
             class="tg-prompt"
@@ -120,7 +121,10 @@ pub fn RunPrompt(
             data-run-id=run_id.clone()
             data-revision=revision
         >
-            <h3 id=heading_id>{title} <small>" · run " {run_id.clone()}</small></h3>
+            <h3 id=heading_id>
+                {title} <small>" · run " {run_id.clone()}</small>
+                {asked_by.map(|by| view! { <small class="tg-asked-by">" · asked by " {by}</small> })}
+            </h3>
             <p class="tg-hint">
                 "Keys: " <kbd>"a"</kbd> " approve once · " <kbd>"s"</kbd> " always allow · "
                 <kbd>"d"</kbd> " deny (not while typing)"
