@@ -9,9 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use toolgate_core::{Policy, Tier, ToolCall};
 
-#[path = "../../core/benches/common/adversarial.rs"]
-#[allow(dead_code)] // each user takes what it needs of the shared inputs
-mod adversarial;
+use toolgate_core::adversarial;
 
 /// Calls classified between two looks at the clock.
 const CLOCK_EVERY: usize = 1024;

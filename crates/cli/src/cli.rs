@@ -14,11 +14,19 @@ Options come after COMMAND; use `--` before an argument that starts with `-`.
 EXIT STATUS:
   0 done, 1 an I/O error (doctor: a problem found), 2 a usage error or a bad policy file";
 
+/// `toolgate --version`: the version and the commit it was built from (build.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TOOLGATE_COMMIT"),
+    ")"
+);
+
 /// toolgate — a human-in-the-loop gate for AI agents' tool calls.
 #[derive(Debug, Parser)]
 #[command(
     name = "toolgate",
-    version,
+    version = VERSION,
     about = "toolgate — a human-in-the-loop gate for AI agents' tool calls",
     after_help = AFTER_HELP,
     subcommand_required = true,

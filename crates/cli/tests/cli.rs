@@ -379,9 +379,25 @@ fn help_and_version() {
         Some(2)
     );
     let out = toolgate(&["--version"], "");
-    assert_eq!(
-        stdout(&out),
-        format!("toolgate {}\n", env!("CARGO_PKG_VERSION"))
+    let version = stdout(&out);
+    let commit = version
+        .strip_prefix(&format!("toolgate {} (commit ", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(")\n"))
+        .unwrap_or_else(|| panic!("{version:?}"));
+    // This checkout's commit, maybe with -dirty (`unknown` only outside a git checkout).
+    let in_git = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let sha = commit.trim_end_matches("-dirty");
+    assert!(
+        if in_git {
+            sha.len() == 12 && sha.bytes().all(|b| b.is_ascii_hexdigit())
+        } else {
+            commit == "unknown"
+        },
+        "{version:?}"
     );
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::Duration;
 use toolgate_core::{Policy, ToolCall};
 
-#[path = "common/adversarial.rs"]
+#[path = "../src/adversarial.rs"]
 #[allow(dead_code)] // each user takes what it needs of the shared inputs
 mod adversarial;
 

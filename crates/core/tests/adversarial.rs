@@ -12,7 +12,7 @@ use toolgate_core::{Policy, Tier, ToolCall, Verdict};
 /// Far above the linear cost of 64 KiB even in a debug build.
 const WATCHDOG: Duration = Duration::from_secs(60);
 
-#[path = "../benches/common/adversarial.rs"]
+#[path = "../src/adversarial.rs"]
 #[allow(dead_code)] // each user takes what it needs of the shared inputs
 mod adversarial;
 

@@ -7,7 +7,7 @@
 //! `cargo test -p toolgate-core --test bounded_cost -- --nocapture` prints the table.
 //! (The budget's own behaviour, exhaustion → `too-complex`, is tested in `budget.rs`.)
 
-#[path = "../benches/common/adversarial.rs"]
+#[path = "../src/adversarial.rs"]
 #[allow(dead_code)]
 mod adversarial;
 

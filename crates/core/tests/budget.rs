@@ -2,7 +2,7 @@
 //! (`builtin.shell.too-complex`) with the span where the work stopped, and no input
 //! spends more than the budget.
 
-#[path = "../benches/common/adversarial.rs"]
+#[path = "../src/adversarial.rs"]
 #[allow(dead_code)]
 mod adversarial;
 

@@ -7,7 +7,7 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../core/benches/common/adversarial.rs"]
+#[path = "../../core/src/adversarial.rs"]
 #[allow(dead_code)]
 mod adversarial;
 
