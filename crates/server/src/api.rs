@@ -457,7 +457,12 @@ pub async fn decide(
         // call and arguments; anything else keeps its own error.
         let moved_on = matches!(
             err.code(),
-            "already_resumed" | "unknown_tool_call" | "not_awaiting_permission" | "anchor_mismatch"
+            "already_resumed"
+                | "unknown_tool_call"
+                | "not_awaiting_permission"
+                | "anchor_mismatch"
+                // The prompt's revision is behind: decided by someone else meanwhile?
+                | "store_conflict"
         );
         let first = decisions.first().filter(|_| moved_on).and_then(|d| {
             store

@@ -843,6 +843,15 @@ fn hostile_requests_change_nothing() {
         assert_eq!(replay.json()["error"]["code"], "already_resumed");
         assert_eq!(replay.json()["error"]["decidedBy"], "alice-phone");
     }
+    // The same from a prompt carrying the revision it was shown at (now behind): still
+    // told who decided, not just "stale".
+    let shown_at = good("deny").replacen('{', &format!("{{\"revision\":{revision},"), 1);
+    let late = decide(shown_at.as_bytes(), Some(ALICE_LAPTOP), "application/json");
+    assert_eq!(
+        (late.status, late.code().as_str()),
+        (409, "already_resumed")
+    );
+    assert_eq!(late.json()["error"]["decidedBy"], "alice-phone");
     assert_eq!(dump(&db), after, "a replayed decision changed the database");
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
