@@ -117,6 +117,12 @@ impl Run {
         }
     }
 
+    /// Whether `owner` may see this run: its own, or one whose owner could not be read
+    /// (a run failed from a corrupt record).
+    pub fn is_owned_by(&self, owner: &str) -> bool {
+        self.owner == owner || self.owner.is_empty()
+    }
+
     /// A fresh running run at revision 1.
     pub fn started(run_id: &str, session_id: &str, owner: &str, now: u64) -> Run {
         Run {

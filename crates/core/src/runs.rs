@@ -653,7 +653,7 @@ fn salvage(value: &str) -> (String, String) {
 /// An empty owner is a run failed from a corrupt record whose owner was unreadable:
 /// anyone may see that it failed.
 fn owned_by(run: &Run, owner: &str) -> bool {
-    run.owner == owner || run.owner.is_empty()
+    run.is_owned_by(owner)
 }
 
 fn not_found(run_id: &str) -> Error {

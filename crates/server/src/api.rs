@@ -290,7 +290,7 @@ pub async fn list(
     let shown = runs
         .iter()
         .filter(|r| {
-            status.is_none_or(|s| r.status == s) && owned_by(r, &caller.owner) && sees(&caller, r)
+            status.is_none_or(|s| r.status == s) && r.is_owned_by(&caller.owner) && sees(&caller, r)
         })
         .map(|r| shown(&caller, r))
         .collect::<Result<Vec<_>, _>>()?;
@@ -324,11 +324,6 @@ struct PollKey {
     agent: Option<String>,
     limit: usize,
     cursor: Option<String>,
-}
-
-/// A run of `owner` (or one whose owner could not be read: failed, shown to all).
-fn owned_by(run: &Run, owner: &str) -> bool {
-    run.owner == owner || run.owner.is_empty()
 }
 
 /// The last list answers, per (owner, status filter): the change counter they were
