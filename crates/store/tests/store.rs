@@ -527,6 +527,11 @@ fn sqlite_memory_and_bad_urls() {
     );
 }
 
+/// Every object the PostgreSQL migrations make: a test starting from an empty schema
+/// drops them all, whichever test ran before it on the shared database.
+const DROP_ALL: &str = "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes, toolgate_audit_head;
+     DROP FUNCTION IF EXISTS toolgate_runs_changed();";
+
 /// The PostgreSQL tests share one database (scripts/with-postgres): one at a time.
 static POSTGRES: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -547,7 +552,7 @@ fn postgres_server() {
         let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
         c.batch_execute(sql).expect("sql");
     };
-    exec("DROP TABLE IF EXISTS toolgate_runs; DROP TABLE IF EXISTS toolgate_audit; DROP TABLE IF EXISTS toolgate_migrations;");
+    exec(DROP_ALL);
     let store = open(&url, StoreOptions::default()).expect("open");
     assert_eq!(store.kind(), "postgres");
     // A second open (another replica starting) finds the schema migrated.
@@ -572,10 +577,7 @@ fn postgres_server() {
 
     // A database of before owners (migrations 1 to 3, rows in the old shape, one
     // unreadable) migrates: rows under their documents' owners, readable as before.
-    exec(
-        "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes, toolgate_audit_head;
-          DROP FUNCTION IF EXISTS toolgate_runs_changed();",
-    );
+    exec(DROP_ALL);
     exec(concat!(
         "CREATE TABLE toolgate_migrations (version BIGINT NOT NULL PRIMARY KEY, name TEXT NOT NULL);",
         include_str!("../migrations/postgres/0001_runs.sql"),
