@@ -1,14 +1,18 @@
 // The hook benchmark: milliseconds per invocation (process start, one decision, exit)
 // of `toolgate hook claude-code` and of a peer hook run the same way (cc-safety-net,
 // `hook --claude-code`, from npm), each fed the same Claude Code PreToolUse payloads
-// on stdin, one process after another. Prints p50, p99 and max per hook.
-//   node web/bench/hook.mjs TOOLGATE_BIN PEER_BIN [N]   (scripts/bench-hook runs it)
+// on stdin, one process after another. Prints p50, p99 and max per hook. Each
+// LABEL=COMMAND after N is another toolgate measured the same way (an installed one:
+// the npm platform package's binary, a wheel's, npm's launcher), PEER_BIN `-` skips the
+// peer.
+//   node web/bench/hook.mjs TOOLGATE_BIN PEER_BIN [N] [LABEL=COMMAND ...]
+//   (scripts/bench-hook runs it; web/e2e/registries.test.mjs with the installed ones)
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const [toolgate, peer, n = "200"] = process.argv.slice(2);
+const [toolgate, peer, n = "200", ...others] = process.argv.slice(2);
 const runs = Number(n);
 const ws = mkdtempSync(join(tmpdir(), "toolgate-bench-hook-"));
 const home = mkdtempSync(join(tmpdir(), "toolgate-bench-home-"));
@@ -43,7 +47,11 @@ function measure(label, cmd, args) {
 try {
   measure("toolgate hook claude-code", toolgate, ["hook", "claude-code"]);
   measure("toolgate hook claude-code --no-fs", toolgate, ["hook", "claude-code", "--no-fs"]);
-  measure("cc-safety-net 2.4.5 hook --claude-code", process.execPath, [peer, "hook", "--claude-code"]);
+  for (const other of others) {
+    const at = other.indexOf("=");
+    measure(`toolgate (${other.slice(0, at)}) hook claude-code`, other.slice(at + 1), ["hook", "claude-code"]);
+  }
+  if (peer !== "-") measure("cc-safety-net 2.4.5 hook --claude-code", process.execPath, [peer, "hook", "--claude-code"]);
 } finally {
   rmSync(ws, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });

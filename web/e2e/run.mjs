@@ -29,6 +29,10 @@ if (process.env.TOOLGATE_FULL) await import("./tauri.test.mjs");
 // The real agent CLIs from npm (Claude Code, Codex, Gemini CLI; about 900 MB) offline
 // against scripted model endpoints, with toolgate's hook installed: also --full only.
 if (process.env.TOOLGATE_FULL) await import("./agent-clis.test.mjs");
+// Install in one command: the platform package and toolgate through a local npm
+// registry, the wheel through a local PyPI index, installed by name from empty caches
+// (npx, npm -g, a Vite app, pip, uvx): --full only, it needs scripts/dist's binary.
+if (process.env.TOOLGATE_FULL) await import("./registries.test.mjs");
 else console.log("SKIPPED: the Tauri app end to end (./scripts/test --full runs it)");
 // toolgate/http against a local HTTP server; the panel a toolgate server serves,
 // against the real server (Chromium).

@@ -431,12 +431,21 @@ fn lock_dir(path: &Path) -> Result<Lock, CliError> {
 
 /// The install or uninstall itself, on the file at `path`.
 fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
+    let mut note = String::new();
     let command = match &req.command {
         Some(c) => c.clone(),
         // A project's settings are shared (teams commit them): they name `toolgate` on
         // the PATH, never this machine's path to it.
         None if req.scope == Scope::Project && req.file.is_none() => {
-            if on_path("toolgate").is_none() && !req.uninstall {
+            let found = on_path("toolgate");
+            if found.as_deref().is_some_and(is_script) && !req.uninstall {
+                note = "note: the toolgate on PATH is a script (npm's launcher starts Node, \
+                        then the binary, on every call): the hook works, tens of \
+                        milliseconds slower. Put the native binary first on PATH (pip \
+                        install toolgate-cli, cargo install toolgate-cli) for the fast path\n"
+                    .to_string();
+            }
+            if found.is_none() && !req.uninstall {
                 return Err(CliError::Environment(
                     "toolgate is not on PATH: a project's settings are shared, so the hook \
                      runs `toolgate` from the PATH, not this binary's path; put toolgate on \
@@ -451,6 +460,14 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
                 .map_err(CliError::io("finding this executable"))?
                 .to_string_lossy()
                 .into_owned();
+            if let Some(why) = transient(&exe) {
+                note = format!(
+                    "note: this toolgate runs from {why} ({exe}): the hook names that path, \
+                     and blocks every call once the cache is cleared. For a path that lasts, \
+                     install it (npm install -g toolgate, uv tool install toolgate-cli, \
+                     pip install toolgate-cli) and run `toolgate install` again\n"
+                );
+            }
             format!(
                 "{} hook {}",
                 toolgate_core::shapes::quote(&exe),
@@ -562,6 +579,7 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
             path.display()
         );
         out.push_str(&diff(old.as_deref().unwrap_or(""), &text));
+        out.push_str(&note);
         return Ok(out);
     }
     write(&path, old.is_some(), &text)?;
@@ -575,7 +593,34 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
     if req.host == Host::Codex && !req.uninstall {
         out.push_str("Codex runs a new hook only after you trust it: accept it when Codex asks\n");
     }
+    out.push_str(&note);
     Ok(out)
+}
+
+/// Is the file at `path` a script (`#!`), not a native binary.
+fn is_script(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"#!")
+}
+
+/// Where a binary lives that its package manager may delete at any time: npx's and
+/// uvx's caches (`<npm cache>/_npx/<hash>/…`, `<uv cache>/archive-v0/<hash>/bin/…`,
+/// wherever `npm_config_cache` or `UV_CACHE_DIR` put them).
+pub(crate) fn transient(exe: &str) -> Option<&'static str> {
+    let exe = exe.replace('\\', "/");
+    let uv_archive = exe.split('/').collect::<Vec<_>>().windows(3).any(|w| {
+        matches!(w, [a, _, "bin"] if a.strip_prefix("archive-v").is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())))
+    });
+    if exe.contains("/_npx/") {
+        Some("npx's cache")
+    } else if uv_archive {
+        Some("uv's cache (uvx)")
+    } else {
+        None
+    }
 }
 
 /// Writes `text` to `path` by rename, after copying the old file beside it. The new
@@ -697,4 +742,35 @@ fn diff(a: &str, b: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transient;
+
+    #[test]
+    fn package_manager_caches_are_transient() {
+        for npx in [
+            "/home/me/.npm/_npx/0a1b2c3d4e5f6a7b/node_modules/@toolgate/cli-linux-x64/toolgate",
+            "/tmp/cache/_npx/abc/node_modules/@toolgate/cli-darwin-arm64/toolgate",
+        ] {
+            assert_eq!(transient(npx), Some("npx's cache"), "{npx}");
+        }
+        for uvx in [
+            "/home/me/.cache/uv/archive-v0/Xy1_abc/bin/toolgate",
+            "/tmp/uv-cache/archive-v12/h/bin/toolgate",
+        ] {
+            assert_eq!(transient(uvx), Some("uv's cache (uvx)"), "{uvx}");
+        }
+        for lasting in [
+            "/home/me/.cargo/bin/toolgate",
+            "/usr/local/lib/node_modules/toolgate/node_modules/@toolgate/cli-linux-x64/toolgate",
+            "/home/me/project/.venv/bin/toolgate",
+            "/home/me/.local/share/uv/tools/toolgate/bin/toolgate",
+            "/srv/archive-v0/bin/toolgate",
+            "/srv/archive-vx/h/bin/toolgate",
+        ] {
+            assert_eq!(transient(lasting), None, "{lasting}");
+        }
+    }
 }

@@ -226,6 +226,34 @@ fn codex_and_gemini_get_their_own_files_and_shapes() {
         group["hooks"][0]["timeout"], 15000,
         "Gemini CLI's timeout is in ms"
     );
+    assert!(!text(&o).contains("is a script"), "{}", text(&o));
+
+    // npm's launcher first on the PATH (a script that starts Node): the install works
+    // and says the hook will be slower than the native binary.
+    let shim_dir = h.join("npm-bin");
+    std::fs::create_dir_all(&shim_dir).unwrap();
+    let shim = shim_dir.join("toolgate");
+    std::fs::write(
+        &shim,
+        "#!/usr/bin/env node\nrequire('../lib/toolgate.cjs');\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let project = h.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let o = Command::new(BIN)
+        .args(["install", "codex", "--scope", "project", "--dry-run"])
+        .env("HOME", &h)
+        .env("PATH", format!("{}:/usr/bin:/bin", shim_dir.display()))
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("the toolgate on PATH is a script"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

@@ -8,7 +8,9 @@ pub const LIMIT: usize = 64 * 1024;
 
 /// One adversarial input: a short name for tables and the shell command.
 pub struct Input {
+    /// The family's name.
     pub name: &'static str,
+    /// The command, `size` bytes long.
     pub command: String,
 }
 

@@ -7,12 +7,15 @@ use sha2::{Digest, Sha256};
 /// A tool call as an agent proposes it: `{"tool": NAME, "args": {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// The tool's name (`bash`, `read`, `mcp__server__tool`, …).
     pub tool: String,
     #[serde(default)]
+    /// The tool's arguments (null when absent).
     pub args: Value,
 }
 
 impl ToolCall {
+    /// The call of `tool` with `args`.
     pub fn new(tool: impl Into<String>, args: Value) -> ToolCall {
         ToolCall {
             tool: tool.into(),
@@ -48,11 +51,17 @@ impl ToolCall {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
+    /// A shell command (`bash`, `exec_command`, `run_shell_command`, …).
     Shell,
+    /// A file read, listing or search.
     Read,
+    /// A file write or edit.
     Edit,
+    /// A web fetch or search.
     Fetch,
+    /// An MCP server's tool.
     Mcp,
+    /// Any other tool.
     Other,
 }
 
@@ -240,6 +249,7 @@ impl Anchor {
         Anchor::new(&call.tool, &call.args)
     }
 
+    /// The 32 bytes of the SHA-256 digest.
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
     }

@@ -8,10 +8,20 @@ use crate::status::{Ended, RunStatus};
 pub enum Error {
     /// A policy file that does not parse or has a bad value.
     #[error("policy line {line}: {message}")]
-    Policy { line: usize, message: String },
+    Policy {
+        /// The line of the policy file (1-based).
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A rule string (`Bash(npm test:*)`, `Read(**/.env)`, …) that cannot be compiled.
     #[error("bad rule `{rule}`: {message}")]
-    Rule { rule: String, message: String },
+    Rule {
+        /// The rule as written.
+        rule: String,
+        /// Why it does not compile.
+        message: String,
+    },
 
     // ---- runs and permission markers (DESIGN §3) ----
     /// A stored marker or run record that cannot be trusted: bad JSON, truncated,
@@ -19,81 +29,141 @@ pub enum Error {
     /// the host's check, oversize. Returned by the checking constructors
     /// (`Marker::decode`, `Run::decode`); `Runs` turns it into [`Error::MarkerCorrupt`].
     #[error("bad marker: {reason}")]
-    BadMarker { reason: String },
+    BadMarker {
+        /// Why, in words for a person.
+        reason: String,
+    },
     /// The marker of a run was corrupt; the run is now `failed` with this reason as its
     /// `last_error`, and the marker has been cleared.
     #[error("the permission marker of run `{run_id}` is corrupt; the run has failed: {reason}")]
-    MarkerCorrupt { run_id: String, reason: String },
+    MarkerCorrupt {
+        /// The run's id.
+        run_id: String,
+        /// Why, in words for a person.
+        reason: String,
+    },
     /// The permission request expired before anyone decided: nothing was resumed
     /// (nobody said no, yet nothing is allowed). The run is `cancelled`.
     #[error(
         "the permission request of run `{run_id}` expired at {expires_at} ms; nothing was resumed"
     )]
-    MarkerExpired { run_id: String, expires_at: u64 },
+    MarkerExpired {
+        /// The run's id.
+        run_id: String,
+        /// When the request expired (ms since the Unix epoch).
+        expires_at: u64,
+    },
     /// No such run — or a run of another owner (owners never see each other's runs).
     #[error("run `{run_id}` not found")]
-    RunNotFound { run_id: String },
+    RunNotFound {
+        /// The run's id.
+        run_id: String,
+    },
     /// The run id is in use by another owner; pick another id.
     #[error("run id `{run_id}` is taken by another owner")]
-    RunIdTaken { run_id: String },
+    RunIdTaken {
+        /// The run's id.
+        run_id: String,
+    },
     /// Another resume (another tab, another process) won the race for this marker.
     #[error("run `{run_id}` was already resumed")]
-    AlreadyResumed { run_id: String },
+    AlreadyResumed {
+        /// The run's id.
+        run_id: String,
+    },
     /// Resume of a run that has no pending permission request.
     #[error("run `{run_id}` is {status}, not awaiting permission{}", paren(.why))]
     NotAwaitingPermission {
+        /// The run's id.
         run_id: String,
+        /// The run's status now.
         status: RunStatus,
         /// The run's `last_error`, when it has one.
         why: Option<String>,
     },
     /// `forget` of a run that is still running or parked.
     #[error("run `{run_id}` is {status}; only a finished run can be forgotten")]
-    RunStillActive { run_id: String, status: RunStatus },
+    RunStillActive {
+        /// The run's id.
+        run_id: String,
+        /// The run's status now.
+        status: RunStatus,
+    },
     /// A run state change that the state machine does not allow.
     #[error("run `{run_id}`: illegal transition {from} -> {to}")]
     IllegalTransition {
+        /// The run's id.
         run_id: String,
+        /// The status the run is in.
         from: RunStatus,
+        /// The status the change asked for.
         to: RunStatus,
     },
     /// A park request that cannot become a marker (empty or duplicate tool call id,
     /// a `deny` call, a bad time to live, …).
     #[error("cannot park run `{run_id}`: {reason}")]
-    BadPark { run_id: String, reason: String },
+    BadPark {
+        /// The run's id.
+        run_id: String,
+        /// Why, in words for a person.
+        reason: String,
+    },
     /// The host's history is over [`crate::marker::MAX_HISTORY_BYTES`].
     #[error("history of {bytes} bytes is over the limit of {limit} bytes")]
-    HistoryTooLarge { bytes: usize, limit: usize },
+    HistoryTooLarge {
+        /// The history's size.
+        bytes: usize,
+        /// The most a history may be.
+        limit: usize,
+    },
     /// The encoded marker is over [`crate::marker::MAX_MARKER_BYTES`].
     #[error("marker of {bytes} bytes is over the limit of {limit} bytes")]
-    MarkerTooLarge { bytes: usize, limit: usize },
+    MarkerTooLarge {
+        /// The encoded marker's size.
+        bytes: usize,
+        /// The most a marker may be.
+        limit: usize,
+    },
     /// The host's history check refused the history it asked to park.
     #[error("history refused by the host's check: {reason}")]
-    HistoryRejected { reason: String },
+    HistoryRejected {
+        /// Why, in words for a person.
+        reason: String,
+    },
     /// A decision names a tool call id that the marker does not hold.
     #[error("run `{run_id}`: no pending tool call `{tool_call_id}`")]
     UnknownToolCall {
+        /// The run's id.
         run_id: String,
+        /// The tool call id the decision names.
         tool_call_id: String,
     },
     /// Two decisions for the same tool call id.
     #[error("run `{run_id}`: tool call `{tool_call_id}` is decided more than once")]
     DuplicateDecision {
+        /// The run's id.
         run_id: String,
+        /// The tool call id the decision names.
         tool_call_id: String,
     },
     /// Pending tool calls left without a decision (every one must be decided).
     #[error("run `{run_id}`: no decision for tool call(s) {}", .tool_call_ids.join(", "))]
     MissingDecision {
+        /// The run's id.
         run_id: String,
+        /// The pending calls nobody decided.
         tool_call_ids: Vec<String>,
     },
     /// A decision whose anchor is not the pending call's: it was made for other arguments.
     #[error("run `{run_id}`: the decision for `{tool_call_id}` carries anchor {got}, but the pending call's anchor is {expected}")]
     ResumeAnchorMismatch {
+        /// The run's id.
         run_id: String,
+        /// The tool call id the decision names.
         tool_call_id: String,
+        /// The pending call's anchor.
         expected: String,
+        /// The anchor the decision carries.
         got: String,
     },
 
@@ -101,43 +171,81 @@ pub enum Error {
     /// Compare-and-swap lost: the stored revision is not the expected one.
     #[error("store conflict on `{key}`: expected revision {}, found {}", rev(.expected), rev(.found))]
     StoreConflict {
+        /// The store key written.
         key: String,
+        /// The revision the writer expected (`None`: the key absent).
         expected: Option<u64>,
+        /// The revision stored (`None`: the key absent).
         found: Option<u64>,
     },
     /// The store is full; nothing was written and the previous value is untouched.
     #[error("storage quota exceeded writing {bytes} bytes for `{key}`; nothing was written")]
-    QuotaExceeded { key: String, bytes: usize },
+    QuotaExceeded {
+        /// The store key written.
+        key: String,
+        /// The size of the value that did not fit.
+        bytes: usize,
+    },
     /// The store cannot be used at all (storage disabled, access denied, …).
     #[error("storage unavailable: {message}")]
-    StoreUnavailable { message: String },
+    StoreUnavailable {
+        /// The store's own words.
+        message: String,
+    },
 
     // ---- pending requests (registry) ----
     /// No pending or recently ended request has this id (never silently ignored).
     #[error("unknown request id `{id}`")]
-    UnknownId { id: String },
+    UnknownId {
+        /// The request's id.
+        id: String,
+    },
     /// The request already ended; the first terminal event won.
     #[error("already resolved: {ended}")]
-    AlreadyResolved { id: String, ended: Ended },
+    AlreadyResolved {
+        /// The request's id.
+        id: String,
+        /// How it ended.
+        ended: Ended,
+    },
     /// The decision's anchor is not the request's: it would approve other arguments.
     #[error("anchor mismatch: the decision is for other arguments than request `{id}`")]
-    AnchorMismatch { id: String },
+    AnchorMismatch {
+        /// The request's id.
+        id: String,
+    },
     /// An approval of a call on the built-in hard-deny list, which nothing overrides.
     #[error("hard deny ({rule}): {reason}; no approval can override it")]
-    HardDeny { rule: String, reason: String },
+    HardDeny {
+        /// The hard-deny rule that matched.
+        rule: String,
+        /// Why, in words for a person.
+        reason: String,
+    },
     /// An always-allow / always-deny scope that the prompt did not offer.
     #[error("scope `{scope}` was not offered for this request (offered: {offered:?})")]
-    ScopeNotOffered { scope: String, offered: Vec<String> },
+    ScopeNotOffered {
+        /// The scope the answer asked for.
+        scope: String,
+        /// The scopes the prompt offered.
+        offered: Vec<String>,
+    },
     /// An answer to a question sent to an approval, or the other way round.
     #[error("request `{id}` is {is}, not {wanted}")]
     WrongKind {
+        /// The request's id.
         id: String,
+        /// What the request is (`approval` or `question`).
         is: &'static str,
+        /// What the answer was for.
         wanted: &'static str,
     },
     /// The id source failed or repeated itself; no request was made.
     #[error("no request id: {message}")]
-    IdSource { message: String },
+    IdSource {
+        /// What the id source said.
+        message: String,
+    },
 }
 
 fn rev(r: &Option<u64>) -> String {

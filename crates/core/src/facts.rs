@@ -50,6 +50,7 @@ pub struct FsNeeds {
 }
 
 impl FsNeeds {
+    /// Nothing to look up.
     pub fn is_empty(&self) -> bool {
         #[cfg(feature = "repo-facts")]
         if !self.repos.is_empty() {
@@ -80,6 +81,7 @@ pub struct FsFacts {
 const MAX_HOPS: usize = 40;
 
 impl FsFacts {
+    /// No facts: the classifier assumes the worst of each path.
     pub fn new() -> FsFacts {
         FsFacts::default()
     }
@@ -125,6 +127,7 @@ impl FsFacts {
         self.trees.insert(tree, found);
     }
 
+    /// No fact recorded.
     pub fn is_empty(&self) -> bool {
         #[cfg(feature = "repo-facts")]
         if !self.repos.is_empty() {

@@ -3,6 +3,7 @@
 //! and parks / resumes runs through durable permission markers.
 //! No wasm, no I/O, no wall clock: time and randomness are passed in.
 
+#![deny(missing_docs)]
 #![cfg_attr(
     not(test),
     deny(

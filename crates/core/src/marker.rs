@@ -56,13 +56,19 @@ pub const FALLBACK_RULE: &str = "toolgate.park.no-pending-call";
 /// One pending tool call as the marker's `calls` entry holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingCall {
+    /// The host's id of the call.
     pub tool_call_id: String,
+    /// The tool's name.
     pub tool: String,
+    /// The exact arguments an approval lets run.
     pub args: Value,
     /// `anchor(tool, args)`: a decision must carry it.
     pub anchor: String,
+    /// The classifier's tier (`ask`).
     pub tier: Tier,
+    /// The rule that decided.
     pub rule: String,
+    /// Why, for the person deciding.
     pub reason: String,
     /// Byte range in the shell command that decided the verdict, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,31 +78,45 @@ pub struct PendingCall {
 /// The marker's `request` object (DESIGN §3): the first pending call, all pending ids.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MarkerRequest {
+    /// Every pending call's id.
     pub tool_call_ids: Vec<String>,
+    /// The first pending call's tool.
     pub tool: String,
+    /// Its arguments.
     pub args: Value,
+    /// Its anchor.
     pub anchor: String,
+    /// Its tier.
     pub tier: Tier,
+    /// The rule that decided it.
     pub rule: String,
+    /// Why.
     pub reason: String,
 }
 
 /// One call a host asks to park: its id, the call itself and the classifier's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParkCall {
+    /// The host's id of the call (unique in the park).
     pub tool_call_id: String,
     #[serde(flatten)]
+    /// The tool call (its `tool` and `args` inline in JSON).
     pub call: ToolCall,
+    /// The classifier's verdict on it (`ask`: a `deny` cannot be parked).
     pub verdict: Verdict,
 }
 
 /// A request to park a run: `park(run_id, session_id, owner, calls, history)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Park {
+    /// The run's id (unique per owner).
     pub run_id: String,
+    /// The session it belongs to.
     pub session_id: String,
+    /// Whose run it is: other owners never see it.
     pub owner: String,
     #[serde(default)]
+    /// The calls waiting for a person (none: a fallback marker that can only fail closed).
     pub calls: Vec<ParkCall>,
     /// The host's opaque resume state (e.g. the model message history).
     pub history: String,
@@ -112,14 +132,21 @@ pub struct Park {
 /// A checked, decoded permission marker. Its `status` is always `awaiting_permission`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Marker {
+    /// The run's id.
     pub run_id: String,
+    /// The session it belongs to.
     pub session_id: String,
+    /// Whose run it is.
     pub owner: String,
+    /// The run's stored revision when the marker was written.
     pub revision: u64,
+    /// When the run was parked (ms since the Unix epoch).
     pub created_at: u64,
+    /// When the request expires unanswered (ms).
     pub expires_at: u64,
     /// Every pending call, in the order they were parked (may be empty: fallback).
     pub calls: Vec<PendingCall>,
+    /// The host's opaque resume state, handed back on resume.
     pub history: String,
     /// Who parked it ([`Park::parked_by`]).
     pub parked_by: Option<String>,
@@ -163,10 +190,12 @@ impl HistoryCheck for JsonHistory {
 /// A person's decision for one pending call, as `resume` takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResumeDecision {
+    /// The pending call this decides.
     pub tool_call_id: String,
     /// The pending call's anchor, as the prompt showed it.
     pub anchor: String,
     #[serde(flatten)]
+    /// Allow or deny (`decision` inline in JSON).
     pub choice: Choice,
 }
 
@@ -178,11 +207,13 @@ pub enum Choice {
     /// is the registry's business, not the marker's).
     Allow {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The scope the person chose, for the host.
         scope: Option<String>,
     },
     /// Do not run it; the model gets `User refused permission: <message>`.
     Deny {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// What the model is told, if anything.
         message: Option<String>,
     },
 }
@@ -220,10 +251,14 @@ pub enum CallOutcome {
     /// Run the call (with exactly the args the marker holds).
     Approved {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The scope the person chose, for the host.
         scope: Option<String>,
     },
     /// A person said no. Not a failed run: the model receives [`refusal_text`].
-    Denied { message: String },
+    Denied {
+        /// The person's message (may be empty).
+        message: String,
+    },
     /// Nobody answered before the marker expired: not approved, and not a person's no.
     /// The model receives [`EXPIRED_TEXT`].
     Expired,
@@ -265,10 +300,14 @@ pub fn refusal_text(message: &str) -> String {
 /// The outcome for one pending call, with the exact call the marker held.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallResult {
+    /// The call's id.
     pub tool_call_id: String,
+    /// The tool's name.
     pub tool: String,
+    /// The arguments the marker held: the only ones an approval lets run.
     pub args: Value,
     #[serde(flatten)]
+    /// What happened to it (`outcome` inline in JSON).
     pub outcome: CallOutcome,
 }
 

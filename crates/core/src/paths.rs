@@ -295,19 +295,25 @@ pub enum SecretName {
     Dir(&'static str),
     /// The file `name` right under a directory `parent` (`.aws/credentials`).
     Under {
+        /// The directory's name.
         parent: &'static str,
+        /// The file's name.
         name: &'static str,
     },
     /// The directory `name` right under a directory `parent`, and everything under it
     /// (`.config/gcloud/…`).
     DirUnder {
+        /// The outer directory's name.
         parent: &'static str,
+        /// The inner directory's name.
         name: &'static str,
     },
     /// A file whose name starts with `prefix` right under a directory `parent`
     /// (`/dev/sda`, `/dev/nvme0n1`).
     PrefixUnder {
+        /// The directory (`/dev`).
         parent: &'static str,
+        /// The start of the file's name (`sd`).
         prefix: &'static str,
     },
 }

@@ -29,12 +29,16 @@ use crate::store::{MarkerStore, Stored};
 /// The claim of one stored record: `<runId>:<revision>:<fingerprint>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimKey {
+    /// `<runId>:<revision>:<fingerprint>`.
     pub key: String,
+    /// The run claimed.
     pub run_id: String,
+    /// The record's revision claimed.
     pub revision: u64,
 }
 
 impl ClaimKey {
+    /// The claim of `run_id` at `revision` with the record's fingerprint.
     pub fn new(run_id: &str, revision: u64, fingerprint: u64) -> ClaimKey {
         ClaimKey {
             key: format!("{run_id}:{revision}:{fingerprint:016x}"),
@@ -65,6 +69,7 @@ pub struct ResumePlan {
 /// What a commit came to.
 #[derive(Debug)]
 pub struct Committed {
+    /// The resume's answer.
     pub result: Result<Resumed, Error>,
     /// The planned write failed without changing the record: give the claim back so
     /// the person can decide again.
@@ -186,6 +191,7 @@ pub struct SnapshotStore {
 }
 
 impl SnapshotStore {
+    /// A store over `inner` that reads `key` as `snapshot`; `dry` keeps writes in memory.
     pub fn new(
         inner: Rc<dyn MarkerStore>,
         key: &str,

@@ -37,9 +37,13 @@ pub enum StopReason {
 /// `awaiting_permission`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Run {
+    /// The run's id.
     pub run_id: String,
+    /// The session it belongs to.
     pub session_id: String,
+    /// Whose run it is.
     pub owner: String,
+    /// Where it is in its lifecycle.
     pub status: RunStatus,
     /// The store revision of this record (compare-and-swap token).
     pub revision: u64,
@@ -63,6 +67,7 @@ pub struct Run {
     #[serde(skip)]
     pub history: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The permission marker, exactly while it awaits permission.
     pub marker: Option<Marker>,
     /// The agent that parked the run last (its marker's `parked_by`), kept after.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,14 +79,18 @@ pub struct Run {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunDecision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Who decided, when the host said.
     pub decided_by: Option<String>,
+    /// Each pending call's outcome.
     pub calls: Vec<DecidedCall>,
 }
 
 /// One call's outcome in a [`RunDecision`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecidedCall {
+    /// The call's id.
     pub tool_call_id: String,
+    /// The tool's name.
     pub tool: String,
     /// The anchor of the arguments that were decided.
     pub anchor: String,
@@ -92,8 +101,10 @@ pub struct DecidedCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The scope of an approval.
     pub scope: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The message of a denial.
     pub message: Option<String>,
 }
 

@@ -31,6 +31,7 @@ const MAX_RETRIES: usize = 4;
 /// What `park` returns: the parked run (with its marker) and the stop reason for the turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Parked {
+    /// The parked run, with its marker.
     pub run: Run,
     /// Always [`StopReason::Paused`]: end the turn, do not hang the stream.
     pub stop_reason: StopReason,
@@ -40,9 +41,13 @@ pub struct Parked {
 /// and the host's history to continue from. The run is `running` again.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Resumed {
+    /// The run's id.
     pub run_id: String,
+    /// The session it belongs to.
     pub session_id: String,
+    /// One result per pending call, in marker order.
     pub results: Vec<CallResult>,
+    /// The history parked with the run.
     pub history: String,
     /// The revision of the `running` record the resume wrote.
     pub revision: u64,

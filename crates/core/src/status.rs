@@ -94,14 +94,20 @@ impl std::fmt::Display for RunStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ended {
+    /// A person approved.
     Approved,
+    /// A person said no.
     Denied,
+    /// Nobody answered in time.
     Expired,
+    /// The session or run ended first.
     Cancelled,
+    /// A question was answered.
     Answered,
 }
 
 impl Ended {
+    /// The lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {
             Ended::Approved => "approved",

@@ -14,7 +14,9 @@ use crate::error::Error;
 /// A stored value and its revision (the compare-and-swap token; revisions start at 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {
+    /// The revision (1 for the first write).
     pub revision: u64,
+    /// The stored text.
     pub value: String,
 }
 

@@ -7,15 +7,32 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UrlClass {
     /// `http`/`https` to a public host.
-    Public { host: String },
+    Public {
+        /// The host, lowercase.
+        host: String,
+    },
     /// Loopback, private, link-local, unique-local, `localhost`, `*.local`, `*.internal`…
-    Internal { host: String, why: &'static str },
+    Internal {
+        /// The host, lowercase.
+        host: String,
+        /// Which kind of internal address it is.
+        why: &'static str,
+    },
     /// A cloud metadata endpoint.
-    Metadata { host: String },
+    Metadata {
+        /// The host, lowercase.
+        host: String,
+    },
     /// A scheme other than http/https (`file:`, `javascript:`, `data:`, `ftp:`…).
-    Scheme { scheme: String },
+    Scheme {
+        /// The scheme, lowercase, without the colon.
+        scheme: String,
+    },
     /// Not a URL we can read.
-    Malformed { why: &'static str },
+    Malformed {
+        /// What is wrong with it.
+        why: &'static str,
+    },
 }
 
 impl UrlClass {

@@ -45,11 +45,14 @@ impl std::fmt::Display for Tier {
 /// One simple command of a shell command line, classified on its own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Part {
+    /// The tier this part gets.
     pub tier: Tier,
     /// The source text of the simple command (a slice of the original string, or of
     /// the decoded nested script for `bash -c '…'`).
     pub text: String,
+    /// The rule that decided it.
     pub rule: Cow<'static, str>,
+    /// Why.
     pub reason: Cow<'static, str>,
     /// Byte range in the original command string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +62,7 @@ pub struct Part {
 /// The classifier's answer for one tool call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// `auto`, `ask` or `deny`.
     pub tier: Tier,
     /// Stable id of the deciding rule, e.g. `builtin.shell.priv-esc`, `user.allow[0]`.
     pub rule: Cow<'static, str>,

@@ -30,9 +30,12 @@ pub struct ParkRequest {
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
+    /// The calls to hold, each classified by the gate (never by the caller).
     pub calls: Vec<ParkCallRequest>,
+    /// The host's conversation so far, kept with the marker and handed back on resume.
     pub history: String,
     #[serde(default)]
+    /// How long the request may wait for a person (the gate's default when absent).
     pub ttl_ms: Option<u64>,
 }
 
@@ -55,9 +58,12 @@ impl ParkRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ParkCallRequest {
+    /// The host's id of the call (unique within the request).
     pub tool_call_id: String,
+    /// The tool's name (`bash`, `write`, an MCP tool, …).
     pub tool: String,
     #[serde(default)]
+    /// The tool's arguments, as the agent sent them.
     pub args: Value,
 }
 
@@ -65,6 +71,7 @@ pub struct ParkCallRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeRequest {
+    /// One decision per pending call.
     pub decisions: Vec<DecisionRequest>,
 }
 
@@ -83,12 +90,17 @@ impl ResumeRequest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DecisionRequest {
+    /// The pending call this decides.
     pub tool_call_id: String,
+    /// The pending call's anchor, as the prompt showed it: a decision binds to those exact arguments.
     pub anchor: String,
+    /// `allow` or `deny`.
     pub decision: String,
     #[serde(default)]
+    /// For a denial: what the model is told.
     pub message: Option<String>,
     #[serde(default)]
+    /// For an approval: the scope offered by the prompt (`once` when absent).
     pub scope: Option<String>,
 }
 
@@ -119,23 +131,33 @@ impl DecisionRequest {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunView<'a> {
+    /// The run's id.
     pub run_id: &'a str,
+    /// The session the run belongs to.
     pub session_id: &'a str,
+    /// The owner of the run.
     pub owner: &'a str,
+    /// Where the run is in its lifecycle.
     pub status: RunStatus,
+    /// The stored revision; it grows with every change.
     pub revision: u64,
+    /// When it last changed (ms since the Unix epoch).
     pub updated_at: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the run failed or was cancelled, when it did.
     pub last_error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// When a decision resumed it (ms).
     pub resumed_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// When its request expired unanswered (ms).
     pub expired_at: Option<u64>,
     /// What the last resume decided, and who (`{decidedBy?, calls: [{toolCallId, tool,
     /// anchor, outcome, scope?, message?}]}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The permission marker, while the run awaits permission.
     pub marker: Option<MarkerView<'a>>,
 }
 
@@ -144,7 +166,9 @@ pub struct RunView<'a> {
 #[serde(rename_all = "camelCase")]
 pub struct DecisionView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Who decided, when the host said.
     pub decided_by: Option<&'a str>,
+    /// Each decided call.
     pub calls: Vec<DecidedCallView<'a>>,
 }
 
@@ -152,13 +176,19 @@ pub struct DecisionView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DecidedCallView<'a> {
+    /// The call's id.
     pub tool_call_id: &'a str,
+    /// The tool's name.
     pub tool: &'a str,
+    /// The anchor the decision was bound to.
     pub anchor: &'a str,
+    /// `approved`, `denied` or `expired`.
     pub outcome: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The scope of an approval.
     pub scope: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The message of a denial.
     pub message: Option<&'a str>,
 }
 
@@ -166,9 +196,13 @@ pub struct DecidedCallView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MarkerView<'a> {
+    /// When the run was parked (ms since the Unix epoch).
     pub created_at: u64,
+    /// When the request expires unanswered (ms).
     pub expires_at: u64,
+    /// The calls waiting for a decision.
     pub calls: Vec<PendingCallView<'a>>,
+    /// The host's history, handed back on resume.
     pub history: &'a str,
 }
 
@@ -176,14 +210,22 @@ pub struct MarkerView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingCallView<'a> {
+    /// The call's id.
     pub tool_call_id: &'a str,
+    /// The tool's name.
     pub tool: &'a str,
+    /// The exact arguments a decision approves.
     pub args: &'a Value,
+    /// The hash that binds a decision to these arguments.
     pub anchor: &'a str,
+    /// The gate's verdict (`ask` for a parked call).
     pub tier: Tier,
+    /// The rule that decided.
     pub rule: &'a str,
+    /// Why, for the person deciding.
     pub reason: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The part of the command the reason is about (byte range), when there is one.
     pub span: Option<[usize; 2]>,
 }
 
@@ -243,7 +285,9 @@ impl<'a> From<&'a Run> for RunView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ParkedView<'a> {
+    /// The parked run.
     pub run: RunView<'a>,
+    /// Always `paused`: the turn ends here.
     pub stop_reason: StopReason,
 }
 
@@ -260,10 +304,15 @@ impl<'a> From<&'a Parked> for ParkedView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumedView<'a> {
+    /// The run's id.
     pub run_id: &'a str,
+    /// The session the run belongs to.
     pub session_id: &'a str,
+    /// Each pending call's outcome.
     pub results: Vec<CallResultView<'a>>,
+    /// The history parked with the run, to continue from.
     pub history: &'a str,
+    /// The run's revision after the resume.
     pub revision: u64,
 }
 
@@ -272,13 +321,19 @@ pub struct ResumedView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallResultView<'a> {
+    /// The call's id.
     pub tool_call_id: &'a str,
+    /// The tool's name.
     pub tool: &'a str,
+    /// The arguments to run it with when approved (null for an expired call).
     pub args: &'a Value,
+    /// `approved`, `denied` or `expired`.
     pub outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The scope of an approval.
     pub scope: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The person's message with a denial.
     pub message: Option<&'a str>,
     /// What the model receives instead of running the tool (denials only).
     #[serde(skip_serializing_if = "Option::is_none")]

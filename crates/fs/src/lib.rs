@@ -8,8 +8,9 @@
 //! What cannot be looked up is left out, and the core then asks: a tree with more than
 //! [`MAX_TREE_ENTRIES`] entries, or one whose walk hits an error. For each directory a
 //! git command starts in, the repository's own configuration is read for the programs
-//! it makes git run ([`git`]); one that cannot be read asks.
+//! it makes git run (`git.rs`); one that cannot be read asks.
 
+#![deny(missing_docs)]
 mod git;
 
 use toolgate_core::facts::{follow_links, FsFacts, FsNeeds, Step, Tree};
@@ -44,7 +45,7 @@ fn guarded(classify: impl FnOnce() -> Verdict) -> Verdict {
 }
 
 /// Classifies `call`, with file-system facts when `fs` is set; a panic asks
-/// ([`guarded`]).
+/// (`guarded`).
 pub fn classify(policy: &Policy, call: &ToolCall, fs: bool) -> Verdict {
     classify_with(policy, call, &SessionRules::default(), fs)
 }

@@ -27,9 +27,11 @@ pub const STEPS: &[&str] = &[
 /// What the agent keeps between turns (the marker's history while parked).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct State {
+    /// Which agent's state this is (`reference-agent`).
     pub kind: String,
     /// The next step to run.
     pub step: usize,
+    /// What it did so far, one line per step.
     pub transcript: Vec<String>,
 }
 
@@ -50,10 +52,10 @@ pub fn state_of(history: &str) -> Option<State> {
         .filter(|s| s.kind == KIND)
 }
 
-/// How a turn ended.
 /// The name the reference agent parks its runs as.
 pub const AGENT_NAME: &str = "reference-agent";
 
+/// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Turn {
     /// Parked at an `ask` step (the run awaits permission).

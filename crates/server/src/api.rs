@@ -153,6 +153,7 @@ pub async fn park(
     json(StatusCode::CREATED, &view)
 }
 
+/// `GET /v1/runs`'s query: `status`, `limit` (1–500), `cursor`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
@@ -163,6 +164,7 @@ pub struct ListQuery {
 
 /// Runs per page: the default and the most.
 pub const PAGE: usize = 100;
+/// The most runs a page holds (`limit`).
 pub const MAX_PAGE: usize = 500;
 
 #[derive(Serialize)]
@@ -542,6 +544,7 @@ pub async fn take(
     json(StatusCode::OK, &ResumedView::from(&taken))
 }
 
+/// `GET /v1/audit`'s query: `since` (ms), `limit`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuditQuery {

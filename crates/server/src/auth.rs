@@ -16,8 +16,11 @@ use crate::AppState;
 /// Who is calling: the token's name, owner and roles.
 #[derive(Debug, Clone)]
 pub struct Caller {
+    /// The token's name.
     pub name: String,
+    /// The owner whose runs the token reaches.
     pub owner: String,
+    /// What the token may do.
     pub roles: Vec<Role>,
 }
 

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
+/// A JSON request body, read within the body deadline and size limit; a bad one is a 400 with the reason.
 pub struct JsonBody<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {

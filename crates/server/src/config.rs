@@ -24,9 +24,13 @@ pub enum Role {
 /// the token), its owner and roles, and the digest of the secret.
 #[derive(Clone)]
 pub struct Token {
+    /// The token's name (logged, recorded as who decided).
     pub name: String,
+    /// The owner whose runs it reaches.
     pub owner: String,
+    /// What it may do (`agent`, `approver`).
     pub roles: Vec<Role>,
+    /// The SHA-256 digest of the secret.
     pub sha256: [u8; 32],
 }
 
@@ -48,12 +52,15 @@ pub fn digest(token: &str) -> [u8; 32] {
 /// The resolved configuration.
 #[derive(Debug)]
 pub struct Config {
+    /// The address to listen on.
     pub listen: SocketAddr,
     /// `sqlite:PATH` or `postgres://…`.
     pub database: String,
+    /// The policy calls are classified with.
     pub policy: Policy,
     /// Origins allowed to call the API from a browser (CORS); none: same origin only.
     pub cors_origins: Vec<String>,
+    /// The tokens, by digest.
     pub tokens: Vec<Token>,
     /// A Slack-compatible incoming webhook for "a run waits" messages.
     pub webhook_url: Option<String>,
@@ -120,8 +127,11 @@ struct EnvToken {
 /// Overrides from the command line.
 #[derive(Debug, Default)]
 pub struct Overrides {
+    /// `--listen`.
     pub listen: Option<String>,
+    /// `--database`.
     pub database: Option<String>,
+    /// `--panel`.
     pub panel: Option<String>,
 }
 

@@ -11,10 +11,14 @@ use axum::Json;
 use serde_json::json;
 use toolgate_core::Error;
 
+/// An error answer: its HTTP status and `{error: {code, message}}`.
 #[derive(Debug)]
 pub struct ApiError {
+    /// The HTTP status.
     pub status: StatusCode,
+    /// A stable code (`bad_input`, `not_found`, `stale`, …).
     pub code: &'static str,
+    /// What went wrong, in words.
     pub message: String,
     /// Who decided first (409 `already_resumed`), when the run says.
     pub decided_by: Option<String>,
@@ -23,6 +27,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// An error with this status, code and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
@@ -48,15 +53,19 @@ impl ApiError {
         self.code = code;
         self
     }
+    /// 400 `bad_input`.
     pub fn bad_input(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_input", message)
     }
+    /// 401 `unauthorized`.
     pub fn unauthorized(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
     }
+    /// 403 `forbidden`.
     pub fn forbidden(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
     }
+    /// 404 `not_found` for the run `run_id`.
     pub fn not_found(run_id: &str) -> ApiError {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -64,6 +73,7 @@ impl ApiError {
             format!("run `{run_id}` not found"),
         )
     }
+    /// 500 `internal_error`.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", message)
     }

@@ -17,6 +17,7 @@
 //! config file or `TOOLGATE_TOKENS` ([`config`]). Errors are `{"error": {"code",
 //! "message"}}` ([`error`]).
 
+#![deny(missing_docs)]
 pub mod agent;
 pub mod api;
 pub mod auth;
@@ -54,8 +55,11 @@ pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
+    /// The runs' store.
     pub store: Arc<SqlStore>,
+    /// The policy calls are classified with.
     pub policy: Arc<Policy>,
+    /// The configured tokens (their digests).
     pub tokens: Arc<[Token]>,
     /// Where "a run waits" messages go (none: nowhere).
     pub webhook: Option<webhook::Webhook>,

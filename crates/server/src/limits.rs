@@ -32,19 +32,33 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
+    /// A request's head must arrive within this (ms).
     pub header_read_timeout_ms: u64,
+    /// A request's body must arrive within this (ms).
     pub body_timeout_ms: u64,
+    /// A whole request may take this long (ms).
     pub request_timeout_ms: u64,
+    /// Open connections at most.
     pub max_connections: usize,
+    /// Open connections from one IP address at most.
     pub max_connections_per_address: usize,
+    /// Requests per second per IP address (0: no limit).
     pub requests_per_second_per_address: f64,
+    /// Requests one IP address may make at once.
     pub burst_per_address: f64,
+    /// Requests per second per token (0: no limit).
     pub requests_per_second_per_token: f64,
+    /// Requests one token may make at once.
     pub burst_per_token: f64,
+    /// Wrong tokens from one address before it is refused.
     pub sign_in_failures: u32,
+    /// The window those are counted in (ms).
     pub sign_in_window_ms: u64,
+    /// How long requests in flight may finish on shutdown (ms).
     pub shutdown_timeout_ms: u64,
+    /// Runs of one owner awaiting a person at once.
     pub max_waiting_runs_per_owner: u64,
+    /// How long a finished run is kept (ms).
     pub finished_run_ttl_ms: u64,
 }
 
@@ -129,15 +143,19 @@ impl Limits {
         Ok(())
     }
 
+    /// `header_read_timeout_ms` as a duration.
     pub fn header_read_timeout(&self) -> Duration {
         Duration::from_millis(self.header_read_timeout_ms)
     }
+    /// `body_timeout_ms` as a duration.
     pub fn body_timeout(&self) -> Duration {
         Duration::from_millis(self.body_timeout_ms)
     }
+    /// `request_timeout_ms` as a duration.
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms)
     }
+    /// `shutdown_timeout_ms` as a duration.
     pub fn shutdown_timeout(&self) -> Duration {
         Duration::from_millis(self.shutdown_timeout_ms)
     }
@@ -164,6 +182,7 @@ pub struct Buckets<K> {
 }
 
 impl<K: Eq + Hash + Clone> Buckets<K> {
+    /// Buckets of `burst` requests, refilled at `rate` per second (0: off).
     pub fn new(rate: f64, burst: f64) -> Buckets<K> {
         Buckets {
             rate,
@@ -213,6 +232,7 @@ pub struct Failures {
 }
 
 impl Failures {
+    /// At most `max` failures per address in `window`.
     pub fn new(max: u32, window: Duration) -> Failures {
         Failures {
             max,
@@ -246,13 +266,18 @@ impl Failures {
 
 /// The shared state of the limits a request passes.
 pub struct Guard {
+    /// The limits.
     pub limits: Limits,
+    /// The request buckets per IP address.
     pub per_address: Buckets<IpAddr>,
+    /// The request buckets per token.
     pub per_token: Buckets<String>,
+    /// Failed sign-ins per IP address.
     pub failures: Failures,
 }
 
 impl Guard {
+    /// The state for `limits`, empty.
     pub fn new(limits: Limits) -> Guard {
         Guard {
             per_address: Buckets::new(

@@ -14,12 +14,17 @@ use toolgate_core::{Run, RunStatus};
 pub struct AuditRecord {
     /// When (ms since the epoch): the new record's `updated_at`.
     pub at: u64,
+    /// The run's id.
     pub run_id: String,
+    /// Whose run it is.
     pub owner: String,
+    /// The session it belongs to.
     pub session_id: String,
     /// The revision the ending write created.
     pub revision: u64,
+    /// The call's id.
     pub tool_call_id: String,
+    /// The tool's name.
     pub tool: String,
     /// `approved`, `denied`, `expired`, `cancelled` or `failed`.
     pub outcome: String,
@@ -28,7 +33,9 @@ pub struct AuditRecord {
     pub decided_by: Option<String>,
     /// The anchor of the arguments the request was for.
     pub anchor: String,
+    /// The rule that asked.
     pub rule: String,
+    /// Why it asked.
     pub reason: String,
     /// The denial's message, or why the run was cancelled or failed.
     #[serde(skip_serializing_if = "Option::is_none")]

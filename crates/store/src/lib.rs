@@ -26,6 +26,7 @@
 //! cancelled, failed; who decided; the anchor, rule and reason) is inserted in the same
 //! transaction as the write ([`audit`]), so each request's end is recorded exactly once.
 
+#![deny(missing_docs)]
 pub mod audit;
 mod migrate;
 pub mod pg_tls;
@@ -68,7 +69,9 @@ impl Default for StoreOptions {
 /// directory when absent), `sqlite::memory:` (tests), or `postgres://…` /
 /// `postgresql://…` (libpq's URL form: `postgres://user:password@host:port/db`).
 pub enum SqlStore {
+    /// A SQLite file (or memory).
     Sqlite(SqliteStore),
+    /// A PostgreSQL database.
     Postgres(Box<PostgresStore>),
 }
 

@@ -51,7 +51,9 @@ pub enum Verify {
 pub struct Parsed {
     /// The URL without `sslmode` and `sslrootcert`.
     pub url: String,
+    /// The `sslmode` (libpq's default `prefer` when absent).
     pub ssl_mode: SslMode,
+    /// What of the server's certificate is checked.
     pub verify: Verify,
     /// `sslrootcert`: a PEM file, or `None` for the Mozilla roots.
     pub root: Option<String>,

@@ -61,4 +61,5 @@ impl serde::Serialize for Error {
     }
 }
 
+/// The plugin's result: its [`Error`] by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -49,6 +49,7 @@ pub use toolgate_store::now_ms;
 #[serde(rename_all = "camelCase")]
 pub struct Checked {
     #[serde(flatten)]
+    /// How the check ended (`outcome` inline in JSON).
     pub outcome: Outcome,
     /// The classifier's verdict (with the session's rules and the file-system facts).
     pub verdict: Verdict,
@@ -56,6 +57,7 @@ pub struct Checked {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The host's id of the call, when it gave one.
     pub tool_call_id: Option<String>,
 }
 
@@ -84,16 +86,25 @@ pub struct CheckOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingRequest {
+    /// The check's run id: `gate.respond` takes it.
     pub id: String,
+    /// The session whose check it is.
     pub session_id: String,
+    /// The host's id of the call.
     pub tool_call_id: String,
+    /// The tool's name.
     pub tool: String,
+    /// The exact arguments an approval lets run.
     pub args: Value,
+    /// The classifier's verdict.
     pub verdict: Verdict,
+    /// The anchor a response must carry.
     pub anchor: String,
     /// The "always" scopes to offer, narrowest first.
     pub scopes: Vec<String>,
+    /// When it was made (ms since the Unix epoch).
     pub created_ms: u64,
+    /// When it expires unanswered (ms).
     pub deadline_ms: u64,
 }
 
@@ -103,7 +114,9 @@ pub struct PendingRequest {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Response {
     #[serde(flatten)]
+    /// The person's decision (`decision` inline in JSON).
     pub decision: Decision,
+    /// The anchor the prompt showed: the response binds to those arguments.
     pub anchor: String,
 }
 

@@ -31,6 +31,7 @@
 //!
 //! Every write emits [`CHANGED_EVENT`] to the app's windows with `{runId}`.
 
+#![deny(missing_docs)]
 mod commands;
 mod error;
 mod gate;
@@ -93,6 +94,7 @@ pub struct Builder {
 }
 
 impl Builder {
+    /// A builder that sets nothing: `tauri.conf.json` and the defaults decide.
     pub fn new() -> Builder {
         Builder::default()
     }
@@ -278,6 +280,7 @@ impl<R: Runtime> Toolgate<R> {
             .emit(CHANGED_EVENT, serde_json::json!({ "runId": run_id }));
     }
 
+    /// The policy checks classify with.
     pub fn policy(&self) -> &Policy {
         self.inner.policy()
     }
@@ -416,6 +419,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 
 /// `app.toolgate()` on the `App`, an `AppHandle`, a window or a webview.
 pub trait ToolgateExt<R: Runtime> {
+    /// The plugin's state.
     fn toolgate(&self) -> &Toolgate<R>;
 }
 

@@ -1,5 +1,5 @@
 //! The built-in shell rules: hard deny, the read-only allowlist, wrappers and nested
-//! shells. Walks a parsed [`Script`] and yields one [`RawPart`] per simple command.
+//! shells. Walks a parsed [`Script`](crate::shell::Script) and yields one [`RawPart`] per simple command.
 
 mod find;
 mod getopt;
@@ -32,10 +32,13 @@ pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// What the built-in rules found for one part.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// The tier the rule gives.
     pub tier: Tier,
     /// Stable id, e.g. `builtin.shell.priv-esc`.
     pub rule: RuleId,
+    /// Why, in words.
     pub reason: Cow<'static, str>,
+    /// The part of the command it is about.
     pub span: Span,
 }
 
@@ -58,7 +61,9 @@ impl Finding {
 /// One simple command, classified by the built-in rules only.
 #[derive(Debug, Clone)]
 pub struct RawPart {
+    /// Where the command is in the original string.
     pub span: Span,
+    /// What the built-in rules found.
     pub finding: Finding,
     /// The normalised command (program basename + arguments, wrappers unwrapped), for
     /// user rules; `None` when the command is not static (user allow rules never apply).
@@ -67,7 +72,9 @@ pub struct RawPart {
 
 /// Inputs of the shell walk.
 pub struct Env<'a> {
+    /// The workspace directory (absolute).
     pub workspace: &'a str,
+    /// The user's home directory (absolute).
     pub home: &'a str,
     /// The policy's default tier for commands no rule decides.
     pub default: Tier,

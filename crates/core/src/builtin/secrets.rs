@@ -185,7 +185,7 @@ pub const SECRET_VARS: &[(VarName, &str)] = &[
     (VarName::Prefix("AWS_"), "AWS_ACCESS_KEY_ID"),
 ];
 
-/// Does environment variable `name` look like it holds a secret ([`SECRET_VARS`])?
+/// Does environment variable `name` look like it holds a secret (the `SECRET_VARS` list)?
 pub fn secret_var(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_VARS.iter().any(|(p, _)| p.matches(&upper))

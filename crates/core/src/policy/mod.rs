@@ -236,14 +236,17 @@ impl Policy {
         self
     }
 
+    /// The workspace directory the policy resolves paths against.
     pub fn workspace(&self) -> &str {
         &self.workspace
     }
 
+    /// The user's home directory.
     pub fn home(&self) -> &str {
         &self.home
     }
 
+    /// The tier of a call no rule decides.
     pub fn default_tier(&self) -> Tier {
         self.default
     }

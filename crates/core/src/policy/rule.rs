@@ -180,6 +180,7 @@ pub struct SessionRules {
 }
 
 impl SessionRules {
+    /// No rules.
     pub fn new() -> SessionRules {
         SessionRules::default()
     }
@@ -197,10 +198,12 @@ impl SessionRules {
         Ok(())
     }
 
+    /// No rule added.
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
     }
 
+    /// How many rules were added.
     pub fn len(&self) -> usize {
         self.allow.len() + self.ask.len() + self.deny.len()
     }

@@ -12,9 +12,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub struct RequestId(pub(super) u128);
 
 impl RequestId {
+    /// The id with these 128 bits.
     pub fn from_u128(bits: u128) -> RequestId {
         RequestId(bits)
     }
+    /// Its 128 bits.
     pub fn as_u128(self) -> u128 {
         self.0
     }
@@ -43,6 +45,7 @@ impl Serialize for RequestId {
 /// `crypto.getRandomValues` or the OS), so that one session cannot answer another's
 /// requests by guessing. A failure is reported, never papered over with a weak id.
 pub trait IdSource {
+    /// A fresh, unguessable id, or the reason there is none.
     fn next_id(&mut self) -> Result<u128, Error>;
 }
 

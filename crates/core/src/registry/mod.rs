@@ -77,9 +77,11 @@ impl Registry {
         }
     }
 
+    /// The session this registry holds requests for.
     pub fn session_id(&self) -> &str {
         &self.session_id
     }
+    /// Its limits.
     pub fn config(&self) -> &RegistryConfig {
         &self.config
     }
@@ -125,9 +127,11 @@ impl Registry {
         }));
         v
     }
+    /// The pending approval request `id`, if it is pending.
     pub fn get(&self, id: RequestId) -> Option<PendingRef<'_>> {
         self.entries.approval(id)
     }
+    /// The pending question `id`, if it is pending.
     pub fn get_question(&self, id: RequestId) -> Option<&PendingQuestion> {
         self.entries.question(id)
     }

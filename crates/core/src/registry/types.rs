@@ -16,16 +16,22 @@ pub enum Decision {
     AllowOnce,
     /// Run it, and add the session allow rule `scope` (one of the request's offered
     /// [`Pending::scopes`], exactly as shown).
-    AllowAlways { scope: String },
+    AllowAlways {
+        /// The session allow rule, exactly as offered.
+        scope: String,
+    },
     /// Refuse it, optionally telling the model why.
     Deny {
         #[serde(default)]
+        /// What the model is told, if anything.
         message: Option<String>,
     },
     /// Refuse it and add the session deny rule `scope`.
     DenyAlways {
+        /// The session deny rule (one of the request's offered scopes).
         scope: String,
         #[serde(default)]
+        /// What the model is told, if anything.
         message: Option<String>,
     },
 }
@@ -39,6 +45,7 @@ pub enum Outcome {
     /// A person said no, with their message if they gave one.
     Denied {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The person's message, if they gave one.
         message: Option<String>,
     },
     /// The deadline passed: nobody said no, yet it is not allowed.
@@ -69,8 +76,14 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
 pub enum QuestionOutcome {
-    Answered { answer: String },
+    /// The person answered.
+    Answered {
+        /// Their answer.
+        answer: String,
+    },
+    /// The deadline passed unanswered.
     Expired,
+    /// The session or run ended first.
     Cancelled,
 }
 
@@ -94,18 +107,26 @@ impl QuestionOutcome {
 /// One request that ended: the caller wakes exactly the one waiter for `id`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Settled {
+    /// An approval request ended.
     Approval {
+        /// The request's id.
         id: RequestId,
+        /// The host's tool-call id, when the request had one.
         tool_call_id: Option<String>,
+        /// How it ended.
         outcome: Outcome,
     },
+    /// A question ended.
     Question {
+        /// The request's id.
         id: RequestId,
+        /// How it ended.
         outcome: QuestionOutcome,
     },
 }
 
 impl Settled {
+    /// The request's id.
     pub fn id(&self) -> RequestId {
         match self {
             Settled::Approval { id, .. } | Settled::Question { id, .. } => *id,
@@ -113,18 +134,23 @@ impl Settled {
     }
 }
 
-/// What a host hands to [`Registry::request`]: the call, the classifier's verdict, the
+/// What a host hands to [`Registry::request`](crate::Registry::request): the call, the classifier's verdict, the
 /// host's tool-call id (for in-flight slots) and the always-allow scopes the prompt
-/// will offer (usually [`Policy::scopes`]); `allow_always` accepts only one of these.
+/// will offer (usually [`Policy::scopes`](crate::Policy::scopes)); `allow_always` accepts only one of these.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewRequest {
+    /// The tool call.
     pub call: ToolCall,
+    /// The classifier's verdict on it.
     pub verdict: Verdict,
+    /// The host's id of the call (an approved call reserves an in-flight slot under it).
     pub tool_call_id: Option<String>,
+    /// The always-allow / always-deny scopes the prompt offers.
     pub scopes: Vec<String>,
 }
 
 impl NewRequest {
+    /// A request for `call` with its `verdict`, no tool-call id and no scopes.
     pub fn new(call: ToolCall, verdict: Verdict) -> NewRequest {
         NewRequest {
             call,
@@ -133,10 +159,13 @@ impl NewRequest {
             scopes: Vec::new(),
         }
     }
+    /// With the host's id of the call (an approved call reserves an in-flight slot
+    /// under it).
     pub fn tool_call_id(mut self, id: impl Into<String>) -> NewRequest {
         self.tool_call_id = Some(id.into());
         self
     }
+    /// With the always-allow / always-deny scopes the prompt offers.
     pub fn scopes(mut self, scopes: Vec<String>) -> NewRequest {
         self.scopes = scopes;
         self
@@ -147,16 +176,22 @@ impl NewRequest {
 /// [`PendingRef`]; [`PendingRef::to_pending`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pending {
+    /// The request's id.
     pub id: RequestId,
+    /// The host's id of the call, when it gave one.
     pub tool_call_id: Option<String>,
+    /// The tool call a decision would approve.
     pub call: ToolCall,
+    /// The classifier's verdict on it.
     pub verdict: Verdict,
     /// The anchor of `call` (`Display`/`Serialize` give the 64-hex-digit text of
     /// [`ToolCall::anchor`]); a decision must carry it.
     pub anchor: Anchor,
     /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
     pub scopes: Vec<String>,
+    /// When it was made (ms, the host's clock).
     pub created_ms: u64,
+    /// When it expires unanswered (ms).
     pub deadline_ms: u64,
 }
 
@@ -170,11 +205,15 @@ pub struct Pending {
 /// and scopes are decoded when asked for, which only listings and always-rules do.
 #[derive(Debug, Clone, Copy)]
 pub struct PendingRef<'a> {
+    /// The request's id.
     pub id: RequestId,
+    /// The host's id of the call, when it gave one.
     pub tool_call_id: Option<&'a str>,
     /// The anchor of the call; a decision must carry it.
     pub anchor: Anchor,
+    /// When it was made (ms, the host's clock).
     pub created_ms: u64,
+    /// When it expires unanswered (ms).
     pub deadline_ms: u64,
     pub(super) tier: Tier,
     pub(super) hard_deny: bool,
@@ -266,9 +305,13 @@ impl Serialize for PendingRef<'_> {
 /// A pending free-text question to the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PendingQuestion {
+    /// The question's id.
     pub id: RequestId,
+    /// The text shown to the person.
     pub question: String,
+    /// When it was asked (ms, the host's clock).
     pub created_ms: u64,
+    /// When it expires unanswered (ms).
     pub deadline_ms: u64,
 }
 
@@ -276,17 +319,21 @@ pub struct PendingQuestion {
 /// has not yet reported it finished.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Slot {
+    /// The host's id of the running call.
     pub tool_call_id: String,
+    /// The anchor of the call that runs (hex).
     pub anchor: String,
     /// The approval request that granted it; `None` for an `auto` call.
     pub request_id: Option<RequestId>,
+    /// When the slot was reserved (ms).
     pub reserved_ms: u64,
 }
 
-/// The answer of [`Registry::request`] / [`Registry::ask`].
+/// The answer of [`Registry::request`](crate::Registry::request) / [`Registry::ask`](crate::Registry::ask).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use = "`expired` holds requests the growth-path sweep ended; wake their waiters"]
 pub struct Requested {
+    /// The new request's id.
     pub id: RequestId,
     /// The effective deadline (the timeout is clamped to [`RegistryConfig::max_timeout_ms`]).
     pub deadline_ms: u64,
@@ -297,16 +344,21 @@ pub struct Requested {
 /// How many entries a cleanup resolved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct CleanupCounts {
+    /// Approval requests cancelled.
     pub approvals: usize,
+    /// Questions cancelled.
     pub questions: usize,
+    /// In-flight slots released.
     pub slots: usize,
 }
 
-/// The answer of [`Registry::cleanup`] / [`Registry::cleanup_stale`].
+/// The answer of [`Registry::cleanup`](crate::Registry::cleanup) / [`Registry::cleanup_stale`](crate::Registry::cleanup_stale).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use = "`settled` holds the requests that were force-resolved; wake their waiters"]
 pub struct Cleanup {
+    /// How many of each.
     pub counts: CleanupCounts,
+    /// Each request that ended, to wake its waiter.
     pub settled: Vec<Settled>,
 }
 

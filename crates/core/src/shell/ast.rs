@@ -6,9 +6,11 @@ pub type Span = [usize; 2];
 /// Why a command string could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// What is wrong, in words.
     pub message: &'static str,
     /// Where (in the original string) the problem was found.
     pub span: Span,
+    /// Bad syntax, or over the work budget.
     pub kind: ParseErrorKind,
 }
 
@@ -24,12 +26,14 @@ pub enum ParseErrorKind {
 /// A parsed command list: pipelines joined by `;`, `&`, `&&`, `||` or newlines.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Script {
+    /// The pipelines, in order.
     pub pipelines: Vec<Pipeline>,
 }
 
 /// Commands joined by `|` or `|&`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pipeline {
+    /// The commands, left to right.
     pub stages: Vec<Command>,
     /// Ended by `&`.
     pub background: bool,
@@ -38,24 +42,34 @@ pub struct Pipeline {
 /// One stage of a pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
+    /// A simple command.
     Simple(SimpleCommand),
     /// `( … )`, `{ …; }`, or a control structure's body: its commands, plus redirects
     /// and words (e.g. `for` lists, `case` subjects) that may hold substitutions.
     Compound {
+        /// The commands inside.
         body: Script,
+        /// Words evaluated outside the body (a `for` list, a `case` subject, the arithmetic's text).
         words: Vec<Word>,
+        /// Redirections applied to the whole compound.
         redirects: Vec<Redirect>,
+        /// Where it is in the original string.
         span: Span,
     },
     /// `name() { body }` / `function name { body }`.
     Function {
+        /// The function's name.
         name: String,
+        /// The commands inside.
         body: Box<Command>,
+        /// Where it is in the original string.
         span: Span,
     },
     /// `(( … ))`: arithmetic, which can evaluate substitutions and array subscripts.
     Arith {
+        /// Words evaluated outside the body (a `for` list, a `case` subject, the arithmetic's text).
         words: Vec<Word>,
+        /// Where it is in the original string.
         span: Span,
     },
 }
@@ -63,9 +77,13 @@ pub enum Command {
 /// A simple command: assignments, words and redirects.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SimpleCommand {
+    /// `NAME=value` words before the command name.
     pub assigns: Vec<Word>,
+    /// The command name and its arguments.
     pub words: Vec<Word>,
+    /// Its redirections.
     pub redirects: Vec<Redirect>,
+    /// Where it is in the original string.
     pub span: Span,
 }
 
@@ -109,16 +127,20 @@ impl RedirOp {
 /// A redirection with its target word (the delimiter for here-docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Redirect {
+    /// The operator.
     pub op: RedirOp,
+    /// The file (or descriptor, or here-doc delimiter) it names.
     pub target: Word,
     /// Here-doc body (after the delimiter line), with the offset of its first byte.
     pub heredoc: Option<HereDoc>,
+    /// Where it is in the original string.
     pub span: Span,
 }
 
 /// The body of a here-document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HereDoc {
+    /// The body's text.
     pub body: String,
     /// Offset of the body in the original string.
     pub start: usize,
@@ -133,6 +155,7 @@ pub struct HereDoc {
 /// A shell word after quote removal.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Word {
+    /// Where it is in the original string (before quote removal).
     pub span: Span,
     /// The text after quote removal; expansions (`$HOME`, `$(…)`) are kept as source text.
     pub text: String,

@@ -4,8 +4,11 @@
 /// `git SUB -h`, git 2.47): the subcommands, the long name (any unambiguous prefix,
 /// `--name=V` or `--name V`), the short letter (`-SV`, `-S V`, anywhere in a cluster).
 pub struct GitFileOption {
+    /// The subcommands that have it.
     pub subs: &'static [&'static str],
+    /// The long name, if any.
     pub long: Option<&'static str>,
+    /// The short letter, if any.
     pub short: Option<char>,
 }
 

@@ -24,7 +24,10 @@ pub enum Kind {
     ScriptRunner,
     /// A multi-call binary whose first argument is the applet (`busybox rm -rf /`);
     /// `shell`: without an applet it is a shell.
-    Multicall { shell: bool },
+    Multicall {
+        /// Without an applet it is a shell.
+        shell: bool,
+    },
     /// A shell: `-c` scripts, script files, scripts on stdin.
     Shell,
     /// Runs a program or script given to it (`python3`, `node`, `perl`, …).

@@ -67,6 +67,7 @@ pub enum Operands {
 /// One read-only program.
 #[derive(Debug)]
 pub struct Program {
+    /// The program's name as invoked (its basename).
     pub name: &'static str,
     /// Short options that take no value.
     pub flags: &'static str,
@@ -81,6 +82,7 @@ pub struct Program {
     pub longs: &'static [&'static str],
     /// Options with an effect: `-x` or `--long` (full name), and the effect.
     pub effects: &'static [(&'static str, Effect)],
+    /// What its operands are (files read, a pattern, …).
     pub operands: Operands,
     /// Accepts `-NUM` (`head -5`, `grep -3`).
     pub digits: bool,
@@ -94,6 +96,7 @@ pub struct Program {
 /// text (about 7 KB) is not shipped in the wasm.
 #[cfg(test)]
 pub type Examples = &'static [(&'static str, &'static str)];
+/// An entry's examples outside test builds: none are kept.
 #[cfg(not(test))]
 pub type Examples = NoExamples;
 
@@ -229,7 +232,9 @@ fn index() -> &'static [Vec<Named>; BUCKETS] {
 /// An option as the table names it: `-x` or `--long` (full name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Opt {
+    /// `-x`.
     Short(char),
+    /// `--long` (its full name).
     Long(&'static str),
 }
 
@@ -258,8 +263,11 @@ impl std::fmt::Display for Opt {
 /// word it is in, and its value (text and the word holding it), if any.
 #[derive(Debug)]
 pub struct Found<'w> {
+    /// The option's canonical spelling.
     pub option: Opt,
+    /// The word it is in.
     pub word: &'w Word,
+    /// Its value and the word that holds it, if it takes one.
     pub value: Option<(&'w str, &'w Word)>,
 }
 
@@ -268,6 +276,7 @@ pub struct Found<'w> {
 pub struct Scan<'w> {
     /// The options that matter (an effect, or the pattern given by `-e`), in order.
     pub options: Vec<Found<'w>>,
+    /// The operands, in order.
     pub operands: Vec<&'w Word>,
     /// The first word that is not a known option (unknown, ambiguous or malformed), and
     /// why.
