@@ -18,6 +18,7 @@ const PACKAGES = {
   "linux arm64": "@toolgate/cli-linux-arm64",
   "darwin x64": "@toolgate/cli-darwin-x64",
   "darwin arm64": "@toolgate/cli-darwin-arm64",
+  "win32 x64": "@toolgate/cli-win32-x64",
 };
 
 function fail(message) {

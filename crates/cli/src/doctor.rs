@@ -205,10 +205,7 @@ fn first_word(cmd: &str) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
+use toolgate_fs::is_executable;
 
 /// `HOST --version` on `$PATH`, within 10 seconds: the version as printed and as
 /// numbers.

@@ -290,15 +290,18 @@ pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     }
 }
 
-/// The first `name` on `$PATH` that is an executable file.
+/// The first `name` on `$PATH` that is an executable file (on Windows also
+/// `name.exe`).
 pub fn on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH")?;
+    let names: &[String] = if cfg!(windows) {
+        &[format!("{name}.exe"), name.to_string()]
+    } else {
+        &[name.to_string()]
+    };
     std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
+        .find(|p| toolgate_fs::is_executable(p))
 }
 
 /// Is this hook command toolgate's hook?
@@ -429,8 +432,9 @@ fn lock_dir(path: &Path) -> Result<Lock, CliError> {
     }
 }
 
-/// The install or uninstall itself, on the file at `path`.
-fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
+/// The hook command `install` writes (before its failure guard), and a note for the
+/// user when the command will be slow or may stop working.
+fn hook_command(req: &Install) -> Result<(String, String), CliError> {
     let mut note = String::new();
     let command = match &req.command {
         Some(c) => c.clone(),
@@ -475,6 +479,12 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
             )
         }
     };
+    Ok((command, note))
+}
+
+/// The install or uninstall itself, on the file at `path`.
+fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
+    let (command, note) = hook_command(req)?;
     let command = fail_closed(&command);
     let old = match std::fs::read_to_string(&path) {
         Ok(t) => Some(t),
@@ -597,6 +607,41 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
     Ok(out)
 }
 
+/// Writes `text` to the new file `tmp` (created exclusively) with the permissions and
+/// owner of the file it replaces (`old`), or private to this user (0600).
+#[cfg(unix)]
+fn write_new(tmp: &Path, old: Option<&std::fs::Metadata>, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    let mode = old.map_or(0o600, |m| m.permissions().mode() & 0o7777);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(tmp)?;
+    f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    if let Some(m) = old {
+        if f.metadata()?.uid() != m.uid() || f.metadata()?.gid() != m.gid() {
+            std::os::unix::fs::fchown(&f, Some(m.uid()), Some(m.gid()))?;
+        }
+    }
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
+}
+
+/// Writes `text` to the new file `tmp`, created exclusively: Windows gives it the
+/// directory's inherited access list (the user's profile, for user settings).
+#[cfg(not(unix))]
+fn write_new(tmp: &Path, _old: Option<&std::fs::Metadata>, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
+}
+
 /// Is the file at `path` a script (`#!`), not a native binary.
 fn is_script(path: &Path) -> bool {
     use std::io::Read;
@@ -628,8 +673,6 @@ pub(crate) fn transient(exe: &str) -> Option<&'static str> {
 /// it is first written to a temporary file of an unpredictable name, created
 /// exclusively beside it (no file an attacker planted is opened).
 fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
-    use std::io::Write as _;
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     let shown = path.display().to_string();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -648,28 +691,11 @@ fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
     } else {
         None
     };
-    let mode = old
-        .as_ref()
-        .map_or(0o600, |m| m.permissions().mode() & 0o7777);
     let name = path
         .file_name()
         .map_or_else(|| "settings".into(), |n| n.to_string_lossy().into_owned());
     let tmp = path.with_file_name(format!(".{name}.toolgate-{}", unpredictable()));
-    let written = (|| -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)?;
-        f.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        if let Some(m) = &old {
-            if f.metadata()?.uid() != m.uid() || f.metadata()?.gid() != m.gid() {
-                std::os::unix::fs::fchown(&f, Some(m.uid()), Some(m.gid()))?;
-            }
-        }
-        f.write_all(text.as_bytes())?;
-        f.sync_all()
-    })();
+    let written = write_new(&tmp, old.as_ref(), text);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(CliError::io(format!(

@@ -151,9 +151,18 @@ fn is_git_dir(dir: &Path) -> bool {
     dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }
 
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+/// Is `p` a file this user's system would run: an execute bit on Unix; on Windows, a
+/// file (git for Windows runs hooks through its own shell whatever their extension).
+pub fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file())
+    }
 }
 
 fn read_small(file: &Path) -> Result<String, String> {

@@ -13,6 +13,8 @@
 #![deny(missing_docs)]
 mod git;
 
+pub use git::is_executable;
+
 use toolgate_core::facts::{follow_links, FsFacts, FsNeeds, Step, Tree};
 use toolgate_core::rule_id::RuleId;
 use toolgate_core::{Policy, SessionRules, Tier, ToolCall, Verdict};
