@@ -98,6 +98,14 @@ pub enum Command {
     Runs(crate::defer::RunsArgs),
     /// Decides a parked run once.
     Decide(crate::defer::DecideArgs),
+    /// Runs COMMAND contained (Linux, bubblewrap): the file system read-only but the
+    /// workspace and a private /tmp; the workspace's .git and agents' settings
+    /// read-only; secret files, the home directory and secret variables hidden; no
+    /// network, no other process, no new privileges.
+    ///
+    /// Exits with COMMAND's status; 125 when no sandbox can be built here (then nothing
+    /// ran). --check only checks.
+    Sandbox(crate::sandbox::SandboxArgs),
     /// Prints a completion script for SHELL (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]

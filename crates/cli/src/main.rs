@@ -14,6 +14,7 @@ mod hook;
 mod install;
 mod load;
 mod report;
+mod sandbox;
 mod text;
 mod transcripts;
 
@@ -127,6 +128,13 @@ fn run(command: Command) -> Result<(), CliError> {
             )?)
         }
         Command::Completions { shell } => print(&cli::completions(shell)),
+        Command::Sandbox(args) => {
+            let code = sandbox::run(&args, &env)?;
+            if code != 0 {
+                std::process::exit(i32::from(code));
+            }
+            Ok(())
+        }
     }
 }
 

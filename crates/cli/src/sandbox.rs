@@ -1,0 +1,446 @@
+//! `toolgate sandbox -- COMMAND…`: runs a command contained, on Linux with bubblewrap
+//! (`bwrap`), the way Codex's linux-sandbox builds its file-system view
+//! (openai/codex `codex-rs/linux-sandbox/src/bwrap.rs`: a read-only root, writable roots
+//! bound over it, protected subpaths bound read-only after them, `/dev/null` over a
+//! protected path that does not exist yet).
+//!
+//! What the command gets:
+//! - the file system read-only, except the workspace and a private `/tmp`;
+//! - in the workspace, `.git` and the agents' and toolgate's own settings (`.claude`,
+//!   `.codex`, `.gemini`, `.toolgate`) read-only; one that does not exist is held by an
+//!   empty file for the run (so it cannot be created) and removed after;
+//! - files with a hard link outside the workspace read-only (a link planted in the
+//!   workspace cannot write a file outside it), and every file or directory the secret
+//!   table names ([`toolgate_core::paths::is_secret`]: `.env`, keys, credentials)
+//!   hidden; cache directories (`CACHEDIR.TAG`, cargo's `target/`) are not looked
+//!   through;
+//! - the home directory hidden (an empty read-only directory), except the toolchains'
+//!   directories of [`HOME_TOOLCHAINS`], read-only;
+//! - no network (a network namespace of its own: no address but its own loopback, no
+//!   DNS), `/run` and `/var/run` empty (no host daemon's Unix socket), no other process
+//!   (a PID namespace with its own `/proc`), a new session (no `TIOCSTI` into the
+//!   terminal), no capabilities, and no new privileges (bubblewrap sets
+//!   `PR_SET_NO_NEW_PRIVS`: a setuid binary gains nothing);
+//! - the environment without its secret variables ([`toolgate_core::builtin::secret_var`]).
+//!
+//! Before the command runs, a probe checks that bubblewrap can build such a sandbox here
+//! (the binary present, user namespaces allowed); when it cannot, nothing runs and the
+//! exit status is [`REFUSED`].
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::CliError;
+
+/// The exit status when the sandbox cannot be built and nothing ran (as `env` and
+/// `timeout` exit 125 for their own failures).
+pub const REFUSED: u8 = 125;
+
+/// Workspace entries kept read-only: git's (hooks, config) and the agents' own settings,
+/// which a command could otherwise turn into code that runs outside the sandbox.
+pub const PROTECTED: &[&str] = &[".git", ".claude", ".codex", ".gemini", ".toolgate"];
+
+/// What a build or test needs of the home directory, bound read-only when it exists
+/// (the rest of the home directory, its secrets included, is hidden). Not scanned:
+/// a secret file someone put inside one of these is readable.
+pub const HOME_TOOLCHAINS: &[&str] = &[
+    ".cargo/bin",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup",
+    ".local/bin",
+    ".local/lib",
+    ".pyenv",
+    ".nvm",
+    ".volta",
+    ".deno/bin",
+    ".bun/bin",
+    "go/pkg/mod",
+    ".gitconfig",
+];
+
+/// The most workspace entries scanned for secrets and hard links; a larger workspace
+/// is refused (nothing runs) rather than run with what was not looked at.
+pub const MAX_SCAN: usize = 300_000;
+
+/// `toolgate sandbox`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// The directory the command may write (default: the current directory). Neither
+    /// `/` nor the home directory nor one above it.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// Only check that a sandbox can be built here: exit 0 if so, else 125 with why.
+    #[arg(long)]
+    pub check: bool,
+    /// The command and its arguments (after `--`).
+    #[arg(last = true, value_name = "COMMAND", required_unless_present = "check")]
+    pub command: Vec<OsString>,
+}
+
+/// Where the sandbox is built: the workspace, the home directory, and what a scan of
+/// them found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// The workspace (absolute, symlinks resolved).
+    pub workspace: PathBuf,
+    /// The home directory, when there is one.
+    pub home: Option<PathBuf>,
+    /// Workspace entries of [`PROTECTED`] that exist.
+    pub protected: Vec<PathBuf>,
+    /// Workspace entries of [`PROTECTED`] that do not exist: held by an empty file.
+    pub placeholders: Vec<PathBuf>,
+    /// Secret files and directories of the workspace to hide (`true`: a directory).
+    pub secrets: Vec<(PathBuf, bool)>,
+    /// Files with a hard link outside the workspace (every path to them the walk
+    /// found), kept read-only.
+    pub hard_links: Vec<PathBuf>,
+    /// Toolchain directories of the home directory that exist.
+    pub toolchains: Vec<PathBuf>,
+}
+
+/// The bubblewrap arguments for `plan` (everything between `bwrap` and `--`), in the
+/// order the mounts must be made: later mounts win.
+pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
+        a.extend(items.iter().map(|i| i.as_ref().to_os_string()));
+    };
+    push(&[&"--new-session", &"--die-with-parent", &"--unshare-all"]);
+    push(&[&"--cap-drop", &"ALL"]);
+    push(&[&"--ro-bind", &"/", &"/"]);
+    push(&[&"--dev", &"/dev", &"--proc", &"/proc", &"--tmpfs", &"/tmp"]);
+    for run in ["/run", "/var/run"] {
+        let p = Path::new(run);
+        if p.is_dir() && !p.is_symlink() {
+            push(&[&"--tmpfs", &run]);
+        }
+    }
+    if let Some(home) = &plan.home {
+        push(&[&"--tmpfs", home]);
+        for t in &plan.toolchains {
+            push(&[&"--ro-bind", t, t]);
+        }
+        push(&[&"--remount-ro", home]);
+    }
+    let ws = &plan.workspace;
+    push(&[&"--bind", ws, ws]);
+    for p in plan.protected.iter().chain(&plan.hard_links) {
+        push(&[&"--ro-bind", p, p]);
+    }
+    for p in &plan.placeholders {
+        push(&[&"--ro-bind", &"/dev/null", p]);
+    }
+    for (p, dir) in &plan.secrets {
+        if *dir {
+            push(&[&"--tmpfs", p, &"--remount-ro", p]);
+        } else {
+            push(&[&"--ro-bind", &"/dev/null", p]);
+        }
+    }
+    a
+}
+
+/// The environment the command gets: this one without its secret variables, with the
+/// caches pointed into the private `/tmp` (the home directory is read-only).
+pub fn environment(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    let mut kept: Vec<(OsString, OsString)> = vars
+        .filter(|(k, _)| {
+            k.to_str()
+                .is_some_and(|k| !toolgate_core::builtin::secret_var(k))
+        })
+        .filter(|(k, _)| !matches!(k.to_str(), Some("TMPDIR" | "XDG_CACHE_HOME")))
+        .collect();
+    kept.push(("TMPDIR".into(), "/tmp".into()));
+    kept.push(("XDG_CACHE_HOME".into(), "/tmp/.cache".into()));
+    kept
+}
+
+/// Works out the plan for `workspace` and `home`: refuses `/`, the home directory or a
+/// directory above it as the workspace, and a workspace too large to scan.
+pub fn plan(workspace: &Path, home: Option<&Path>) -> Result<Plan, String> {
+    let ws = workspace
+        .canonicalize()
+        .map_err(|e| format!("workspace {}: {e}", workspace.display()))?;
+    if !ws.is_dir() {
+        return Err(format!("workspace {} is not a directory", ws.display()));
+    }
+    let home = home.and_then(|h| h.canonicalize().ok());
+    if ws == Path::new("/") || home.as_deref().is_some_and(|h| h.starts_with(&ws)) {
+        return Err(format!(
+            "workspace {} holds the home directory (or is /): the sandbox would hide or \
+             expose all of it; run it in a project directory",
+            ws.display()
+        ));
+    }
+    let mut plan = Plan {
+        workspace: ws.clone(),
+        home: home.clone(),
+        ..Plan::default()
+    };
+    // A workspace inside a repository uses the repository's `.git`, read-only already
+    // (outside the workspace): an empty `.git` here would break git.
+    let in_repo = ws.ancestors().skip(1).any(|a| a.join(".git").exists());
+    for name in PROTECTED {
+        let p = ws.join(name);
+        if p.symlink_metadata().is_ok() {
+            plan.protected.push(p);
+        } else if !(*name == ".git" && in_repo) {
+            plan.placeholders.push(p);
+        }
+    }
+    scan(&ws, &mut plan)?;
+    if let Some(home) = &home {
+        for t in HOME_TOOLCHAINS {
+            let p = home.join(t);
+            if p.exists() && !p.is_symlink() {
+                plan.toolchains.push(p);
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Walks the workspace `root`, adding its secret files and directories (named as the
+/// secret table names them, relative to the workspace) and its files with a hard link
+/// outside it (more links than the walk found). Not into `.git` (read-only already) nor
+/// a cache directory (`CACHEDIR.TAG`: cargo's `target/`, rebuilt from the sources).
+fn scan(root: &Path, plan: &mut Plan) -> Result<(), String> {
+    let mut stack = vec![root.to_path_buf()];
+    let mut seen = 0usize;
+    // (device, inode) -> (its link count, the paths the walk found to it)
+    let mut linked: std::collections::HashMap<(u64, u64), (u64, Vec<PathBuf>)> =
+        std::collections::HashMap::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_SCAN {
+                return Err(format!(
+                    "{} has over {MAX_SCAN} entries: too many to look through for secrets \
+                     and hard links; nothing was run",
+                    root.display()
+                ));
+            }
+            let path = entry.path();
+            let Ok(meta) = path.symlink_metadata() else {
+                continue;
+            };
+            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy();
+            if toolgate_core::paths::is_secret(&rel) {
+                if !meta.file_type().is_symlink() {
+                    plan.secrets.push((path, meta.is_dir()));
+                }
+                continue;
+            }
+            if meta.is_dir() {
+                if entry.file_name() != ".git" && !path.join("CACHEDIR.TAG").is_file() {
+                    stack.push(path);
+                }
+            } else if meta.is_file() && links(&meta).0 > 1 {
+                let (n, id) = links(&meta);
+                linked.entry(id).or_insert((n, Vec::new())).1.push(path);
+            }
+        }
+    }
+    let mut outside: Vec<PathBuf> = linked
+        .into_values()
+        .filter(|(n, paths)| u64::try_from(paths.len()).unwrap_or(u64::MAX) < *n)
+        .flat_map(|(_, paths)| paths)
+        .collect();
+    outside.sort();
+    plan.hard_links = outside;
+    Ok(())
+}
+
+/// A file's hard-link count and identity (device, inode).
+#[cfg(unix)]
+fn links(meta: &std::fs::Metadata) -> (u64, (u64, u64)) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.nlink(), (meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn links(_meta: &std::fs::Metadata) -> (u64, (u64, u64)) {
+    (1, (0, 0))
+}
+
+/// Can bubblewrap build a sandbox here: `bwrap` on the PATH, and a probe in every
+/// namespace succeeds. The reason when it cannot.
+pub fn probe() -> Result<PathBuf, String> {
+    if !cfg!(target_os = "linux") {
+        return Err("toolgate sandbox runs on Linux only (macOS's is not built yet)".into());
+    }
+    let bwrap = crate::install::on_path("bwrap").ok_or_else(|| {
+        "bubblewrap (bwrap) is not on PATH: install it (Debian and Ubuntu: apt-get install \
+         bubblewrap)"
+            .to_string()
+    })?;
+    let out = Command::new(&bwrap)
+        .args(["--new-session", "--die-with-parent", "--unshare-all"])
+        .args(["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev"])
+        .args([
+            "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", ":",
+        ])
+        .env_clear()
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", bwrap.display()))?;
+    if out.status.success() {
+        Ok(bwrap)
+    } else {
+        Err(format!(
+            "bubblewrap cannot build a sandbox here ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Runs `args.command` in the sandbox and returns its exit status (128 + the signal
+/// when a signal ended it); [`REFUSED`] with the reason on stderr when the sandbox
+/// cannot be built, and then nothing ran.
+pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
+    let refuse = |why: String| {
+        eprintln!("toolgate sandbox: {why}; nothing was run");
+        Ok(REFUSED)
+    };
+    let bwrap = match probe() {
+        Ok(b) => b,
+        Err(why) => return refuse(why),
+    };
+    if args.check {
+        println!(
+            "toolgate sandbox: bubblewrap can build a sandbox here ({})",
+            bwrap.display()
+        );
+        return Ok(0);
+    }
+    let Some(cwd) = env
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .and_then(|c| c.canonicalize().ok())
+    else {
+        return refuse("no current directory".into());
+    };
+    let workspace = args.workspace.clone().unwrap_or_else(|| cwd.clone());
+    let home = env.home.as_deref().map(Path::new);
+    let plan = match plan(&workspace, home) {
+        Ok(p) => p,
+        Err(why) => return refuse(why),
+    };
+    // Outside the workspace the command starts in the workspace (the home directory,
+    // for one, is hidden).
+    let start = if cwd.starts_with(&plan.workspace) {
+        cwd
+    } else {
+        plan.workspace.clone()
+    };
+    let mut command = Command::new(&bwrap);
+    command
+        .args(bwrap_args(&plan))
+        .arg("--chdir")
+        .arg(&start)
+        .arg("--")
+        .args(&args.command)
+        .env_clear()
+        .envs(environment(std::env::vars_os()));
+    let status = command.status();
+    // The placeholders were made for this run: remove each that is still an empty file.
+    for p in &plan.placeholders {
+        if p.symlink_metadata()
+            .is_ok_and(|m| m.is_file() && m.len() == 0)
+        {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    let status = status.map_err(CliError::io(format!("running {}", bwrap.display())))?;
+    Ok(exit_of(status))
+}
+
+#[cfg(unix)]
+fn exit_of(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => u8::try_from(c).unwrap_or(1),
+        (None, Some(s)) => u8::try_from(128 + s).unwrap_or(1),
+        (None, None) => 1,
+    }
+}
+
+#[cfg(not(unix))]
+fn exit_of(status: std::process::ExitStatus) -> u8 {
+    status
+        .code()
+        .and_then(|c| u8::try_from(c).ok())
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_loses_its_secrets() {
+        let vars = [
+            ("PATH", "/usr/bin"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+            ("GITHUB_TOKEN", "x"),
+            ("HOME", "/home/me"),
+            ("TMPDIR", "/var/tmp"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = environment(vars.into_iter());
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["PATH", "HOME", "TMPDIR", "XDG_CACHE_HOME"]);
+        assert!(env.contains(&("TMPDIR".into(), "/tmp".into())));
+    }
+
+    #[test]
+    fn mounts_come_in_the_order_that_makes_them_hold() {
+        let ws = PathBuf::from("/w");
+        let plan = Plan {
+            workspace: ws.clone(),
+            home: Some(PathBuf::from("/h")),
+            protected: vec![ws.join(".git")],
+            placeholders: vec![ws.join(".claude")],
+            secrets: vec![(ws.join(".env"), false), (ws.join("secrets"), true)],
+            hard_links: vec![ws.join("hl")],
+            toolchains: vec![PathBuf::from("/h/.cargo/bin")],
+        };
+        let args: Vec<String> = bwrap_args(&plan)
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let at = |needle: &[&str]| {
+            args.windows(needle.len())
+                .position(|w| w == needle)
+                .unwrap_or_else(|| panic!("{needle:?} not in {args:?}"))
+        };
+        for flag in [
+            &["--new-session"][..],
+            &["--unshare-all"],
+            &["--cap-drop", "ALL"],
+        ] {
+            at(flag);
+        }
+        let root = at(&["--ro-bind", "/", "/"]);
+        let home = at(&["--tmpfs", "/h"]);
+        let tool = at(&["--ro-bind", "/h/.cargo/bin", "/h/.cargo/bin"]);
+        let home_ro = at(&["--remount-ro", "/h"]);
+        let ws_rw = at(&["--bind", "/w", "/w"]);
+        let git = at(&["--ro-bind", "/w/.git", "/w/.git"]);
+        let hl = at(&["--ro-bind", "/w/hl", "/w/hl"]);
+        let claude = at(&["--ro-bind", "/dev/null", "/w/.claude"]);
+        let env = at(&["--ro-bind", "/dev/null", "/w/.env"]);
+        let dir = at(&["--tmpfs", "/w/secrets", "--remount-ro", "/w/secrets"]);
+        assert!(root < home && home < tool && tool < home_ro && home_ro < ws_rw);
+        assert!(ws_rw < git && ws_rw < hl && ws_rw < claude && ws_rw < env && ws_rw < dir);
+    }
+}
