@@ -5,7 +5,7 @@
 //! protected path that does not exist yet).
 //!
 //! What the command gets:
-//! - the file system read-only, except the workspace and a private `/tmp`;
+//! - the file system read-only, except the workspace and a private `/tmp` (2 GiB);
 //! - in the workspace, `.git` and the agents' and toolgate's own settings (`.claude`,
 //!   `.codex`, `.gemini`, `.toolgate`) read-only; one that does not exist is held by an
 //!   empty file for the run (so it cannot be created) and removed after;
@@ -60,6 +60,14 @@ pub const HOME_TOOLCHAINS: &[&str] = &[
     ".gitconfig",
 ];
 
+/// The size of the private `/tmp` (a tmpfs: memory), so a command cannot fill the
+/// machine's memory through it.
+pub const TMP_BYTES: &str = "2147483648";
+
+/// The size of the other tmpfs mounts (the hidden home directory, `/run`, a hidden
+/// secret directory): nothing is written there.
+pub const SMALL_BYTES: &str = "1048576";
+
 /// The most workspace entries scanned for secrets and hard links; a larger workspace
 /// is refused (nothing runs) rather than run with what was not looked at.
 pub const MAX_SCAN: usize = 300_000;
@@ -85,8 +93,9 @@ pub struct SandboxArgs {
 pub struct Plan {
     /// The workspace (absolute, symlinks resolved).
     pub workspace: PathBuf,
-    /// The home directory, when there is one.
-    pub home: Option<PathBuf>,
+    /// The home directories to hide: `$HOME`, and this user's home in `/etc/passwd`
+    /// when it is another directory.
+    pub homes: Vec<PathBuf>,
     /// Workspace entries of [`PROTECTED`] that exist.
     pub protected: Vec<PathBuf>,
     /// Workspace entries of [`PROTECTED`] that do not exist: held by an empty file.
@@ -110,19 +119,19 @@ pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
     push(&[&"--new-session", &"--die-with-parent", &"--unshare-all"]);
     push(&[&"--cap-drop", &"ALL"]);
     push(&[&"--ro-bind", &"/", &"/"]);
-    push(&[&"--dev", &"/dev", &"--proc", &"/proc", &"--tmpfs", &"/tmp"]);
+    push(&[&"--dev", &"/dev", &"--proc", &"/proc"]);
+    push(&[&"--size", &TMP_BYTES, &"--tmpfs", &"/tmp"]);
     for run in ["/run", "/var/run"] {
         let p = Path::new(run);
         if p.is_dir() && !p.is_symlink() {
-            push(&[&"--tmpfs", &run]);
+            push(&[&"--size", &SMALL_BYTES, &"--tmpfs", &run]);
         }
     }
-    if let Some(home) = &plan.home {
-        push(&[&"--tmpfs", home]);
-        for t in &plan.toolchains {
+    for home in &plan.homes {
+        push(&[&"--size", &SMALL_BYTES, &"--tmpfs", home]);
+        for t in plan.toolchains.iter().filter(|t| t.starts_with(home)) {
             push(&[&"--ro-bind", t, t]);
         }
-        push(&[&"--remount-ro", home]);
     }
     let ws = &plan.workspace;
     push(&[&"--bind", ws, ws]);
@@ -134,10 +143,15 @@ pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
     }
     for (p, dir) in &plan.secrets {
         if *dir {
-            push(&[&"--tmpfs", p, &"--remount-ro", p]);
+            push(&[&"--size", &SMALL_BYTES, &"--tmpfs", p, &"--remount-ro", p]);
         } else {
             push(&[&"--ro-bind", &"/dev/null", p]);
         }
+    }
+    // Last: a workspace inside a home directory needs its mount point made in the
+    // home's tmpfs first.
+    for home in &plan.homes {
+        push(&[&"--remount-ro", home]);
     }
     a
 }
@@ -157,17 +171,26 @@ pub fn environment(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsS
     kept
 }
 
-/// Works out the plan for `workspace` and `home`: refuses `/`, the home directory or a
-/// directory above it as the workspace, and a workspace too large to scan.
-pub fn plan(workspace: &Path, home: Option<&Path>) -> Result<Plan, String> {
+/// Works out the plan for `workspace` and the home directories to hide (`homes`, the
+/// first one's toolchains kept): refuses no home directory, `/` or a directory holding
+/// a home directory as the workspace, and a workspace too large to scan.
+pub fn plan(workspace: &Path, homes: &[PathBuf]) -> Result<Plan, String> {
     let ws = workspace
         .canonicalize()
         .map_err(|e| format!("workspace {}: {e}", workspace.display()))?;
     if !ws.is_dir() {
         return Err(format!("workspace {} is not a directory", ws.display()));
     }
-    let home = home.and_then(|h| h.canonicalize().ok());
-    if ws == Path::new("/") || home.as_deref().is_some_and(|h| h.starts_with(&ws)) {
+    let mut homes: Vec<PathBuf> = homes.iter().filter_map(|h| h.canonicalize().ok()).collect();
+    homes.dedup();
+    if homes.is_empty() {
+        return Err(
+            "no home directory ($HOME unset and none in /etc/passwd): the sandbox hides it, \
+             so it must know where it is"
+                .into(),
+        );
+    }
+    if ws == Path::new("/") || homes.iter().any(|h| h.starts_with(&ws)) {
         return Err(format!(
             "workspace {} holds the home directory (or is /): the sandbox would hide or \
              expose all of it; run it in a project directory",
@@ -176,7 +199,7 @@ pub fn plan(workspace: &Path, home: Option<&Path>) -> Result<Plan, String> {
     }
     let mut plan = Plan {
         workspace: ws.clone(),
-        home: home.clone(),
+        homes: homes.clone(),
         ..Plan::default()
     };
     // A workspace inside a repository uses the repository's `.git`, read-only already
@@ -191,7 +214,7 @@ pub fn plan(workspace: &Path, home: Option<&Path>) -> Result<Plan, String> {
         }
     }
     scan(&ws, &mut plan)?;
-    if let Some(home) = &home {
+    if let Some(home) = homes.first() {
         for t in HOME_TOOLCHAINS {
             let p = home.join(t);
             if p.exists() && !p.is_symlink() {
@@ -254,6 +277,34 @@ fn scan(root: &Path, plan: &mut Plan) -> Result<(), String> {
     outside.sort();
     plan.hard_links = outside;
     Ok(())
+}
+
+/// This user's home directory as `/etc/passwd` has it (the owner of `/proc/self` is
+/// this process's user): hidden too when `$HOME` names another directory.
+#[cfg(unix)]
+fn passwd_home() -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = std::fs::metadata("/proc/self").ok()?.uid();
+    home_in_passwd(&std::fs::read_to_string("/etc/passwd").ok()?, uid)
+}
+
+#[cfg(not(unix))]
+fn passwd_home() -> Option<PathBuf> {
+    None
+}
+
+/// The home directory of `uid` in the text of an `/etc/passwd`.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub fn home_in_passwd(passwd: &str, uid: u32) -> Option<PathBuf> {
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        match fields.as_slice() {
+            [_, _, id, _, _, home, ..] if id.parse() == Ok(uid) && home.starts_with('/') => {
+                Some(PathBuf::from(home))
+            }
+            _ => None,
+        }
+    })
 }
 
 /// A file's hard-link count and identity (device, inode).
@@ -327,8 +378,9 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
         return refuse("no current directory".into());
     };
     let workspace = args.workspace.clone().unwrap_or_else(|| cwd.clone());
-    let home = env.home.as_deref().map(Path::new);
-    let plan = match plan(&workspace, home) {
+    let mut homes: Vec<PathBuf> = env.home.iter().map(PathBuf::from).collect();
+    homes.extend(passwd_home());
+    let plan = match plan(&workspace, &homes) {
         Ok(p) => p,
         Err(why) => return refuse(why),
     };
@@ -339,16 +391,12 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
     } else {
         plan.workspace.clone()
     };
+    let mut options = bwrap_args(&plan);
+    options.push("--chdir".into());
+    options.push(start.into_os_string());
     let mut command = Command::new(&bwrap);
-    command
-        .args(bwrap_args(&plan))
-        .arg("--chdir")
-        .arg(&start)
-        .arg("--")
-        .args(&args.command)
-        .env_clear()
-        .envs(environment(std::env::vars_os()));
-    let status = command.status();
+    command.env_clear().envs(environment(std::env::vars_os()));
+    let outcome = spawn_reporting(command, options, &args.command);
     // The placeholders were made for this run: remove each that is still an empty file.
     for p in &plan.placeholders {
         if p.symlink_metadata()
@@ -357,8 +405,51 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
             let _ = std::fs::remove_file(p);
         }
     }
-    let status = status.map_err(CliError::io(format!("running {}", bwrap.display())))?;
+    let (status, ran) = outcome.map_err(CliError::io(format!("running {}", bwrap.display())))?;
+    if !ran {
+        return refuse(format!("bubblewrap could not build the sandbox ({status})"));
+    }
     Ok(exit_of(status))
+}
+
+/// Runs bubblewrap with `--json-status-fd` on a pipe of its own: bubblewrap writes the
+/// command's exit there once the command ran, so its status and whether the command
+/// ran at all (false: bubblewrap failed before it started).
+#[cfg(target_os = "linux")]
+fn spawn_reporting(
+    mut command: Command,
+    options: Vec<OsString>,
+    program: &[OsString],
+) -> std::io::Result<(std::process::ExitStatus, bool)> {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let (mut reader, writer) = std::io::pipe()?;
+    // Inherited by bubblewrap (std opens every descriptor close-on-exec); bubblewrap
+    // keeps it from the command.
+    rustix::io::fcntl_setfd(&writer, rustix::io::FdFlags::empty()).map_err(std::io::Error::from)?;
+    command
+        .arg("--json-status-fd")
+        .arg(writer.as_raw_fd().to_string())
+        .args(options)
+        .arg("--")
+        .args(program);
+    let spawned = command.spawn();
+    drop(writer);
+    let mut child = spawned?;
+    let mut report = String::new();
+    let _ = reader.read_to_string(&mut report);
+    let status = child.wait()?;
+    Ok((status, report.contains("\"exit-code\"")))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn spawn_reporting(
+    mut command: Command,
+    options: Vec<OsString>,
+    program: &[OsString],
+) -> std::io::Result<(std::process::ExitStatus, bool)> {
+    command.args(options).arg("--").args(program);
+    command.status().map(|s| (s, true))
 }
 
 #[cfg(unix)]
@@ -403,11 +494,23 @@ mod tests {
     }
 
     #[test]
+    fn the_home_directory_comes_from_passwd_by_uid() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\n# comment\nbad line\n\
+                      me:x:1000:1000:Me,,,:/home/me:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n";
+        assert_eq!(home_in_passwd(passwd, 0), Some(PathBuf::from("/root")));
+        assert_eq!(
+            home_in_passwd(passwd, 1000),
+            Some(PathBuf::from("/home/me"))
+        );
+        assert_eq!(home_in_passwd(passwd, 100), None);
+    }
+
+    #[test]
     fn mounts_come_in_the_order_that_makes_them_hold() {
         let ws = PathBuf::from("/w");
         let plan = Plan {
             workspace: ws.clone(),
-            home: Some(PathBuf::from("/h")),
+            homes: vec![PathBuf::from("/h")],
             protected: vec![ws.join(".git")],
             placeholders: vec![ws.join(".claude")],
             secrets: vec![(ws.join(".env"), false), (ws.join("secrets"), true)],
@@ -431,7 +534,7 @@ mod tests {
             at(flag);
         }
         let root = at(&["--ro-bind", "/", "/"]);
-        let home = at(&["--tmpfs", "/h"]);
+        let home = at(&["--size", SMALL_BYTES, "--tmpfs", "/h"]);
         let tool = at(&["--ro-bind", "/h/.cargo/bin", "/h/.cargo/bin"]);
         let home_ro = at(&["--remount-ro", "/h"]);
         let ws_rw = at(&["--bind", "/w", "/w"]);
@@ -440,7 +543,9 @@ mod tests {
         let claude = at(&["--ro-bind", "/dev/null", "/w/.claude"]);
         let env = at(&["--ro-bind", "/dev/null", "/w/.env"]);
         let dir = at(&["--tmpfs", "/w/secrets", "--remount-ro", "/w/secrets"]);
-        assert!(root < home && home < tool && tool < home_ro && home_ro < ws_rw);
+        at(&["--size", TMP_BYTES, "--tmpfs", "/tmp"]);
+        assert!(root < home && home < tool && tool < ws_rw);
         assert!(ws_rw < git && ws_rw < hl && ws_rw < claude && ws_rw < env && ws_rw < dir);
+        assert!([git, hl, claude, env, dir].iter().all(|&m| m < home_ro));
     }
 }

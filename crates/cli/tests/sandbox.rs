@@ -44,7 +44,8 @@ impl World {
             std::env::temp_dir().join(format!("toolgate-sandbox-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let home = root.join("home");
-        let ws = root.join("ws");
+        // The workspace inside the home directory, as most are.
+        let ws = home.join("project");
         for d in [
             home.join(".ssh"),
             home.join(".aws"),
@@ -338,6 +339,30 @@ fn refuses_a_workspace_that_holds_the_home_directory() {
         assert_eq!(o.status.code(), Some(125), "{}: {}", ws.display(), text(&o));
         assert!(!String::from_utf8_lossy(&o.stdout).contains("RAN"));
         assert!(String::from_utf8_lossy(&o.stderr).contains("nothing was run"));
+    }
+    // bubblewrap fails after the probe (here: a `.git` that is a dangling symlink
+    // cannot be bound read-only): refused, nothing ran.
+    if available() {
+        let odd = w.root.join("odd");
+        std::fs::create_dir_all(&odd).unwrap();
+        std::os::unix::fs::symlink("/nonexistent-toolgate", odd.join(".git")).unwrap();
+        let o = Command::new(BIN)
+            .args(["sandbox", "--", "sh", "-c", "echo RAN"])
+            .current_dir(&odd)
+            .env("HOME", &w.home)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(125), "{}", text(&o));
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains("RAN"),
+            "{}",
+            text(&o)
+        );
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("nothing was run"),
+            "{}",
+            text(&o)
+        );
     }
     // Without bubblewrap on the PATH: refused, nothing runs.
     let o = Command::new(BIN)
