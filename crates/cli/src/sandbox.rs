@@ -405,7 +405,11 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
             let _ = std::fs::remove_file(p);
         }
     }
-    let (status, ran) = outcome.map_err(CliError::io(format!("running {}", bwrap.display())))?;
+    // bubblewrap that cannot be started ran nothing either: the same 125.
+    let (status, ran) = match outcome {
+        Ok(o) => o,
+        Err(e) => return refuse(format!("cannot run {}: {e}", bwrap.display())),
+    };
     if !ran {
         return refuse(format!("bubblewrap could not build the sandbox ({status})"));
     }
