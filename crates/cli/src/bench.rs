@@ -159,11 +159,12 @@ pub fn bench(policy: &Policy, file: &Path, seconds: f64) -> Result<String, CliEr
     Ok(s)
 }
 
-/// The index of `t` in an `[auto, ask, deny]` count.
+/// The index of `t` in an `[auto, ask, deny]` count. A `sandbox` verdict counts with
+/// the asks: it is one for every host that does not run it contained.
 pub fn tier_index(t: Tier) -> usize {
     match t {
         Tier::Auto => 0,
-        Tier::Ask => 1,
+        Tier::Sandbox | Tier::Ask => 1,
         Tier::Deny => 2,
     }
 }

@@ -26,6 +26,8 @@ pub struct ClassifyArgs {
     pub policy: crate::load::PolicyOpts,
     #[command(flatten)]
     pub fs: crate::load::FsFlags,
+    #[command(flatten)]
+    pub sandbox: crate::load::SandboxFlag,
 }
 
 pub fn run<R: Read, W: Write>(

@@ -24,6 +24,8 @@ pub struct ExplainArgs {
     pub policy: PolicyOpts,
     #[command(flatten)]
     pub fs: FsFlags,
+    #[command(flatten)]
+    pub sandbox: crate::load::SandboxFlag,
     /// A whole tool call as JSON ({"tool":…,"args":…}) instead of a shell command
     #[arg(long, value_name = "JSON")]
     pub call: Option<String>,

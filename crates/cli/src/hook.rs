@@ -445,7 +445,9 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             let decision = match answer.tier {
                 Tier::Auto => "allow",
                 Tier::Ask if answer.defer => "defer",
-                Tier::Ask => "ask",
+                // The hook classifies for a host without the sandbox: it never gets
+                // one; if it did, a person is asked.
+                Tier::Sandbox | Tier::Ask => "ask",
                 Tier::Deny => "deny",
             };
             json!({ "hookSpecificOutput": {
@@ -463,7 +465,7 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             }}),
             // No decision: Codex's own approval flow prompts for it.
             Tier::Ask if answer.host_prompts => Value::Null,
-            Tier::Ask | Tier::Deny => json!({ "hookSpecificOutput": {
+            Tier::Sandbox | Tier::Ask | Tier::Deny => json!({ "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "deny",
                 "permissionDecisionReason": codex_reason(answer),
@@ -471,7 +473,7 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
         },
         Host::Gemini => match answer.tier {
             Tier::Auto => json!({ "decision": "allow", "reason": answer.reason }),
-            Tier::Ask => {
+            Tier::Sandbox | Tier::Ask => {
                 json!({ "decision": "deny", "reason": format!("{} — it needs a person's approval, which a Gemini CLI hook cannot ask for", answer.reason) })
             }
             Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
@@ -481,7 +483,7 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
 
 fn codex_reason(answer: &Answer) -> String {
     match answer.tier {
-        Tier::Ask => format!(
+        Tier::Sandbox | Tier::Ask => format!(
             "{} — it needs a person's approval, which a Codex hook cannot ask for",
             answer.reason
         ),

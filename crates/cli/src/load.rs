@@ -41,6 +41,16 @@ impl PolicyOpts {
     }
 }
 
+/// `--sandbox`: answer for a host that runs `sandbox` verdicts contained.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args)]
+pub struct SandboxFlag {
+    /// Answer for a host that runs `sandbox` verdicts inside `toolgate sandbox`: a
+    /// shell command that asks only because it runs code is `sandbox` (unless the
+    /// policy says sandbox = "off"); without it such a command asks
+    #[arg(long)]
+    pub sandbox: bool,
+}
+
 /// `--fs` / `--no-fs`: look paths up on this machine, or judge them as written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args)]
 pub struct FsFlags {

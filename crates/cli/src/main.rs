@@ -42,7 +42,7 @@ fn run(command: Command) -> Result<(), CliError> {
                 fs: args.fs.value(),
                 ..args.policy
             };
-            let policy = load::policy(&opts, &env)?;
+            let policy = load::policy(&opts, &env)?.with_sandbox_host(args.sandbox.sandbox);
             let fs = opts.fs_for(&policy, false);
             let stdin = std::io::stdin();
             let mut input = BufReader::with_capacity(64 * 1024, stdin.lock());
@@ -56,7 +56,7 @@ fn run(command: Command) -> Result<(), CliError> {
                 fs: args.fs.value(),
                 ..args.policy
             };
-            let policy = load::policy(&opts, &env)?;
+            let policy = load::policy(&opts, &env)?.with_sandbox_host(args.sandbox.sandbox);
             let fs = opts.fs_for(&policy, false);
             print(&explain::explain(&policy, &input, fs)?)
         }

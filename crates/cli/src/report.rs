@@ -52,6 +52,23 @@ pub struct Report {
     pub programs: HashMap<String, usize>,
     /// Shell commands (or tool names) that were not `auto`.
     pub commands: HashMap<String, usize>,
+    /// The same calls judged for a host that runs `sandbox` verdicts contained; `None`
+    /// when the policy says `sandbox = "off"`.
+    pub contained: Option<Contained>,
+}
+
+/// What a host that runs `sandbox` verdicts inside `toolgate sandbox` would have asked.
+#[derive(Debug, Default)]
+pub struct Contained {
+    /// Calls answered `sandbox`.
+    pub sandboxed: usize,
+    /// Calls still `ask`, and `deny`.
+    pub asks: usize,
+    pub denies: usize,
+    /// Per run (in the order of [`Report::runs`]): calls still asked or denied.
+    pub run_asks: Vec<usize>,
+    /// Deciding rule of each call still asked or denied.
+    pub rules: HashMap<String, usize>,
 }
 
 impl Report {
@@ -76,6 +93,11 @@ impl Report {
         };
         let mut run_index: HashMap<String, usize> = HashMap::new();
         let mut at: HashMap<String, Policy> = HashMap::new();
+        let host = policy.clone().with_sandbox_host(true);
+        let mut at_host: HashMap<String, Policy> = HashMap::new();
+        if policy.sandbox_setting() {
+            r.contained = Some(Contained::default());
+        }
         for (call, run, cwd) in &found.calls {
             let command = call
                 .args
@@ -90,6 +112,22 @@ impl Report {
             };
             let v = toolgate_fs::classify(p, call, fs);
             r.add(run, &mut run_index, &call.tool, command, &v);
+            let k = run_index.get(run.as_str()).copied().unwrap_or(0);
+            if let Some(c) = r.contained.as_mut() {
+                // Only an ask can become `sandbox`: the others are not judged twice.
+                let w = if v.tier == Tier::Ask {
+                    let hp = match cwd.as_deref().filter(|c| own_cwd && c.starts_with('/')) {
+                        Some(d) => at_host
+                            .entry(d.to_string())
+                            .or_insert_with(|| host.clone().with_workspace(d)),
+                        None => &host,
+                    };
+                    toolgate_fs::classify(hp, call, fs)
+                } else {
+                    v
+                };
+                c.add(k, &w);
+            }
         }
         r
     }
@@ -128,8 +166,8 @@ impl Report {
         *self.commands.entry(key).or_default() += 1;
     }
 
-    /// The report as text: totals, asks per run, then the top `top` rules, programs
-    /// and commands.
+    /// The report as text: totals, asks per run (without and with the sandbox), then
+    /// the top `top` rules, programs and commands.
     pub fn render(&self, file: &Path, top: usize) -> String {
         let mut s = String::new();
         let pct = |n: usize| {
@@ -172,6 +210,7 @@ impl Report {
             asks.last().copied().unwrap_or(0),
             quantile(&sizes, 0.5),
         );
+        self.render_contained(&mut s, top);
         section(
             &mut s,
             "rules that asked most",
@@ -194,6 +233,76 @@ impl Report {
             self.calls,
         );
         s
+    }
+}
+
+impl Contained {
+    fn add(&mut self, run: usize, v: &Verdict) {
+        if self.run_asks.len() <= run {
+            self.run_asks.resize(run + 1, 0);
+        }
+        match v.tier {
+            Tier::Auto => return,
+            Tier::Sandbox => {
+                self.sandboxed += 1;
+                return;
+            }
+            Tier::Ask => self.asks += 1,
+            Tier::Deny => self.denies += 1,
+        }
+        if let Some(n) = self.run_asks.get_mut(run) {
+            *n += 1;
+        }
+        *self.rules.entry(v.rule.to_string()).or_default() += 1;
+    }
+}
+
+impl Report {
+    /// The lines on what a host with `toolgate sandbox` would have asked.
+    fn render_contained(&self, s: &mut String, top: usize) {
+        let Some(c) = &self.contained else {
+            let _ = writeln!(
+                s,
+                "with toolgate sandbox: off (the policy says sandbox = \"off\")"
+            );
+            return;
+        };
+        let pct = |n: usize| {
+            if self.calls == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / self.calls as f64
+            }
+        };
+        let before = self.tiers[1] + self.tiers[2];
+        let _ = writeln!(
+            s,
+            "with toolgate sandbox (a host that runs `sandbox` verdicts contained): sandbox {} ({:.1} %), ask {} ({:.1} %), deny {} ({:.1} %); {:.1} % of the asks no longer asked",
+            c.sandboxed,
+            pct(c.sandboxed),
+            c.asks,
+            pct(c.asks),
+            c.denies,
+            pct(c.denies),
+            if before == 0 { 0.0 } else { 100.0 * c.sandboxed as f64 / before as f64 },
+        );
+        let mut asks = c.run_asks.clone();
+        asks.resize(self.runs.len(), 0);
+        asks.sort_unstable();
+        let _ = writeln!(
+            s,
+            "asks per run with toolgate sandbox (ask or deny): median {}, 90th percentile {}, max {}",
+            quantile(&asks, 0.5),
+            quantile(&asks, 0.9),
+            asks.last().copied().unwrap_or(0),
+        );
+        section(
+            s,
+            "rules that still ask with toolgate sandbox",
+            &c.rules,
+            top,
+            self.calls,
+        );
     }
 }
 
@@ -303,6 +412,16 @@ not json
         let out = r.render(Path::new("log.jsonl"), 5);
         assert!(out.contains("tiers: auto 2 (33.3 %), ask 3 (50.0 %), deny 1 (16.7 %)"));
         assert!(out.contains("asks per run (ask or deny): median 1, 90th percentile 3, max 3"));
+        // `python t.py` runs contained; `rm x` (deleting) and the hard deny do not.
+        let c = r.contained.as_ref().unwrap();
+        assert_eq!((c.sandboxed, c.asks, c.denies), (1, 2, 1));
+        assert_eq!(c.run_asks, vec![1, 2, 0]);
+        assert!(out.contains("sandbox 1 (16.7 %), ask 2 (33.3 %), deny 1 (16.7 %); 25.0 % of the asks no longer asked"), "{out}");
+        assert!(out.contains("asks per run with toolgate sandbox (ask or deny): median 1, 90th percentile 2, max 2"), "{out}");
+        let off =
+            Policy::from_toml("workspace = \"/w\"\nhome = \"/h\"\nsandbox = \"off\"\n").unwrap();
+        let out = Report::of(&off, text, false, true).render(Path::new("log.jsonl"), 5);
+        assert!(out.contains("with toolgate sandbox: off"), "{out}");
     }
 
     #[test]

@@ -526,7 +526,7 @@ impl Marker {
                 ));
             }
             match call.tier {
-                Tier::Auto | Tier::Ask => {}
+                Tier::Auto | Tier::Sandbox | Tier::Ask => {}
                 Tier::Deny => {
                     return Err(format!(
                     "tool call `{}` is denied by rule `{}`; a denied call is refused, never asked",

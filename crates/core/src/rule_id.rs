@@ -50,6 +50,10 @@ pub enum RuleId {
     ReadSecret,
     /// `builtin.read-workspace`
     ReadWorkspace,
+    /// `builtin.sandbox`: a shell command that asks only because it runs code (or reads
+    /// trees) toolgate cannot see, run now inside `toolgate sandbox` instead. Only a
+    /// policy whose host contains such calls gives it.
+    Sandbox,
     /// `builtin.shell.args`: an argument beside a shell command that could change where
     /// or how it runs (an environment, a user, two working directories).
     ShellArgs,
@@ -149,7 +153,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every built-in rule, in the order of their ids.
-    pub const ALL: [RuleId; 65] = [
+    pub const ALL: [RuleId; 66] = [
         RuleId::Default,
         RuleId::EditGit,
         RuleId::EditOutside,
@@ -169,6 +173,7 @@ impl RuleId {
         RuleId::SelfApproval,
         RuleId::ReadSecret,
         RuleId::ReadWorkspace,
+        RuleId::Sandbox,
         RuleId::ShellArgs,
         RuleId::ShellChmodRoot,
         RuleId::ShellDateFile,
@@ -239,6 +244,7 @@ impl RuleId {
             RuleId::SelfApproval => "builtin.self-approval",
             RuleId::ReadSecret => "builtin.read-secret",
             RuleId::ReadWorkspace => "builtin.read-workspace",
+            RuleId::Sandbox => "builtin.sandbox",
             RuleId::ShellArgs => "builtin.shell.args",
             RuleId::ShellChmodRoot => "builtin.shell.chmod-root",
             RuleId::ShellDateFile => "builtin.shell.date-file",
@@ -310,6 +316,7 @@ impl RuleId {
             "builtin.self-approval" => RuleId::SelfApproval,
             "builtin.read-secret" => RuleId::ReadSecret,
             "builtin.read-workspace" => RuleId::ReadWorkspace,
+            "builtin.sandbox" => RuleId::Sandbox,
             "builtin.shell.args" => RuleId::ShellArgs,
             "builtin.shell.chmod-root" => RuleId::ShellChmodRoot,
             "builtin.shell.date-file" => RuleId::ShellDateFile,
@@ -702,6 +709,27 @@ pub const EXAMPLES: &[(RuleId, &[&str], &[&str])] = &[
     ),
     // Only a host gives it, when the classifier panicked (crates/cli/tests/cli.rs).
     (RuleId::InternalError, &[], &["ls", "find -D"]),
+    // Judged for a host that runs `sandbox` verdicts contained (the default policy
+    // asks for all of these; tests/rule_examples.rs).
+    (
+        RuleId::Sandbox,
+        &[
+            "pytest -x",
+            "python t.py && ls",
+            "grep -r TODO src",
+            "timeout 60 cargo test",
+        ],
+        &[
+            "ls",
+            "npm install",
+            "rm x",
+            "git push",
+            "pytest > /tmp/out",
+            "grep -r x /srv",
+            "grep -R x .",
+            "sudo make",
+        ],
+    ),
 ];
 
 impl fmt::Display for RuleId {

@@ -3,12 +3,18 @@
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
-/// How a tool call is treated. Ordered: the strictest wins (`Deny > Ask > Auto`).
+/// How a tool call is treated. Ordered: the strictest wins (`Deny > Ask > Sandbox >
+/// Auto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Run it without asking.
     Auto,
+    /// Run it now without asking, contained by `toolgate sandbox` (no network, writes
+    /// only in the workspace, secrets withheld). Only a policy whose host runs such
+    /// calls contained gives it ([`crate::Policy::with_sandbox_host`]); a host that
+    /// cannot contain the call treats it as [`Tier::Ask`].
+    Sandbox,
     /// A human must approve it first.
     Ask,
     /// Refuse it; the model receives an error and pivots.
@@ -20,15 +26,17 @@ impl Tier {
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Auto => "auto",
+            Tier::Sandbox => "sandbox",
             Tier::Ask => "ask",
             Tier::Deny => "deny",
         }
     }
 
-    /// Parses `auto`, `ask` or `deny`.
+    /// Parses `auto`, `sandbox`, `ask` or `deny`.
     pub fn parse(s: &str) -> Option<Tier> {
         match s {
             "auto" => Some(Tier::Auto),
+            "sandbox" => Some(Tier::Sandbox),
             "ask" => Some(Tier::Ask),
             "deny" => Some(Tier::Deny),
             _ => None,

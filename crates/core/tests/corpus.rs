@@ -475,3 +475,87 @@ fn own_corpus_covers_the_spec() {
         );
     }
 }
+
+/// The `sandbox` verdict only ever replaces an `ask`: classified for a host that runs
+/// such calls contained, every labeled case (own, public, reach, edits) and every peer
+/// case keeps its tier or goes from `ask` to `sandbox`; never from `auto`, never from
+/// `deny`, never to anything else. Nothing the corpora label `deny` is sandboxed.
+#[test]
+fn sandbox_only_replaces_ask() {
+    let plain = policy();
+    let host = policy().with_sandbox_host(true);
+    let mut calls: Vec<(String, Value)> = Vec::new();
+    let mut files = vec![root().join("tests/corpus/own.jsonl")];
+    files.extend(
+        ["public.jsonl", "reach.jsonl", "edits.jsonl"]
+            .iter()
+            .filter_map(|f| shared(f)),
+    );
+    for path in &files {
+        for c in load(path) {
+            calls.push((format!("{}:{}", path.display(), c.line), c.call));
+        }
+    }
+    if let Some(dir) = shared("peers") {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                let call = match (v.get("command"), v.get("tool")) {
+                    (Some(Value::String(c)), _) => {
+                        serde_json::json!({"tool": "bash", "args": {"command": c}})
+                    }
+                    (_, Some(_)) => serde_json::json!({"tool": v["tool"], "args": v["args"]}),
+                    _ => continue,
+                };
+                calls.push((format!("{}:{}", path.display(), i + 1), call));
+            }
+        }
+    }
+    let (mut sandboxed, mut asks) = (0, 0);
+    let mut wrong = Vec::new();
+    for (at, call) in &calls {
+        let (a, b) = (plain.classify_value(call), host.classify_value(call));
+        asks += usize::from(a.tier == Tier::Ask);
+        if a.tier == b.tier && (a.tier != Tier::Ask || a.rule == b.rule) {
+            continue;
+        }
+        if a.tier == Tier::Ask && b.tier == Tier::Sandbox && b.rule == "builtin.sandbox" {
+            sandboxed += 1;
+            continue;
+        }
+        if a.tier == Tier::Ask && b.tier == Tier::Ask {
+            continue;
+        }
+        wrong.push(format!(
+            "{at}: {} ({}) became {} ({}): {}",
+            a.tier,
+            a.rule,
+            b.tier,
+            b.rule,
+            short(call)
+        ));
+    }
+    eprintln!(
+        "sandbox host: {} calls, {asks} ask, {sandboxed} of them sandbox",
+        calls.len()
+    );
+    assert!(calls.len() > 500, "only {} calls read", calls.len());
+    assert!(sandboxed > 0, "nothing was sandboxed");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The policy can turn it off.
+    let off = Policy::from_toml(
+        "workspace = \"/home/dev/app\"\nhome = \"/home/dev\"\nsandbox = \"off\"\n",
+    )
+    .unwrap()
+    .with_sandbox_host(true);
+    for (at, call) in &calls {
+        assert_eq!(off.classify_value(call), plain.classify_value(call), "{at}");
+    }
+}

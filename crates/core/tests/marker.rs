@@ -716,7 +716,7 @@ fn corrupt_markers_fail_the_run_and_clear_the_marker() {
         ("missing request", edit(|v| { v.as_object_mut().unwrap().remove("request"); }), 1, "missing field `request`"),
         ("revision as string", edit(|v| v["revision"] = json!("1")), 1, "invalid type: string \"1\", expected u64"),
         ("negative time", edit(|v| v["created_at"] = json!(-1)), 1, "invalid value: integer `-1`, expected u64"),
-        ("unknown tier", edit(|v| v["calls"][1]["tier"] = json!("maybe")), 1, "unknown variant `maybe`, expected one of `auto`, `ask`, `deny`"),
+        ("unknown tier", edit(|v| v["calls"][1]["tier"] = json!("maybe")), 1, "unknown variant `maybe`, expected one of `auto`, `sandbox`, `ask`, `deny`"),
         ("unknown status", edit(|v| v["status"] = json!("paused")), 1, "unknown status `paused`"),
         ("status as number", edit(|v| v["status"] = json!(7)), 1, "field `status`: expected a string, found a number"),
         ("running with a request", edit(|v| v["status"] = json!("running")), 1, "a running run carries a permission request; only awaiting_permission does"),

@@ -90,7 +90,7 @@ pub fn turn(
                 ));
                 state.step += 1;
             }
-            Tier::Ask => {
+            Tier::Sandbox | Tier::Ask => {
                 let history = serde_json::to_string(&state).map_err(|e| {
                     toolgate_core::Error::HistoryRejected {
                         reason: e.to_string(),

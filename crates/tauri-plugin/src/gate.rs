@@ -257,7 +257,7 @@ impl Inner {
                     message: Some(verdict.reason.to_string()),
                 }))
             }
-            Tier::Ask => {}
+            Tier::Sandbox | Tier::Ask => {}
         }
         let run_id = self.fresh_check_id();
         let mut st = self.lock();

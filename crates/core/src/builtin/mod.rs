@@ -1,6 +1,8 @@
 //! The built-in shell rules: hard deny, the read-only allowlist, wrappers and nested
 //! shells. Walks a parsed [`Script`](crate::shell::Script) and yields one [`RawPart`] per simple command.
 
+#[cfg(feature = "sandbox-verdict")]
+mod contain;
 mod find;
 mod getopt;
 mod git;
@@ -40,6 +42,13 @@ pub struct Finding {
     pub reason: Cow<'static, str>,
     /// The part of the command it is about.
     pub span: Span,
+    /// It asks only because it runs code (or reads trees) toolgate cannot see, and
+    /// `toolgate sandbox` contains everything it may do: a host that runs it there may
+    /// answer `sandbox` instead of asking (see [`contain`]).
+    pub containable: bool,
+    /// Why a program that runs code is not containable (it needs the network, writes
+    /// outside the workspace, …): said in the reason where the host sandboxes.
+    pub withheld: Option<&'static str>,
 }
 
 impl Finding {
@@ -49,7 +58,50 @@ impl Finding {
             rule,
             reason: reason.into(),
             span,
+            containable: false,
+            withheld: None,
         }
+    }
+
+    /// The same finding, containable when `why_not` (what the command needs that the
+    /// sandbox withholds) is `None`.
+    fn contained_unless(mut self, why_not: Option<&'static str>) -> Finding {
+        self.containable = cfg!(feature = "sandbox-verdict") && why_not.is_none();
+        self.withheld = why_not.filter(|_| cfg!(feature = "sandbox-verdict"));
+        self
+    }
+}
+
+/// Why the sandbox cannot serve program `name` ([`contain::withheld`]); without the
+/// `sandbox-verdict` feature, nothing is containable.
+fn withheld(name: &str, kind: programs::Kind, args: &[&Word]) -> Option<&'static str> {
+    #[cfg(feature = "sandbox-verdict")]
+    return contain::withheld(name, kind, args);
+    #[cfg(not(feature = "sandbox-verdict"))]
+    {
+        let _ = (name, kind, args);
+        Some("this build has no sandbox verdict")
+    }
+}
+
+/// [`withheld`] for an interpreter's run ([`contain::withheld_interpreter`]).
+fn withheld_interpreter(name: &str, args: &[&Word]) -> Option<&'static str> {
+    #[cfg(feature = "sandbox-verdict")]
+    return contain::withheld_interpreter(name, args);
+    #[cfg(not(feature = "sandbox-verdict"))]
+    {
+        let _ = (name, args);
+        Some("this build has no sandbox verdict")
+    }
+}
+
+impl Finding {
+    /// Does this finding decide over `other` for the same command: a stricter tier, or
+    /// the same tier for a reason the sandbox cannot contain where `other`'s it can (a
+    /// write outside the workspace beside a program that runs code: the write decides).
+    fn outranks(&self, other: &Finding) -> bool {
+        self.tier > other.tier
+            || (self.tier == other.tier && other.containable && !self.containable)
     }
 
     /// A built-in hard deny: nothing overrides it.
@@ -160,6 +212,7 @@ pub fn analyze_with(cmd: &str, env: &Env, budget: &mut Budget) -> Vec<RawPart> {
         piped_in: false,
         wrote: Cell::new(false),
         tree_used: Cell::new(false),
+        tree_outside: Cell::new(false),
         quiet_words: Vec::new(),
     };
     let start = w.steps.clone();
@@ -249,6 +302,10 @@ struct Walker<'a> {
     wrote: Cell<bool>,
     /// A walked tree made a recursive read read-only.
     tree_used: Cell<bool>,
+    /// The simple command being judged reads a tree that may lie outside the workspace
+    /// (or follows links, or is named at run time): the sandbox hides secret files in
+    /// the workspace and the home only, so its recursive read is not containable.
+    tree_outside: Cell<bool>,
     /// Words of the `test` / `[` command being walked whose value cannot reach the
     /// output (`[ -n "$GITHUB_TOKEN" ]`): a secret variable in them is not a leak.
     quiet_words: Vec<Span>,

@@ -231,6 +231,7 @@ impl<'a> Walker<'a> {
         if roots.iter().any(|r| {
             r.dynamic || r.glob || r.braces.is_some() || r.text.split('/').any(|c| c == "..")
         }) {
+            self.tree_outside.set(true);
             return true;
         }
         // No root: the working directory.
@@ -241,6 +242,7 @@ impl<'a> Walker<'a> {
         }
         for (t, tilde) in named {
             let Some(dirs) = self.base_dirs(t, tilde) else {
+                self.tree_outside.set(true);
                 return true;
             };
             trees.extend(dirs.into_iter().map(|d| crate::facts::Tree {
@@ -248,6 +250,12 @@ impl<'a> Walker<'a> {
                 hidden,
                 ignore,
             }));
+        }
+        if trees
+            .iter()
+            .any(|t| !paths::is_within(&t.root, self.env.workspace))
+        {
+            self.tree_outside.set(true);
         }
         if let Some(needs) = self.env.needs {
             needs.borrow_mut().trees.extend(trees.iter().cloned());

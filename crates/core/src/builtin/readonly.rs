@@ -370,6 +370,10 @@ pub(super) fn table_readonly<'w>(
     // `-R` follows every link below its roots: no walk can vouch for that.
     let walked = |f: &programs::Found| {
         let follows = f.option.is("-R") || f.option.is("--dereference-recursive");
+        if follows {
+            // Links below the roots lead anywhere: not a tree the sandbox vouches for.
+            w.tree_outside.set(true);
+        }
         !follows && !w.tree_may_hold_secret(roots, true, false)
     };
     for f in &scan.options {
@@ -642,6 +646,7 @@ pub(super) fn recursive_read(name: &str, args: &[&Word], w: &Walker, prog: Span)
             let span = roots.first().map_or(prog, |a| a.span);
             // `-L` follows links anywhere: no walk can vouch for that.
             if o.has_short('L').is_some() || o.has_long("follow").is_some() {
+                w.tree_outside.set(true);
                 return Some(span);
             }
             // What rg skips by default: hidden files, and what ignore files exclude. A

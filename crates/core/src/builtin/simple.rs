@@ -30,13 +30,13 @@ impl<'a> Walker<'a> {
         self.option_like_values(sc, &mut finding);
         self.substitution_traits(sc, &mut traits, &mut finding);
         if let Some(f) = self.redirect_finding(sc) {
-            if f.tier > finding.tier {
+            if f.outranks(&finding) {
                 finding = f;
             }
         }
         // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
         // (bash opens a network connection).
-        if let Some(f) = self.input_finding(&sc.redirects, finding.tier) {
+        if let Some(f) = self.input_finding(&sc.redirects, &finding) {
             finding = f;
         }
         self.assignments(sc, &mut finding);
@@ -305,7 +305,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             if let Some(f) = self.assign_finding(a) {
-                if f.tier > finding.tier {
+                if f.outranks(finding) {
                     *finding = f;
                 }
             }
@@ -437,20 +437,24 @@ impl<'a> Walker<'a> {
         if (SAFE_ENV.contains(&name) || name.starts_with("LC_")) && !names_file(a) {
             return None;
         }
-        Some(Finding::new(
-            self.default_tier(),
-            RuleId::ShellEnv,
-            format!("sets {name}, which can change what the command runs or reads"),
-            a.span,
-        ))
+        // What it makes the command run or read stays inside the sandbox: containable.
+        Some(
+            Finding::new(
+                self.default_tier(),
+                RuleId::ShellEnv,
+                format!("sets {name}, which can change what the command runs or reads"),
+                a.span,
+            )
+            .contained_unless(None),
+        )
     }
 
-    /// The strictest finding above `floor` for what `<` redirections open: a secret
-    /// file, or a network connection (`/dev/tcp/…`).
+    /// The strictest finding that outranks `floor` for what `<` redirections open: a
+    /// secret file, or a network connection (`/dev/tcp/…`).
     pub(super) fn input_finding(
         &self,
         redirects: &[shell::Redirect],
-        floor: Tier,
+        floor: &Finding,
     ) -> Option<Finding> {
         let mut out: Option<Finding> = None;
         for r in redirects.iter().filter(|r| r.op == RedirOp::In) {
@@ -487,8 +491,8 @@ impl<'a> Walker<'a> {
                     )),
                 }
             };
-            let best = out.as_ref().map_or(floor, |o| o.tier);
-            if let Some(f) = f.filter(|f| f.tier > best) {
+            let best = out.as_ref().unwrap_or(floor);
+            if let Some(f) = f.filter(|f| f.outranks(best)) {
                 out = Some(f);
             }
         }

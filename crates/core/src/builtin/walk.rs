@@ -310,7 +310,8 @@ impl<'a> Walker<'a> {
                 }
                 // `(cat) < .env`, `{ nl; } < .env`: the body reads what the group's
                 // input redirection opens.
-                if let Some(f) = self.input_finding(&sc.redirects, Tier::Auto) {
+                let floor = Finding::new(Tier::Auto, RuleId::ShellEmpty, "", *span);
+                if let Some(f) = self.input_finding(&sc.redirects, &floor) {
                     self.parts.push(RawPart {
                         span: *span,
                         finding: f,

@@ -73,7 +73,8 @@ impl<'a> Walker<'a> {
                 let why =
                     format!("runs {path}, a file that is not a system program: whatever it holds");
                 (
-                    Finding::new(Tier::Ask, RuleId::ShellLocalProgram, why, span),
+                    Finding::new(Tier::Ask, RuleId::ShellLocalProgram, why, span)
+                        .contained_unless(None),
                     traits,
                     norm,
                 )
@@ -136,7 +137,8 @@ impl<'a> Walker<'a> {
                         RuleId::Default,
                         cat(&["runs a program: ", name]),
                         first.span,
-                    ),
+                    )
+                    .contained_unless(super::withheld_interpreter(name, args)),
                     Traits {
                         stdin_exec: reads_stdin,
                         ..Traits::default()
@@ -260,7 +262,8 @@ impl<'a> Walker<'a> {
                         RuleId::Default,
                         cat(&["not on the read-only allowlist: ", name]),
                         first.span,
-                    ),
+                    )
+                    .contained_unless(super::withheld(name, c.kind, args)),
                     t,
                     n,
                 ));
@@ -537,6 +540,7 @@ impl<'a> Walker<'a> {
     pub(super) fn readonly_finding(&mut self, c: &Cmd, traits: Traits) -> Judged {
         let (name, first) = (c.name, c.first);
         let args = c.words.get(1..).unwrap_or_default();
+        self.tree_outside.set(false);
         match readonly(name, args, self, first.span) {
             ReadOnly::Yes => (
                 Finding::new(
@@ -548,8 +552,13 @@ impl<'a> Walker<'a> {
                 traits,
                 self.norm(c),
             ),
+            // A recursive read of trees inside the workspace is containable: the sandbox
+            // hides the secret files there (and the whole home).
             ReadOnly::Flag(rule, why, span) => (
-                Finding::new(self.default_tier(), rule, why, span),
+                Finding::new(self.default_tier(), rule, why, span).contained_unless(
+                    (rule != RuleId::ShellRecursiveRead || self.tree_outside.get())
+                        .then_some("it may read files outside the workspace"),
+                ),
                 traits,
                 self.norm(c),
             ),
@@ -572,7 +581,8 @@ impl<'a> Walker<'a> {
                     RuleId::Default,
                     cat(&["not on the read-only allowlist: ", name]),
                     first.span,
-                ),
+                )
+                .contained_unless(super::withheld(name, c.kind, args)),
                 traits,
                 self.norm(c),
             ),

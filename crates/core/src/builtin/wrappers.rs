@@ -358,7 +358,8 @@ impl<'a> Walker<'a> {
                         RuleId::Default,
                         format!("runs a shell script: {}", f.text),
                         all,
-                    ),
+                    )
+                    .contained_unless(None),
                     Traits::default(),
                     norm,
                 );
@@ -515,7 +516,8 @@ impl<'a> Walker<'a> {
                             RuleId::Default,
                             format!("runs a shell script: {}", r.target.text),
                             all,
-                        ),
+                        )
+                        .contained_unless(None),
                         Traits::default(),
                         norm.clone(),
                     ));

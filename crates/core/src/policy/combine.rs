@@ -9,6 +9,7 @@ use serde_json::Value;
 pub(super) fn tier_word(t: Tier) -> &'static str {
     match t {
         Tier::Auto => "allow",
+        Tier::Sandbox => "sandbox",
         Tier::Ask => "ask",
         Tier::Deny => "deny",
     }

@@ -34,6 +34,7 @@ struct PolicyFile {
     home: Option<String>,
     default: Option<String>,
     edits: Option<String>,
+    sandbox: Option<String>,
     #[serde(default)]
     rules: RulesFile,
     /// `[tools.NAME]`: what another tool is (see [`tools`]).
@@ -61,6 +62,12 @@ pub struct Policy {
     /// The tier of an edit inside the workspace that is not protected (edit tools and
     /// shell writes alike): `auto`, or `ask` with `edits = "ask"`.
     edits: Tier,
+    /// `sandbox = "on"` (the default) or `"off"`: may a call that asks only because it
+    /// runs code be answered `sandbox` where the host contains it?
+    sandbox: bool,
+    /// The host runs `sandbox` verdicts inside `toolgate sandbox` (see
+    /// [`Policy::with_sandbox_host`]); off unless a host says so.
+    sandbox_host: bool,
     allow_src: Vec<String>,
     ask_src: Vec<String>,
     deny_src: Vec<String>,
@@ -96,6 +103,8 @@ impl Policy {
             home: clean_dir(home),
             default: Tier::Ask,
             edits: Tier::Auto,
+            sandbox: true,
+            sandbox_host: false,
             allow_src: Vec::new(),
             ask_src: Vec::new(),
             deny_src: Vec::new(),
@@ -142,10 +151,22 @@ impl Policy {
         };
         let default = match file.default.as_deref() {
             None => Tier::Ask,
-            Some(d) => Tier::parse(d).ok_or_else(|| Error::Policy {
-                line: line_of(d, "default"),
-                message: format!("`default` must be \"auto\", \"ask\" or \"deny\", not {d:?}"),
-            })?,
+            Some(d) => Tier::parse(d)
+                .filter(|t| *t != Tier::Sandbox)
+                .ok_or_else(|| Error::Policy {
+                    line: line_of(d, "default"),
+                    message: format!("`default` must be \"auto\", \"ask\" or \"deny\", not {d:?}"),
+                })?,
+        };
+        let sandbox = match file.sandbox.as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(s) => {
+                return Err(Error::Policy {
+                    line: line_of(s, "sandbox"),
+                    message: format!("`sandbox` must be \"on\" or \"off\", not {s:?}"),
+                })
+            }
         };
         let edits = match file.edits.as_deref() {
             None | Some("auto") => Tier::Auto,
@@ -173,6 +194,7 @@ impl Policy {
         );
         p.default = default;
         p.edits = edits;
+        p.sandbox = sandbox;
         #[cfg(feature = "host-shapes")]
         {
             p.tools = tools::compile(file.tools, text)?;
@@ -261,6 +283,27 @@ impl Policy {
     pub fn with_edits(mut self, edits: Tier) -> Policy {
         self.edits = edits;
         self
+    }
+
+    /// The same policy for a host that does (`true`) or does not run `sandbox`
+    /// verdicts inside `toolgate sandbox`. Only with `true`, and unless the policy says
+    /// `sandbox = "off"`, does a shell command that asks only because it runs code (or
+    /// reads trees of the workspace) get [`Tier::Sandbox`]; every other host gets
+    /// [`Tier::Ask`] for it, as before.
+    pub fn with_sandbox_host(mut self, contains: bool) -> Policy {
+        self.sandbox_host = contains;
+        self
+    }
+
+    /// The policy's `sandbox` setting (`on` unless the file says `off`).
+    pub fn sandbox_setting(&self) -> bool {
+        self.sandbox
+    }
+
+    /// Whether this policy answers `sandbox`: the setting is on, the host contains,
+    /// and the build has the verdict (feature `sandbox-verdict`: the native hosts).
+    pub fn gives_sandbox(&self) -> bool {
+        cfg!(feature = "sandbox-verdict") && self.sandbox && self.sandbox_host
     }
 
     /// Classifies a tool call.

@@ -194,6 +194,14 @@ impl SessionRules {
             Tier::Auto => self.allow.push(r),
             Tier::Ask => self.ask.push(r),
             Tier::Deny => self.deny.push(r),
+            Tier::Sandbox => {
+                return Err(Error::Rule {
+                    rule: rule.to_string(),
+                    message: "a session rule allows, asks or denies; `sandbox` is the \
+                              classifier's answer, not a rule's"
+                        .to_string(),
+                })
+            }
         }
         Ok(())
     }

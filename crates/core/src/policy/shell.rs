@@ -5,7 +5,13 @@ use super::rule::{collapse_ws, Rule, SessionRules};
 use super::Policy;
 use crate::builtin::{self, Env, RawPart};
 use crate::facts::FsFacts;
+use crate::rule_id::RuleId;
 use crate::verdict::{Part, Tier, Verdict};
+
+/// What `toolgate sandbox` withholds from a command it runs, as a verdict's reason says.
+pub const SANDBOX_WITHHOLDS: &str = "which withholds the network, writes outside the \
+workspace and a private /tmp, .git and the agents' settings (read-only), secret files \
+and secret variables, and new privileges";
 
 impl Policy {
     pub(super) fn has_shell_rules(&self, session: &SessionRules) -> bool {
@@ -70,12 +76,34 @@ impl Policy {
     ) -> (Part, bool) {
         let text = cmd.get(rp.span[0]..rp.span[1]).unwrap_or("").to_string();
         let f = rp.finding;
-        let builtin = |f: crate::builtin::Finding, text: String| Part {
-            tier: f.tier,
-            text,
-            rule: f.rule.into(),
-            reason: f.reason,
-            span: Some(f.span),
+        let contain = cfg!(feature = "sandbox-verdict") && self.gives_sandbox();
+        let builtin = |f: crate::builtin::Finding, text: String| {
+            if contain && f.tier == Tier::Ask && f.containable {
+                return Part {
+                    tier: Tier::Sandbox,
+                    text,
+                    rule: RuleId::Sandbox.into(),
+                    reason: format!(
+                        "{}; runs in toolgate's sandbox, {SANDBOX_WITHHOLDS}",
+                        f.reason
+                    )
+                    .into(),
+                    span: Some(f.span),
+                };
+            }
+            let reason = match f.withheld {
+                Some(why) if contain && f.tier == Tier::Ask => {
+                    format!("{}; not run in the sandbox: {why}", f.reason).into()
+                }
+                _ => f.reason,
+            };
+            Part {
+                tier: f.tier,
+                text,
+                rule: f.rule.into(),
+                reason,
+                span: Some(f.span),
+            }
         };
         if f.is_hard() {
             return (builtin(f, text), true);

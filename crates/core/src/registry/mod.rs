@@ -519,7 +519,7 @@ impl Registry {
                 match tier {
                     Tier::Auto => v.tier == Tier::Auto && !p.is_hard_deny() && !v.is_hard_deny(),
                     Tier::Deny => v.tier == Tier::Deny,
-                    Tier::Ask => false,
+                    Tier::Sandbox | Tier::Ask => false,
                 }
             })
             .map(|p| p.id)

@@ -51,7 +51,7 @@ impl Gate {
                     });
                     Ok((fut, Vec::new(), false))
                 }
-                Tier::Ask => {
+                Tier::Sandbox | Tier::Ask => {
                     let scopes = inner.policy.scopes(&call);
                     let new = NewRequest {
                         call,
