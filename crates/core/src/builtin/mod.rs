@@ -44,7 +44,7 @@ pub struct Finding {
     pub span: Span,
     /// It asks only because it runs code (or reads trees) toolgate cannot see, and
     /// `toolgate sandbox` contains everything it may do: a host that runs it there may
-    /// answer `sandbox` instead of asking (see [`contain`]).
+    /// answer `sandbox` instead of asking (see `builtin/contain.rs`).
     pub containable: bool,
     /// Why a program that runs code is not containable (it needs the network, writes
     /// outside the workspace, …): said in the reason where the host sandboxes.
