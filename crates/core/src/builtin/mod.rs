@@ -44,10 +44,13 @@ pub struct Finding {
     pub span: Span,
     /// It asks only because it runs code (or reads trees) toolgate cannot see, and
     /// `toolgate sandbox` contains everything it may do: a host that runs it there may
-    /// answer `sandbox` instead of asking (see `builtin/contain.rs`).
+    /// answer `sandbox` instead of asking (see `builtin/contain.rs`). Only in builds
+    /// with the `sandbox-verdict` feature (the wasm builds carry no bytes for it).
+    #[cfg(feature = "sandbox-verdict")]
     pub containable: bool,
     /// Why a program that runs code is not containable (it needs the network, writes
     /// outside the workspace, …): said in the reason where the host sandboxes.
+    #[cfg(feature = "sandbox-verdict")]
     pub withheld: Option<&'static str>,
 }
 
@@ -58,17 +61,42 @@ impl Finding {
             rule,
             reason: reason.into(),
             span,
+            #[cfg(feature = "sandbox-verdict")]
             containable: false,
+            #[cfg(feature = "sandbox-verdict")]
             withheld: None,
         }
     }
 
     /// The same finding, containable when `why_not` (what the command needs that the
     /// sandbox withholds) is `None`.
+    #[cfg(feature = "sandbox-verdict")]
     fn contained_unless(mut self, why_not: Option<&'static str>) -> Finding {
-        self.containable = cfg!(feature = "sandbox-verdict") && why_not.is_none();
-        self.withheld = why_not.filter(|_| cfg!(feature = "sandbox-verdict"));
+        self.containable = why_not.is_none();
+        self.withheld = why_not;
         self
+    }
+
+    /// Without the `sandbox-verdict` feature nothing is containable.
+    #[cfg(not(feature = "sandbox-verdict"))]
+    fn contained_unless(self, _why_not: Option<&'static str>) -> Finding {
+        self
+    }
+
+    /// Is it containable (see [`Finding::contained_unless`])?
+    pub fn is_containable(&self) -> bool {
+        #[cfg(feature = "sandbox-verdict")]
+        return self.containable;
+        #[cfg(not(feature = "sandbox-verdict"))]
+        false
+    }
+
+    /// Why a program that runs code is not containable, when it is one.
+    pub fn withheld_reason(&self) -> Option<&'static str> {
+        #[cfg(feature = "sandbox-verdict")]
+        return self.withheld;
+        #[cfg(not(feature = "sandbox-verdict"))]
+        None
     }
 }
 
@@ -80,7 +108,7 @@ fn withheld(name: &str, kind: programs::Kind, args: &[&Word]) -> Option<&'static
     #[cfg(not(feature = "sandbox-verdict"))]
     {
         let _ = (name, kind, args);
-        Some("this build has no sandbox verdict")
+        Some("")
     }
 }
 
@@ -91,7 +119,7 @@ fn withheld_interpreter(name: &str, args: &[&Word]) -> Option<&'static str> {
     #[cfg(not(feature = "sandbox-verdict"))]
     {
         let _ = (name, args);
-        Some("this build has no sandbox verdict")
+        Some("")
     }
 }
 
@@ -101,7 +129,10 @@ impl Finding {
     /// write outside the workspace beside a program that runs code: the write decides).
     fn outranks(&self, other: &Finding) -> bool {
         self.tier > other.tier
-            || (self.tier == other.tier && other.containable && !self.containable)
+            || (cfg!(feature = "sandbox-verdict")
+                && self.tier == other.tier
+                && other.is_containable()
+                && !self.is_containable())
     }
 
     /// A built-in hard deny: nothing overrides it.

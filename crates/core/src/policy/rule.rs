@@ -197,9 +197,7 @@ impl SessionRules {
             Tier::Sandbox => {
                 return Err(Error::Rule {
                     rule: rule.to_string(),
-                    message: "a session rule allows, asks or denies; `sandbox` is the \
-                              classifier's answer, not a rule's"
-                        .to_string(),
+                    message: "`sandbox` is no rule's tier".to_string(),
                 })
             }
         }

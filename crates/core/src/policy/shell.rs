@@ -78,7 +78,7 @@ impl Policy {
         let f = rp.finding;
         let contain = cfg!(feature = "sandbox-verdict") && self.gives_sandbox();
         let builtin = |f: crate::builtin::Finding, text: String| {
-            if contain && f.tier == Tier::Ask && f.containable {
+            if contain && f.tier == Tier::Ask && f.is_containable() {
                 return Part {
                     tier: Tier::Sandbox,
                     text,
@@ -91,7 +91,7 @@ impl Policy {
                     span: Some(f.span),
                 };
             }
-            let reason = match f.withheld {
+            let reason = match f.withheld_reason() {
                 Some(why) if contain && f.tier == Tier::Ask => {
                     format!("{}; not run in the sandbox: {why}", f.reason).into()
                 }
