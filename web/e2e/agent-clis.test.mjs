@@ -145,6 +145,29 @@ try {
     check("claude -p: the dangerous call (deny) is blocked with toolgate's reason and never runs",
       results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
 
+    // The sandbox verdict: a script that only runs code is allowed, rewritten by the
+    // hook to run inside `toolgate sandbox`; Claude Code runs the rewritten command:
+    // the script's output reaches the model, its build output lands in the workspace,
+    // and the key planted in the home stays out of reach.
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN PRIVATE KEY----- sb-secret\n");
+    writeFileSync(join(ws, "t.py"), [
+      "import os",
+      "open('built.txt', 'w').write('built')",
+      "try:",
+      "    print('key', open(os.path.expanduser('~/.ssh/id_rsa')).read())",
+      "except OSError as e:",
+      "    print('key refused', type(e).__name__)",
+      "print('sandboxed-ran', 6 * 7)",
+    ].join("\n"));
+    script.input = { command: "python3 t.py", description: "test" };
+    fake.requests.length = 0;
+    r = await claude(["-p", "run the tests"]);
+    results = claudeResults(fake.requests);
+    check("claude -p: a script (sandbox) runs inside toolgate sandbox, as the hook rewrote it: it ran, wrote in the workspace, and could not read the home's key",
+      results.some((t) => t.includes("sandboxed-ran 42") && t.includes("key refused")) && !results.some((t) => t.includes("sb-secret"))
+        && existsSync(join(ws, "built.txt")), { r, results });
+
     // Park and resume: the hook with --defer, installed by toolgate install.
     const db = `sqlite:${join(work, "runs.db")}`;
     install({ HOME: home, PATH: process.env.PATH }, ["claude-code", "--uninstall"]);

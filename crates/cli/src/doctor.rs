@@ -186,7 +186,7 @@ fn resolve(cmd: &str) -> Result<PathBuf, String> {
             ))
         };
     }
-    install::on_path(&first).ok_or_else(|| format!("`{first}` is not on PATH"))
+    crate::which::on_path(&first).ok_or_else(|| format!("`{first}` is not on PATH"))
 }
 
 /// The first shell word of `cmd` with its quotes removed (`'/a b/toolgate' hook x`).
@@ -215,7 +215,7 @@ fn host_version(host: Host) -> Result<(String, [u32; 3]), String> {
         Host::Codex => "codex",
         Host::Gemini => "gemini",
     };
-    let path = install::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
+    let path = crate::which::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
     let mut child = Command::new(&path)
         .arg("--version")
         .stdin(Stdio::null())

@@ -28,7 +28,7 @@ use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use toolgate_core::{Tier, ToolCall, Verdict};
+use toolgate_core::{Policy, Tier, ToolCall, Verdict};
 
 use crate::error::CliError;
 use crate::load::{Env, PolicyOpts};
@@ -346,7 +346,7 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
         Err(e) => return (Answer::failed(format!("its policy: {e}")), input.args),
     };
     let call = ToolCall::new(input.tool.clone(), input.args.clone());
-    let verdict = toolgate_fs::classify(&policy, &call, how.fs);
+    let (verdict, args) = contain(host, &policy, &call, &input, &env, how.fs);
     if let (Host::ClaudeCode, Some(at), Tier::Ask) = (host, &how.defer, verdict.tier) {
         return (deferred(at, &input, &call, &verdict), input.args);
     }
@@ -368,7 +368,60 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
             }
         }
     }
-    (answer, input.args)
+    (answer, args)
+}
+
+/// The verdict and the arguments the host is to run. Where the host runs a shell
+/// command the hook may rewrite (Claude Code's and Codex's `Bash`), a `sandbox`
+/// verdict comes with the command wrapped in `toolgate sandbox` ([`crate::contained`]);
+/// when that cannot be (the host sandboxes the call itself, bubblewrap cannot build a
+/// sandbox here), the verdict is the one for a host without the sandbox, its reason
+/// saying why.
+fn contain(
+    host: Host,
+    policy: &Policy,
+    call: &ToolCall,
+    input: &Input,
+    env: &Env,
+    fs: bool,
+) -> (Verdict, Value) {
+    let rewritable = matches!(host, Host::ClaudeCode | Host::Codex)
+        && call.tool.eq_ignore_ascii_case("bash")
+        && policy.sandbox_setting();
+    if !rewritable {
+        return (toolgate_fs::classify(policy, call, fs), input.args.clone());
+    }
+    let contained = policy.clone().with_sandbox_host(true);
+    let verdict = toolgate_fs::classify(&contained, call, fs);
+    if verdict.tier != Tier::Sandbox {
+        return (verdict, input.args.clone());
+    }
+    match sandboxed_args(host, input, env, contained.workspace()) {
+        Ok(args) => (verdict, args),
+        Err(why) => {
+            let mut plain = toolgate_fs::classify(policy, call, fs);
+            plain.reason =
+                format!("{} (not run in toolgate's sandbox: {why})", plain.reason).into();
+            (plain, input.args.clone())
+        }
+    }
+}
+
+/// The call's arguments with its command wrapped in `toolgate sandbox`, when this host
+/// and this machine allow it.
+fn sandboxed_args(host: Host, input: &Input, env: &Env, workspace: &str) -> Result<Value, String> {
+    let (cwd, home) = (input.cwd.as_deref(), env.home.as_deref());
+    match host {
+        Host::ClaudeCode => crate::contained::claude_code_sandboxes(cwd, home)?,
+        Host::Codex => {
+            let codex_home = std::env::var("CODEX_HOME").ok();
+            crate::contained::codex_unsandboxed(codex_home.as_deref(), cwd, home)?
+        }
+        Host::Gemini => return Err("a Gemini CLI hook cannot rewrite the command".into()),
+    }
+    crate::sandbox::probe()?;
+    let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
+    crate::contained::rewritten(&input.args, &exe, workspace)
 }
 
 /// `--defer`: park the ask, or answer what a person decided for this tool use, once.
@@ -443,21 +496,25 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
     match host {
         Host::ClaudeCode => {
             let decision = match answer.tier {
-                Tier::Auto => "allow",
+                // `sandbox`: allowed as rewritten, inside `toolgate sandbox`.
+                Tier::Auto | Tier::Sandbox => "allow",
                 Tier::Ask if answer.defer => "defer",
-                // The hook classifies for a host without the sandbox: it never gets
-                // one; if it did, a person is asked.
-                Tier::Sandbox | Tier::Ask => "ask",
+                Tier::Ask => "ask",
                 Tier::Deny => "deny",
             };
-            json!({ "hookSpecificOutput": {
+            let mut out = json!({ "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": decision,
                 "permissionDecisionReason": answer.reason,
-            }})
+            }});
+            if answer.tier == Tier::Sandbox {
+                out["hookSpecificOutput"]["updatedInput"] = args.clone();
+            }
+            out
         }
         Host::Codex => match answer.tier {
-            Tier::Auto => json!({ "hookSpecificOutput": {
+            // `sandbox`: `args` is the command wrapped in `toolgate sandbox`.
+            Tier::Auto | Tier::Sandbox => json!({ "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "allow",
                 "permissionDecisionReason": answer.reason,
@@ -465,7 +522,7 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             }}),
             // No decision: Codex's own approval flow prompts for it.
             Tier::Ask if answer.host_prompts => Value::Null,
-            Tier::Sandbox | Tier::Ask | Tier::Deny => json!({ "hookSpecificOutput": {
+            Tier::Ask | Tier::Deny => json!({ "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "deny",
                 "permissionDecisionReason": codex_reason(answer),
@@ -584,5 +641,15 @@ mod tests {
             let text = render(host, &answer(Tier::Auto), &args).to_string();
             assert!(text.contains("\"allow\""), "{host:?}: {text}");
         }
+        // `sandbox` is an allow of the rewritten arguments where the hook rewrites
+        // (Claude Code, Codex), and never an allow in Gemini CLI.
+        let wrapped = json!({"command": "'/t' sandbox --workspace '/w' -- /bin/bash -c 'x'"});
+        for host in [Host::ClaudeCode, Host::Codex] {
+            let out = render(host, &answer(Tier::Sandbox), &wrapped);
+            assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "allow");
+            assert_eq!(out["hookSpecificOutput"]["updatedInput"], wrapped);
+        }
+        let text = render(Host::Gemini, &answer(Tier::Sandbox), &wrapped).to_string();
+        assert!(!text.contains("\"allow\""), "{text}");
     }
 }

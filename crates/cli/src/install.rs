@@ -290,20 +290,6 @@ pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     }
 }
 
-/// The first `name` on `$PATH` that is an executable file (on Windows also
-/// `name.exe`).
-pub fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    let names: &[String] = if cfg!(windows) {
-        &[format!("{name}.exe"), name.to_string()]
-    } else {
-        &[name.to_string()]
-    };
-    std::env::split_paths(&path)
-        .flat_map(|d| names.iter().map(move |n| d.join(n)))
-        .find(|p| toolgate_fs::is_executable(p))
-}
-
 /// Is this hook command toolgate's hook?
 pub(crate) fn is_ours(command: &str) -> bool {
     let mut words = command.split_ascii_whitespace();
@@ -441,7 +427,7 @@ fn hook_command(req: &Install) -> Result<(String, String), CliError> {
         // A project's settings are shared (teams commit them): they name `toolgate` on
         // the PATH, never this machine's path to it.
         None if req.scope == Scope::Project && req.file.is_none() => {
-            let found = on_path("toolgate");
+            let found = crate::which::on_path("toolgate");
             if found.as_deref().is_some_and(is_script) && !req.uninstall {
                 note = "note: the toolgate on PATH is a script (npm's launcher starts Node, \
                         then the binary, on every call): the hook works, tens of \

