@@ -83,7 +83,7 @@ impl Finding {
         self
     }
 
-    /// Is it containable (see [`Finding::contained_unless`])?
+    /// Is it containable: it asks only because it runs code the sandbox contains?
     pub fn is_containable(&self) -> bool {
         #[cfg(feature = "sandbox-verdict")]
         return self.containable;
