@@ -50,16 +50,18 @@ pub fn claude_code_sandboxes(cwd: Option<&str>, home: Option<&str>) -> HostCheck
     Ok(())
 }
 
-/// Does Codex run its commands without a sandbox of its own? Only with `sandbox_mode =
-/// "danger-full-access"` (in `$CODEX_HOME/config.toml` (`codex_home`) or
-/// `~/.codex/config.toml`, its
-/// active profile, or the project's `.codex/config.toml`); any other mode, or none
-/// (Codex's default sandboxes), means Codex contains the command itself.
-pub fn codex_unsandboxed(
+/// The values `key` takes in Codex's configuration, each with its file: the user's
+/// `config.toml` (`codex_home`, `$CODEX_HOME`, else `~/.codex`), at its top and in its
+/// active `profile`, then the project's `.codex/config.toml`. A file that does not
+/// exist says nothing, except the user's when `user_required`; one that cannot be read
+/// or parsed is an error (the caller cannot know what it says).
+pub fn codex_settings(
     codex_home: Option<&str>,
     cwd: Option<&str>,
     home: Option<&str>,
-) -> HostCheck {
+    key: &str,
+    user_required: bool,
+) -> Result<Vec<(String, Value)>, String> {
     let codex_home = codex_home
         .filter(|v| !v.is_empty())
         .map(str::to_string)
@@ -69,32 +71,50 @@ pub fn codex_unsandboxed(
     if let Some(cwd) = cwd {
         files.push(format!("{cwd}/.codex/config.toml"));
     }
-    let mut full = false;
-    for file in &files {
+    let mut out = Vec::new();
+    for (i, file) in files.iter().enumerate() {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && (i > 0 || !user_required) => {
+                continue
+            }
             Err(e) => return Err(format!("{file}: {e}")),
         };
         let v: Value = basic_toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
         let profile = v
             .get("profile")
             .and_then(Value::as_str)
-            .and_then(|p| v.get("profiles")?.get(p)?.get("sandbox_mode"));
-        for mode in [v.get("sandbox_mode"), profile].into_iter().flatten() {
-            if mode.as_str() != Some("danger-full-access") {
-                return Err(format!(
-                    "{file} sets sandbox_mode = {mode}: Codex sandboxes the command itself"
-                ));
-            }
-            full = true;
+            .and_then(|p| v.get("profiles")?.get(p)?.get(key));
+        for value in [v.get(key), profile].into_iter().flatten() {
+            out.push((file.clone(), value.clone()));
         }
     }
-    if full {
-        Ok(())
-    } else {
-        Err("Codex sandboxes its commands itself (no sandbox_mode = \"danger-full-access\")".into())
+    Ok(out)
+}
+
+/// Does Codex run its commands without a sandbox of its own? Only with `sandbox_mode =
+/// "danger-full-access"` ([`codex_settings`]); any other mode, or none (Codex's
+/// default sandboxes), means Codex contains the command itself.
+pub fn codex_unsandboxed(
+    codex_home: Option<&str>,
+    cwd: Option<&str>,
+    home: Option<&str>,
+) -> HostCheck {
+    let modes = codex_settings(codex_home, cwd, home, "sandbox_mode", false)?;
+    if let Some((file, mode)) = modes
+        .iter()
+        .find(|(_, m)| m.as_str() != Some("danger-full-access"))
+    {
+        return Err(format!(
+            "{file} sets sandbox_mode = {mode}: Codex sandboxes the command itself"
+        ));
     }
+    if modes.is_empty() {
+        return Err(
+            "Codex sandboxes its commands itself (no sandbox_mode = \"danger-full-access\")".into(),
+        );
+    }
+    Ok(())
 }
 
 /// `s` as one word for a POSIX shell: single-quoted, each `'` written `'\''`.

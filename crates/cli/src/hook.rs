@@ -221,42 +221,30 @@ pub fn codex_prompts(tool: &str) -> bool {
 /// `untrusted`, and one must. `Err` says why not (a missing or unreadable file that
 /// would have to say it counts as not).
 pub fn codex_untrusted(cwd: Option<&str>, home: Option<&str>) -> Result<(), String> {
-    let codex_home = std::env::var("CODEX_HOME")
-        .ok()
-        .filter(|v| !v.is_empty())
-        .or_else(|| home.map(|h| format!("{h}/.codex")))
-        .ok_or("no $CODEX_HOME or $HOME to find Codex's config.toml")?;
-    let mut files = vec![format!("{codex_home}/config.toml")];
-    if let Some(cwd) = cwd {
-        files.push(format!("{cwd}/.codex/config.toml"));
+    let codex_home = std::env::var("CODEX_HOME").ok();
+    let policies = crate::contained::codex_settings(
+        codex_home.as_deref(),
+        cwd,
+        home,
+        "approval_policy",
+        true,
+    )?;
+    if let Some((file, policy)) = policies
+        .iter()
+        .find(|(_, p)| p.as_str() != Some("untrusted"))
+    {
+        return Err(format!("{file} sets approval_policy = {policy}"));
     }
-    let mut said = false;
-    for (i, file) in files.iter().enumerate() {
-        let text = match std::fs::read_to_string(file) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && i > 0 => continue,
-            Err(e) => return Err(format!("{file}: {e}")),
-        };
-        let v: Value = basic_toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
-        let profile = v
-            .get("profile")
-            .and_then(Value::as_str)
-            .and_then(|p| v.get("profiles")?.get(p)?.get("approval_policy"));
-        for policy in [v.get("approval_policy"), profile].into_iter().flatten() {
-            if policy.as_str() != Some("untrusted") {
-                return Err(format!("{file} sets approval_policy = {policy}"));
-            }
-            said = true;
-        }
+    if policies.is_empty() {
+        let user = codex_home
+            .filter(|v| !v.is_empty())
+            .or_else(|| home.map(|h| format!("{h}/.codex")))
+            .unwrap_or_default();
+        return Err(format!(
+            "{user}/config.toml does not set approval_policy = \"untrusted\""
+        ));
     }
-    if said {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} does not set approval_policy = \"untrusted\"",
-            files.first().map_or("", String::as_str)
-        ))
-    }
+    Ok(())
 }
 
 /// A host's permission mode in which nobody answers an `ask`: Claude Code's

@@ -170,13 +170,7 @@ impl Report {
     /// the top `top` rules, programs and commands.
     pub fn render(&self, file: &Path, top: usize) -> String {
         let mut s = String::new();
-        let pct = |n: usize| {
-            if self.calls == 0 {
-                0.0
-            } else {
-                100.0 * n as f64 / self.calls as f64
-            }
-        };
+        let pct = |n: usize| share(n, self.calls);
         let _ = writeln!(s, "file: {} ({})", file.display(), self.format);
         let _ = writeln!(
             s,
@@ -267,13 +261,7 @@ impl Report {
             );
             return;
         };
-        let pct = |n: usize| {
-            if self.calls == 0 {
-                0.0
-            } else {
-                100.0 * n as f64 / self.calls as f64
-            }
-        };
+        let pct = |n: usize| share(n, self.calls);
         let before = self.tiers[1] + self.tiers[2];
         let _ = writeln!(
             s,
@@ -284,7 +272,7 @@ impl Report {
             pct(c.asks),
             c.denies,
             pct(c.denies),
-            if before == 0 { 0.0 } else { 100.0 * c.sandboxed as f64 / before as f64 },
+            share(c.sandboxed, before),
         );
         let mut asks = c.run_asks.clone();
         asks.resize(self.runs.len(), 0);
@@ -306,6 +294,15 @@ impl Report {
     }
 }
 
+/// `n` of `of` in percent (0 when `of` is 0).
+fn share(n: usize, of: usize) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / of as f64
+    }
+}
+
 /// The value at quantile `q` of sorted `v` (nearest rank; 0 when empty).
 fn quantile(v: &[usize], q: f64) -> usize {
     if v.is_empty() {
@@ -323,11 +320,7 @@ fn section(s: &mut String, title: &str, counts: &HashMap<String, usize>, top: us
         .map(|(k, n)| ((std::cmp::Reverse(*n), k.as_str()), ()))
         .collect();
     for ((std::cmp::Reverse(n), k), ()) in sorted.into_iter().take(top) {
-        let pct = if calls == 0 {
-            0.0
-        } else {
-            100.0 * n as f64 / calls as f64
-        };
+        let pct = share(n, calls);
         let _ = writeln!(s, "  {n:>7}  {pct:>5.1} %  {}", one_line(k, 100));
     }
 }

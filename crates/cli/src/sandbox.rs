@@ -294,64 +294,48 @@ pub fn plan(workspace: &Path, homes: &[PathBuf]) -> Result<Plan, String> {
 /// outside it (more links than the walk found). Not into `.git` (read-only already) nor
 /// a cache directory (`CACHEDIR.TAG`: cargo's `target/`, rebuilt from the sources).
 fn scan(root: &Path, plan: &mut Plan) -> Result<(), String> {
-    let mut stack = vec![root.to_path_buf()];
     let mut seen = 0usize;
     // (device, inode) -> (its link count, the paths the walk found to it)
     let mut linked: std::collections::HashMap<(u64, u64), (u64, Vec<PathBuf>)> =
         std::collections::HashMap::new();
     let mut out_dirs: Vec<PathBuf> = Vec::new();
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_SCAN {
-                return Err(format!(
-                    "{} has over {MAX_SCAN} entries: too many to look through for secrets \
-                     and hard links; nothing was run",
-                    root.display()
-                ));
-            }
-            let path = entry.path();
-            let Ok(meta) = path.symlink_metadata() else {
-                continue;
-            };
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy();
-            if meta.file_type().is_symlink() {
-                // A link out of the workspace: to a secret (`notes.txt` ->
-                // `/srv/app/.env`), hidden; to a directory, scanned below.
-                link_target(
-                    &path,
-                    root,
-                    &plan.homes,
-                    &mut plan.outside_secrets,
-                    &mut out_dirs,
-                );
-                continue;
-            }
-            if toolgate_core::paths::is_secret(&rel) {
-                plan.secrets.push((path, meta.is_dir()));
-                continue;
-            }
-            // What an edit may not change without asking (`.vscode/tasks.json` runs on
-            // opening the folder, a nested `.git`, `.envrc`): read-only, not looked into.
-            if toolgate_core::paths::protected(&format!("/{rel}")).is_some() {
-                if !plan.protected.contains(&path) {
-                    plan.protected.push(path);
-                }
-                continue;
-            }
-            if meta.is_dir() {
-                if entry.file_name() != ".git" && !path.join("CACHEDIR.TAG").is_file() {
-                    stack.push(path);
-                }
-            } else if meta.is_file() && links(&meta).0 > 1 {
-                let (n, id) = links(&meta);
-                linked.entry(id).or_insert((n, Vec::new())).1.push(path);
-            }
+    let homes = plan.homes.clone();
+    walk(root, &mut seen, MAX_SCAN, |path, meta| {
+        let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy();
+        if meta.file_type().is_symlink() {
+            // A link out of the workspace: to a secret (`notes.txt` ->
+            // `/srv/app/.env`), hidden; to a directory, scanned below.
+            link_target(
+                &path,
+                root,
+                &homes,
+                &mut plan.outside_secrets,
+                &mut out_dirs,
+            );
+            return false;
         }
-    }
+        if toolgate_core::paths::is_secret(&rel) {
+            plan.secrets.push((path, meta.is_dir()));
+            return false;
+        }
+        // What an edit may not change without asking (`.vscode/tasks.json` runs on
+        // opening the folder, a nested `.git`, `.envrc`): read-only, not looked into.
+        if toolgate_core::paths::protected(&format!("/{rel}")).is_some() {
+            if !plan.protected.contains(&path) {
+                plan.protected.push(path);
+            }
+            return false;
+        }
+        if meta.is_dir() {
+            return path.file_name().is_some_and(|n| n != ".git")
+                && !path.join("CACHEDIR.TAG").is_file();
+        }
+        if meta.is_file() && links(meta).0 > 1 {
+            let (n, id) = links(meta);
+            linked.entry(id).or_insert((n, Vec::new())).1.push(path);
+        }
+        false
+    })?;
     let mut outside: Vec<PathBuf> = linked
         .into_values()
         .filter(|(n, paths)| u64::try_from(paths.len()).unwrap_or(u64::MAX) < *n)
@@ -419,33 +403,13 @@ fn scan_linked(
             ));
         }
         done.push(root.clone());
-        let mut stack = vec![root.clone()];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                seen += 1;
-                if seen > MAX_SCAN {
-                    return Err(format!(
-                        "{} (linked from the workspace) has over {MAX_SCAN} entries: too \
-                         many to look through for secrets",
-                        root.display()
-                    ));
-                }
-                let path = entry.path();
-                let Ok(meta) = path.symlink_metadata() else {
-                    continue;
-                };
-                if meta.file_type().is_symlink() {
-                    link_target(&path, ws, homes, secrets, &mut queue);
-                } else if toolgate_core::paths::is_secret(&path.to_string_lossy()) {
-                    secrets.push((path, meta.is_dir()));
-                } else if meta.is_dir() {
-                    stack.push(path);
-                }
+        walk(&root, &mut seen, MAX_SCAN, |path, meta| {
+            if meta.file_type().is_symlink() {
+                link_target(&path, ws, homes, secrets, &mut queue);
+                return false;
             }
-        }
+            secret_or_deeper(path, meta, secrets)
+        })?;
     }
     Ok(())
 }
@@ -454,18 +418,47 @@ fn scan_linked(
 /// path, into `out`; not through symbolic links. An unreadable directory is skipped
 /// (this user cannot read its secrets either).
 fn scan_system(root: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<(), String> {
-    let mut stack = vec![root.to_path_buf()];
     let mut seen = 0usize;
+    walk(root, &mut seen, MAX_SYSTEM_SCAN, |path, meta| {
+        !meta.file_type().is_symlink() && secret_or_deeper(path, meta, out)
+    })
+}
+
+/// An entry outside the workspace (not a link): what the secret table names by its
+/// absolute path is added to `secrets`; is it a directory to look into?
+fn secret_or_deeper(
+    path: PathBuf,
+    meta: &std::fs::Metadata,
+    secrets: &mut Vec<(PathBuf, bool)>,
+) -> bool {
+    if toolgate_core::paths::is_secret(&path.to_string_lossy()) {
+        secrets.push((path, meta.is_dir()));
+        false
+    } else {
+        meta.is_dir()
+    }
+}
+
+/// Walks the tree under `root` without following links: `visit` gets each entry (its
+/// path and metadata) and says whether to go into it. Past `limit` entries, counted in
+/// `seen` (which several walks may share), the walk is refused: nothing runs on what
+/// was not looked at. An unreadable directory is skipped.
+fn walk(
+    root: &Path,
+    seen: &mut usize,
+    limit: usize,
+    mut visit: impl FnMut(PathBuf, &std::fs::Metadata) -> bool,
+) -> Result<(), String> {
+    let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
         for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_SYSTEM_SCAN {
+            *seen += 1;
+            if *seen > limit {
                 return Err(format!(
-                    "{} has over {MAX_SYSTEM_SCAN} entries: too many to look through for \
-                     secrets",
+                    "{} has over {limit} entries: too many to look through for secrets",
                     root.display()
                 ));
             }
@@ -473,12 +466,7 @@ fn scan_system(root: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<(), String
             let Ok(meta) = path.symlink_metadata() else {
                 continue;
             };
-            if meta.file_type().is_symlink() {
-                continue;
-            }
-            if toolgate_core::paths::is_secret(&path.to_string_lossy()) {
-                out.push((path, meta.is_dir()));
-            } else if meta.is_dir() {
+            if visit(path.clone(), &meta) {
                 stack.push(path);
             }
         }

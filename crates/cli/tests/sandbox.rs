@@ -463,11 +463,12 @@ fn refuses_a_workspace_that_holds_the_home_directory() {
     assert!(!out.contains("RAN"));
 }
 
-/// `toolgate hook HOST` with `stdin`, in the world's workspace and home.
-fn hook(w: &World, host: &str, stdin: &str) -> serde_json::Value {
+/// `toolgate hook HOST ARGS…` with `stdin`, in the world's workspace and home.
+fn hook(w: &World, host: &str, args: &[&str], stdin: &str) -> serde_json::Value {
     use std::io::Write;
     let mut child = Command::new(BIN)
         .args(["hook", host])
+        .args(args)
         .current_dir(&w.ws)
         .env("HOME", &w.home)
         .env_remove("CODEX_HOME")
@@ -475,12 +476,9 @@ fn hook(w: &World, host: &str, stdin: &str) -> serde_json::Value {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).unwrap();
+    drop(input);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
@@ -514,7 +512,7 @@ try: print(p, open(p).read())\n    except Exception as e: print(p, 'refused', ty
 print('token', os.environ.get('GITHUB_TOKEN'))\n";
     std::fs::write(w.ws.join("t.py"), script).unwrap();
     for mode in ["default", "bypassPermissions"] {
-        let out = hook(&w, "claude-code", &input(mode, "python3 t.py"));
+        let out = hook(&w, "claude-code", &[], &input(mode, "python3 t.py"));
         let h = &out["hookSpecificOutput"];
         assert_eq!(h["permissionDecision"], "allow", "{mode}: {out}");
         assert_eq!(h["updatedInput"]["description"], "d", "{out}");
@@ -563,7 +561,7 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
         ("cat .env", "ask"),
         ("sudo make", "deny"),
     ] {
-        let out = hook(&w, "claude-code", &input("default", cmd));
+        let out = hook(&w, "claude-code", &[], &input("default", cmd));
         assert_eq!(
             out["hookSpecificOutput"]["permissionDecision"], want,
             "{cmd}: {out}"
@@ -575,7 +573,7 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
     }
     // Codex sandboxes its own commands unless told not to: denied there as before
     // (Codex cannot ask); with sandbox_mode = "danger-full-access", wrapped.
-    let out = hook(&w, "codex", &input("default", "python3 t.py"));
+    let out = hook(&w, "codex", &[], &input("default", "python3 t.py"));
     assert_eq!(
         out["hookSpecificOutput"]["permissionDecision"], "deny",
         "{out}"
@@ -587,7 +585,7 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
         "sandbox_mode = \"danger-full-access\"\n",
     )
     .unwrap();
-    let out = hook(&w, "codex", &input("default", "python3 t.py"));
+    let out = hook(&w, "codex", &[], &input("default", "python3 t.py"));
     assert_eq!(
         out["hookSpecificOutput"]["permissionDecision"], "allow",
         "{out}"
@@ -606,7 +604,7 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
         r#"{"sandbox":{"enabled":true}}"#,
     )
     .unwrap();
-    let out = hook(&w, "claude-code", &input("default", "python3 t.py"));
+    let out = hook(&w, "claude-code", &[], &input("default", "python3 t.py"));
     assert_eq!(
         out["hookSpecificOutput"]["permissionDecision"], "ask",
         "{out}"
@@ -616,25 +614,12 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
     std::fs::remove_file(w.ws.join(".claude/settings.local.json")).unwrap();
     let policy = w.root.join("policy.toml");
     std::fs::write(&policy, "sandbox = \"off\"\n").unwrap();
-    let mut child = Command::new(BIN)
-        .args(["hook", "claude-code", "--policy", policy.to_str().unwrap()])
-        .current_dir(&w.ws)
-        .env("HOME", &w.home)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input("default", "python3 t.py").as_bytes())
-            .unwrap();
-    }
-    let out: serde_json::Value =
-        serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    let out = hook(
+        &w,
+        "claude-code",
+        &["--policy", policy.to_str().unwrap()],
+        &input("default", "python3 t.py"),
+    );
     assert_eq!(
         out["hookSpecificOutput"]["permissionDecision"], "ask",
         "{out}"
