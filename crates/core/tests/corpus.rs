@@ -559,3 +559,35 @@ fn sandbox_only_replaces_ask() {
         assert_eq!(off.classify_value(call), plain.classify_value(call), "{at}");
     }
 }
+
+/// A program that runs code beside another reason to ask at the same tier (a write
+/// outside the workspace, a secret read through `<`): the program's finding decides, as
+/// in builds without the sandbox verdict (the browser's), and for a host that contains
+/// calls the command still asks, saying what the sandbox cannot serve.
+#[test]
+fn the_first_reason_decides_and_the_other_withholds_the_sandbox() {
+    let plain = policy();
+    let host = policy().with_sandbox_host(true);
+    let bash = |c: &str| ToolCall::new("bash", serde_json::json!({ "command": c }));
+    let alone = plain.classify(&bash("python3 t.py"));
+    for (cmd, why) in [
+        ("python3 t.py > ~/x", "writes to a file: ~/x"),
+        ("python3 t.py < .env", "reads a secret file: .env"),
+        ("./run.sh 2> ~/log", "writes to a file: ~/log"),
+    ] {
+        let a = plain.classify(&bash(cmd));
+        assert_eq!(a.tier, Tier::Ask, "{cmd}");
+        if cmd.starts_with("python3") {
+            assert_eq!(a.rule, alone.rule, "{cmd}: {a:?}");
+        }
+        let b = host.classify(&bash(cmd));
+        assert_eq!((b.tier, &b.rule), (Tier::Ask, &a.rule), "{cmd}: {b:?}");
+        assert!(
+            b.reason.starts_with(a.reason.as_ref())
+                && b.reason
+                    .ends_with(&format!("; not run in the sandbox: {why}")),
+            "{cmd}: {:?}",
+            b.reason
+        );
+    }
+}

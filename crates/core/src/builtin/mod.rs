@@ -51,7 +51,7 @@ pub struct Finding {
     /// Why a program that runs code is not containable (it needs the network, writes
     /// outside the workspace, …): said in the reason where the host sandboxes.
     #[cfg(feature = "sandbox-verdict")]
-    pub withheld: Option<&'static str>,
+    pub withheld: Option<Cow<'static, str>>,
 }
 
 impl Finding {
@@ -73,7 +73,7 @@ impl Finding {
     #[cfg(feature = "sandbox-verdict")]
     fn contained_unless(mut self, why_not: Option<&'static str>) -> Finding {
         self.containable = why_not.is_none();
-        self.withheld = why_not;
+        self.withheld = why_not.map(Cow::Borrowed);
         self
     }
 
@@ -92,9 +92,9 @@ impl Finding {
     }
 
     /// Why a program that runs code is not containable, when it is one.
-    pub fn withheld_reason(&self) -> Option<&'static str> {
+    pub fn withheld_reason(&self) -> Option<&str> {
         #[cfg(feature = "sandbox-verdict")]
-        return self.withheld;
+        return self.withheld.as_deref();
         #[cfg(not(feature = "sandbox-verdict"))]
         None
     }
@@ -124,15 +124,21 @@ fn withheld_interpreter(name: &str, args: &[&Word]) -> Option<&'static str> {
 }
 
 impl Finding {
-    /// Does this finding decide over `other` for the same command: a stricter tier, or
-    /// the same tier for a reason the sandbox cannot contain where `other`'s it can (a
-    /// write outside the workspace beside a program that runs code: the write decides).
-    fn outranks(&self, other: &Finding) -> bool {
-        self.tier > other.tier
-            || (cfg!(feature = "sandbox-verdict")
-                && self.tier == other.tier
-                && other.is_containable()
-                && !self.is_containable())
+    /// Folds `other`, found for the same command, into this finding: a stricter tier
+    /// decides instead; at the same tier the first finding keeps deciding (it explains
+    /// best, and builds without the sandbox verdict name the same rule), but a reason
+    /// the sandbox cannot contain beside one it can (a write outside the workspace beside
+    /// a program that runs code) makes it not containable, saying why.
+    fn fold(&mut self, other: Finding) {
+        if other.tier > self.tier {
+            *self = other;
+        } else {
+            #[cfg(feature = "sandbox-verdict")]
+            if other.tier == self.tier && self.containable && !other.containable {
+                self.containable = false;
+                self.withheld = Some(other.withheld.unwrap_or(other.reason));
+            }
+        }
     }
 
     /// A built-in hard deny: nothing overrides it.

@@ -30,14 +30,12 @@ impl<'a> Walker<'a> {
         self.option_like_values(sc, &mut finding);
         self.substitution_traits(sc, &mut traits, &mut finding);
         if let Some(f) = self.redirect_finding(sc) {
-            if f.outranks(&finding) {
-                finding = f;
-            }
+            finding.fold(f);
         }
         // What it reads through `<`: `cat < .env`, `$(<~/.ssh/id_rsa)`, and `/dev/tcp/…`
         // (bash opens a network connection).
-        if let Some(f) = self.input_finding(&sc.redirects, &finding) {
-            finding = f;
+        if let Some(f) = self.input_finding(&sc.redirects) {
+            finding.fold(f);
         }
         self.assignments(sc, &mut finding);
         self.parts.push(RawPart {
@@ -305,9 +303,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             if let Some(f) = self.assign_finding(a) {
-                if f.outranks(finding) {
-                    *finding = f;
-                }
+                finding.fold(f);
             }
         }
     }
@@ -449,13 +445,9 @@ impl<'a> Walker<'a> {
         )
     }
 
-    /// The strictest finding that outranks `floor` for what `<` redirections open: a
+    /// The strictest finding (the first of equals) for what `<` redirections open: a
     /// secret file, or a network connection (`/dev/tcp/…`).
-    pub(super) fn input_finding(
-        &self,
-        redirects: &[shell::Redirect],
-        floor: &Finding,
-    ) -> Option<Finding> {
+    pub(super) fn input_finding(&self, redirects: &[shell::Redirect]) -> Option<Finding> {
         let mut out: Option<Finding> = None;
         for r in redirects.iter().filter(|r| r.op == RedirOp::In) {
             let t = r.target.text.as_str();
@@ -491,9 +483,10 @@ impl<'a> Walker<'a> {
                     )),
                 }
             };
-            let best = out.as_ref().unwrap_or(floor);
-            if let Some(f) = f.filter(|f| f.outranks(best)) {
-                out = Some(f);
+            match (&mut out, f) {
+                (Some(best), Some(f)) => best.fold(f),
+                (None, f) => out = f,
+                (Some(_), None) => {}
             }
         }
         out

@@ -310,8 +310,8 @@ impl<'a> Walker<'a> {
                 }
                 // `(cat) < .env`, `{ nl; } < .env`: the body reads what the group's
                 // input redirection opens.
-                let floor = Finding::new(Tier::Auto, RuleId::ShellEmpty, "", *span);
-                if let Some(f) = self.input_finding(&sc.redirects, &floor) {
+                let input = self.input_finding(&sc.redirects);
+                if let Some(f) = input.filter(|f| f.tier > Tier::Auto) {
                     self.parts.push(RawPart {
                         span: *span,
                         finding: f,
