@@ -1,6 +1,6 @@
 """The `sandbox` verdict against the real bash: every generated command (and a table of
 escape attempts) that toolgate answers `sandbox` for a host that contains calls is run
-the way a hook has it run, `toolgate sandbox --workspace W -- /bin/bash -c COMMAND`,
+the way a hook has it run, `toolgate sandbox --workspace W -- /bin/bash -c -- COMMAND`,
 in a throwaway world planted with canary secrets; afterwards nothing of a canary may
 have been printed or written into the workspace, and nothing outside the workspace may
 have changed.
@@ -176,7 +176,7 @@ def run_one(toolgate, template, world, command, contained=True):
     try:
         wrap = [toolgate, "sandbox", "--workspace", work, "--"] if contained else []
         p = subprocess.run(
-            wrap + ["/bin/bash", "-c", command],
+            wrap + ["/bin/bash", "-c", "--", command],
             cwd=work, env=env, capture_output=True, timeout=20,
         )
         said = (p.stdout + p.stderr).decode("utf-8", "replace")

@@ -4,8 +4,10 @@
 //! reason to ask is that it runs code is answered `allow` with its command wrapped:
 //!
 //! ```text
-//! '/path/to/toolgate' sandbox --workspace '/the/workspace' -- /bin/bash -c 'COMMAND'
+//! /path/to/toolgate sandbox --workspace /the/workspace -- /bin/bash -c -- 'COMMAND'
 //! ```
+//!
+//! (`toolgate_core::contained` builds it.)
 //!
 //! It is not done (the call is judged as for a host without the sandbox, as before)
 //! when the host sandboxes its commands itself (nesting bubblewrap in its sandbox
@@ -117,32 +119,14 @@ pub fn codex_unsandboxed(
     Ok(())
 }
 
-/// `s` as one word for a POSIX shell: single-quoted, each `'` written `'\''`.
-pub fn shell_word(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('\'');
-    for c in s.chars() {
-        if c == '\'' {
-            out.push_str("'\\''");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('\'');
-    out
-}
-
 /// The command line that runs `command` through bash inside `toolgate sandbox` with
 /// `workspace` writable: what the host runs instead of `command`.
 pub fn wrap(toolgate: &Path, workspace: &str, command: &str) -> Result<String, String> {
     let exe = toolgate
         .to_str()
         .ok_or_else(|| format!("the path of toolgate is not UTF-8: {}", toolgate.display()))?;
-    Ok(format!(
-        "{} sandbox --workspace {} -- /bin/bash -c {}",
-        shell_word(exe),
-        shell_word(workspace),
-        shell_word(command)
+    Ok(toolgate_core::contained::command_line(
+        exe, workspace, command,
     ))
 }
 
@@ -178,6 +162,8 @@ mod tests {
             "''\\''",
             "a\nb",
             "",
+            "-x",
+            "--rcfile=/x -i",
         ] {
             let line = wrap(Path::new("/opt/tg/toolgate"), "/w s", cmd).unwrap();
             // bash splits the line back into exactly these words.
@@ -200,11 +186,25 @@ mod tests {
                     "--",
                     "/bin/bash",
                     "-c",
+                    "--",
                     cmd
                 ],
                 "{cmd:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_command_that_starts_with_a_dash_is_a_command() {
+        // Without the `--`, bash takes `--version` as its option and prints its version.
+        let out = std::process::Command::new("/bin/bash")
+            .args(["-c", "--", "--version"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(127));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("command not found"));
+        let words = toolgate_core::contained::argv("/t", "/w", "--version");
+        assert_eq!(words[5..], ["/bin/bash", "-c", "--", "--version"]);
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
         assert_eq!(out["timeout"], 5);
         assert_eq!(
             out["command"],
-            "'/t' sandbox --workspace '/w' -- /bin/bash -c 'make'"
+            "/t sandbox --workspace /w -- /bin/bash -c -- make"
         );
         assert!(rewritten(&json!({"cmd": "make"}), Path::new("/t"), "/w").is_err());
     }

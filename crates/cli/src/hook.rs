@@ -631,7 +631,7 @@ mod tests {
         }
         // `sandbox` is an allow of the rewritten arguments where the hook rewrites
         // (Claude Code, Codex), and never an allow in Gemini CLI.
-        let wrapped = json!({"command": "'/t' sandbox --workspace '/w' -- /bin/bash -c 'x'"});
+        let wrapped = json!({"command": "/t sandbox --workspace /w -- /bin/bash -c -- x"});
         for host in [Host::ClaudeCode, Host::Codex] {
             let out = render(host, &answer(Tier::Sandbox), &wrapped);
             assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "allow");

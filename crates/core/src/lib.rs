@@ -24,6 +24,8 @@ pub mod adversarial;
 pub mod budget;
 pub mod builtin;
 pub mod call;
+#[cfg(feature = "sandbox-verdict")]
+pub mod contained;
 pub mod continuation;
 pub mod edit;
 pub mod error;
