@@ -32,11 +32,17 @@ export function callMapper(tools = {}) {
 }
 
 /** The policy's verdict for `call` (a value, or a function making it); a call that cannot
- * be made or classified is `ask` (with `error: true`), never auto. */
+ * be made or classified is `ask` (with `error: true`), never auto. A `sandbox` verdict
+ * (from a policy that classifies for a host running calls in `toolgate sandbox`, such as
+ * a toolgate server's `/v1/classify` with `[sandbox] agents = true`) is `ask` here: the
+ * adapters run the SDK's own tool, not the sandboxed command. */
 export function verdictFor(policy, call) {
   try {
     const v = policy.classify(typeof call === "function" ? call() : call);
     if (v && (v.tier === "auto" || v.tier === "ask" || v.tier === "deny")) return v;
+    if (v && v.tier === "sandbox") {
+      return { ...v, tier: "ask", reason: `${v.reason} (asked: this host does not run calls in toolgate's sandbox)` };
+    }
     return { tier: "ask", rule: "adapter.error", reason: "the policy returned no verdict", error: true };
   } catch (e) {
     return { tier: "ask", rule: "adapter.error", reason: `the call could not be classified: ${e?.message ?? e}`, error: true };

@@ -75,6 +75,30 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
   const cjs = run("node", ["cjs.cjs"], app);
   check("Node CommonJS: require works", cjs.ok && cjs.out.includes('"tier":"ask"') && cjs.out.includes('"init":"function"'), cjs.out);
 
+  // A `sandbox` verdict reaching an SDK adapter (which runs the SDK's tool, never the
+  // sandboxed command) asks a person; an unknown tier is an error that asks too.
+  writeFileSync(
+    join(app, "sandbox.mjs"),
+    `import { toolgatePolicy, needsApproval } from "toolgate/ai-sdk";
+const of = (tier) => ({ classify: () => ({ tier, rule: "builtin.sandbox", reason: "runs a program: make" }) });
+const call = { toolCall: { toolName: "bash", input: { command: "make" } } };
+const v7 = await toolgatePolicy(of("sandbox"))(call);
+const v6 = await needsApproval(of("sandbox"), "bash")({ command: "make" });
+const odd = await toolgatePolicy(of("later"))(call);
+console.log(JSON.stringify({ v7, v6, odd }));
+`,
+  );
+  const sbx = run("node", ["sandbox.mjs"], app);
+  let s = null;
+  try {
+    s = JSON.parse(sbx.out.trim().split("\n").pop());
+  } catch {}
+  check(
+    "SDK adapters: a sandbox verdict asks (the adapter runs the SDK's tool, not the sandboxed command); an unknown tier is refused",
+    s && s.v7.type === "user-approval" && s.v7.reason.includes("does not run calls in toolgate's sandbox") && s.v6 === true && s.odd.type === "denied",
+    sbx.out,
+  );
+
   // The size budget of the Gate's .wasm (gzip -9), checked here so a regression fails CI.
   // Measured as scripts/wasm-size and build-web measure: GNU gzip -9.
   const gz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_wasm_bg.wasm")], { encoding: "utf8" }).trim());

@@ -1,6 +1,7 @@
 //! The reference agent (`--demo-agent`): a scripted coding agent that runs on the
 //! server, as a real one would. Each step is a tool call classified by the server's
-//! policy: `auto` runs (simulated), `deny` comes back as a tool error and the agent goes
+//! policy: `auto` runs (simulated; `sandbox`, with `[sandbox] agents = true`, too, as
+//! if inside `toolgate sandbox`), `deny` comes back as a tool error and the agent goes
 //! on, `ask` parks the run in the database (its state in the marker's history) and the
 //! turn ends. A decision (`POST /v1/runs/{id}/decisions`, from any device, also after a
 //! restart: the marker is in the database) resumes it in a background task, which runs
@@ -90,7 +91,15 @@ pub fn turn(
                 ));
                 state.step += 1;
             }
-            Tier::Sandbox | Tier::Ask => {
+            // Only with `[sandbox] agents = true`: a real agent runs the command inside
+            // `toolgate sandbox` (POST /v1/classify gives the line); this one simulates.
+            Tier::Sandbox => {
+                state
+                    .transcript
+                    .push(format!("ran `{command}` in toolgate's sandbox (sandbox)"));
+                state.step += 1;
+            }
+            Tier::Ask => {
                 let history = serde_json::to_string(&state).map_err(|e| {
                     toolgate_core::Error::HistoryRejected {
                         reason: e.to_string(),

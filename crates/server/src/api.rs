@@ -487,7 +487,7 @@ pub async fn decide(
         // The reference agent goes on in the background; the decision is answered now.
         let (store, policy, owner, resumed) = (
             state.store.clone(),
-            state.policy.clone(),
+            state.agent_policy(),
             caller.owner.clone(),
             resumed.clone(),
         );
@@ -579,6 +579,94 @@ pub async fn audit(
     cached(&headers, &AuditList { records })
 }
 
+/// The most calls one `POST /v1/classify` request may hold.
+pub const MAX_CLASSIFY_CALLS: usize = 64;
+
+/// `POST /v1/classify`'s body: `{calls: [{toolCallId?, tool, args}]}`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClassifyRequest {
+    calls: Vec<ClassifyCall>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClassifyCall {
+    #[serde(default)]
+    tool_call_id: Option<String>,
+    tool: String,
+    #[serde(default)]
+    args: serde_json::Value,
+}
+
+/// One call's answer: the verdict, and for a `sandbox` verdict what runs it contained.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Classified {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<String>,
+    #[serde(flatten)]
+    verdict: toolgate_core::Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sandboxed: Option<toolgate_core::contained::Sandboxed>,
+}
+
+/// `POST /v1/classify` (role agent): each call's verdict under the server's policy,
+/// nothing stored; 200 `{verdicts: [{toolCallId?, tier, rule, reason, span?, parts?,
+/// sandboxed?}]}` in the calls' order. With `[sandbox] agents = true` a call that asks
+/// only because it runs code is `sandbox`, with `sandboxed: {argv, command}`: what
+/// the agent runs instead of the call's command (`toolgate sandbox … -- /bin/bash -c
+/// -- COMMAND`); a `sandbox` verdict whose command cannot be rewritten is `ask`.
+pub async fn classify(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(req): JsonBody<ClassifyRequest>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Agent)?;
+    if req.calls.is_empty() || req.calls.len() > MAX_CLASSIFY_CALLS {
+        return Err(ApiError::bad_input(format!(
+            "calls: 1 to {MAX_CLASSIFY_CALLS} calls, {} given",
+            req.calls.len()
+        )));
+    }
+    let policy = state.agent_policy();
+    let sandbox = state.sandbox.clone();
+    let verdicts = blocking(move || {
+        Ok(req
+            .calls
+            .into_iter()
+            .map(|c| classified(&policy, sandbox.as_ref(), c))
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    json(StatusCode::OK, &serde_json::json!({ "verdicts": verdicts }))
+}
+
+fn classified(
+    policy: &toolgate_core::Policy,
+    sandbox: Option<&crate::config::Sandbox>,
+    c: ClassifyCall,
+) -> Classified {
+    let call = toolgate_core::ToolCall::new(c.tool, c.args);
+    let mut verdict = policy.classify(&call);
+    let sandboxed = sandbox.and_then(|s| {
+        toolgate_core::contained::sandboxed(&verdict, &call, &s.toolgate, policy.workspace())
+    });
+    if verdict.tier == toolgate_core::Tier::Sandbox && sandboxed.is_none() {
+        verdict.tier = toolgate_core::Tier::Ask;
+        verdict.reason = format!(
+            "{} (asked: its command cannot be rewritten to run in the sandbox)",
+            verdict.reason
+        )
+        .into();
+    }
+    Classified {
+        tool_call_id: c.tool_call_id,
+        verdict,
+        sandboxed,
+    }
+}
+
 /// `GET /v1/me`: who the token is (`{name, owner, roles}`): the panel says who signed in.
 pub async fn me(caller: Caller) -> Result<Response, ApiError> {
     json(
@@ -608,7 +696,7 @@ pub async fn start_agent(
     );
     let (store, policy, owner, id) = (
         state.store.clone(),
-        state.policy.clone(),
+        state.agent_policy(),
         caller.owner,
         run_id.clone(),
     );

@@ -72,6 +72,29 @@ pub struct Config {
     pub panel: Option<std::path::PathBuf>,
     /// Timeouts, caps and rates (the `[limits]` table).
     pub limits: crate::limits::Limits,
+    /// The agents run `sandbox` verdicts contained (the `[sandbox]` table); none: such
+    /// a call asks.
+    pub sandbox: Option<Sandbox>,
+}
+
+/// The agents of this server run a call that asks only because it runs code inside
+/// `toolgate sandbox` on their machines: `POST /v1/classify` answers such a call
+/// `sandbox` with the command that runs it so, and the reference agent runs it.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    /// The policy for such agents (the server's, for a host that contains calls).
+    pub policy: std::sync::Arc<Policy>,
+    /// The `toolgate` binary on the agents' machines (`toolgate`: found on `PATH`).
+    pub toolgate: String,
+}
+
+/// `[sandbox]`: `agents = true` turns it on; `toolgate` names the binary.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SandboxFile {
+    #[serde(default)]
+    agents: bool,
+    toolgate: Option<String>,
 }
 
 /// What the file may say.
@@ -97,6 +120,8 @@ struct File {
     tokens: Vec<FileToken>,
     #[serde(default)]
     limits: crate::limits::Limits,
+    #[serde(default)]
+    sandbox: SandboxFile,
 }
 
 #[derive(Debug, Deserialize)]
@@ -133,6 +158,8 @@ pub struct Overrides {
     pub database: Option<String>,
     /// `--panel`.
     pub panel: Option<String>,
+    /// `--sandbox-agents`: as `[sandbox] agents = true`.
+    pub sandbox_agents: bool,
 }
 
 /// Reads the configuration: `file` (if any), then `TOOLGATE_LISTEN`,
@@ -274,7 +301,9 @@ pub fn load(
         }
     }
     parsed.limits.check()?;
+    let sandbox = sandbox(&policy, parsed.sandbox, overrides.sandbox_agents)?;
     Ok(Config {
+        sandbox,
         limits: parsed.limits,
         listen,
         database,
@@ -286,6 +315,35 @@ pub fn load(
         public_url,
         panel,
     })
+}
+
+/// The `[sandbox]` table (or `--sandbox-agents`) checked against the policy: the
+/// sandbox needs an absolute workspace below the home, and a policy that allows it.
+fn sandbox(policy: &Policy, file: SandboxFile, flag: bool) -> Result<Option<Sandbox>, String> {
+    if !(file.agents || flag) {
+        if file.toolgate.is_some() {
+            return Err("[sandbox] toolgate is set but agents = true is not".to_string());
+        }
+        return Ok(None);
+    }
+    let toolgate = file.toolgate.unwrap_or_else(|| "toolgate".to_string());
+    if toolgate.is_empty() || toolgate.contains(['\n', '\0']) {
+        return Err("[sandbox] toolgate: the path of the toolgate binary".to_string());
+    }
+    if !policy.sandbox_setting() {
+        return Err("[sandbox] agents = true, but the policy says sandbox = \"off\"".to_string());
+    }
+    let contained = policy.clone().with_sandbox_host(true);
+    if !policy.workspace().starts_with('/') || !contained.gives_sandbox() {
+        return Err(format!(
+            "[sandbox] agents = true needs the policy's workspace to be an absolute directory that is not /, the home or above it (it is `{}`)",
+            policy.workspace()
+        ));
+    }
+    Ok(Some(Sandbox {
+        policy: std::sync::Arc::new(contained),
+        toolgate,
+    }))
 }
 
 fn token(

@@ -11,6 +11,7 @@
 //! | `GET /v1/audit?since=MS&limit=N` | approver | the owner's audit records (each request's end, once) |
 //! | `POST /v1/agent/runs` | both | starts the reference agent (`--demo-agent` only) |
 //! | `GET /v1/me` | both | the token's name, owner and roles |
+//! | `POST /v1/classify` | agent | each call's verdict (with `[sandbox] agents = true`, `sandbox` and the command that runs it contained), nothing stored |
 //! | `GET /`, `GET /{file}` | anyone | the approval panel (`--panel DIR`: [`panel`]) |
 //!
 //! Every request carries `Authorization: Bearer <token>`; tokens (hashed) come from the
@@ -73,6 +74,21 @@ pub struct AppState {
     pub panel: Option<std::path::PathBuf>,
     /// The limits and what requests have taken of them.
     pub guard: Arc<limits::Guard>,
+    /// The agents run `sandbox` verdicts contained (`[sandbox] agents = true`): the
+    /// policy `POST /v1/classify` and the reference agent use then, and the binary.
+    pub sandbox: Option<config::Sandbox>,
+}
+
+impl AppState {
+    /// The policy agents' calls are judged with before they run: the server's, for a
+    /// host that contains calls when `[sandbox]` says the agents do. (Parking always
+    /// uses the server's own: a parked call waits for a person whatever it is.)
+    pub fn agent_policy(&self) -> Arc<Policy> {
+        match &self.sandbox {
+            Some(s) => s.policy.clone(),
+            None => self.policy.clone(),
+        }
+    }
 }
 
 /// The API's routes with their layers: body limit, a panic in a handler answered 500
@@ -89,6 +105,7 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         .route("/v1/audit", get(api::audit))
         .route("/v1/agent/runs", post(api::start_agent))
         .route("/v1/me", get(api::me))
+        .route("/v1/classify", post(api::classify))
         .route("/healthz", get(|| async { "ok" }))
         .route("/", get(panel::index))
         .route("/{file}", get(panel::file))

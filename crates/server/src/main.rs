@@ -15,6 +15,7 @@ use toolgate_server::{router, AppState};
 use toolgate_store::StoreOptions;
 
 const USAGE: &str = "usage: toolgate-server [serve] [--config FILE] [--listen ADDR] [--database URL] [--panel DIR] [--demo-agent]
+                       [--sandbox-agents]   (the agents run `sandbox` verdicts in toolgate sandbox)
        toolgate-server hash-token   (a token on stdin → its SHA-256, for the config file)
        toolgate-server audit export [--format jsonl|csv] [--config FILE] [--database URL]
                                     [--owner OWNER] [--since MS]
@@ -102,6 +103,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
             "--database" => overrides.database = Some(value("--database")?),
             "--panel" => overrides.panel = Some(value("--panel")?),
             "--demo-agent" => demo_agent = true,
+            "--sandbox-agents" => overrides.sandbox_agents = true,
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
@@ -142,6 +144,7 @@ fn serve(args: Vec<String>) -> Result<(), String> {
         demo_agent,
         panel: config.panel,
         guard: Arc::new(Guard::new(config.limits.clone())),
+        sandbox: config.sandbox,
     };
     let store_for_pruning = state.store.clone();
     let app = router(state, &config.cors_origins)?;

@@ -1573,3 +1573,232 @@ fn pages_caps_and_pruning() {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `toolgate-server` with `args` and no database work, and returns its exit status
+/// and standard error (a configuration it refuses).
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate-server"))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("TOOLGATE_TOKENS", tokens())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn classify_answers_sandbox_with_the_command_only_for_agents_that_contain_calls() {
+    let dir = temp_dir("classify");
+    let db = format!("sqlite:{}", dir.join("toolgate.db").display());
+    let config = dir.join("server.toml");
+    let base = "workspace = \"/srv/app\"\nhome = \"/home/dev\"\n";
+    std::fs::write(&config, base).unwrap();
+    let calls = json!({"calls": [
+        {"toolCallId": "a", "tool": "bash", "args": {"command": "python3 t.py"}},
+        {"toolCallId": "b", "tool": "bash", "args": {"command": "pip install requests"}},
+        {"tool": "shell", "args": {"command": ["pytest", "-x"]}},
+        {"toolCallId": "d", "tool": "bash", "args": {"command": "ls -la"}},
+        {"toolCallId": "e", "tool": "bash", "args": {"command": "sudo rm -rf /"}},
+        {"toolCallId": "f", "tool": "bash", "args": {"command": "-x 'it''s'"}},
+    ]});
+    let tiers = |v: &Value| -> Vec<String> {
+        v["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["tier"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Without [sandbox]: code that runs asks, as it always did.
+    let server = start_args(&db, &[], &["--config", config.to_str().unwrap()]);
+    let a = server.addr.as_str();
+    let plain = req(a, "POST", "/v1/classify", Some(AGENT), Some(&calls), &[]);
+    assert_eq!(
+        plain.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&plain.body)
+    );
+    let body = plain.json();
+    assert_eq!(tiers(&body), ["ask", "ask", "ask", "auto", "deny", "ask"]);
+    assert_eq!(body["verdicts"][0]["toolCallId"], "a");
+    assert!(body["verdicts"][2].get("toolCallId").is_none());
+    assert!(body["verdicts"][0].get("sandboxed").is_none());
+    // Only agents classify; the body is checked.
+    let as_person = req(a, "POST", "/v1/classify", Some(ALICE), Some(&calls), &[]);
+    assert_eq!(as_person.status, 403);
+    let none = req(
+        a,
+        "POST",
+        "/v1/classify",
+        Some(AGENT),
+        Some(&json!({"calls": []})),
+        &[],
+    );
+    assert_eq!((none.status, none.code().as_str()), (400, "bad_input"));
+    let many: Vec<Value> = (0..65)
+        .map(|_| json!({"tool": "bash", "args": {"command": "ls"}}))
+        .collect();
+    let over = req(
+        a,
+        "POST",
+        "/v1/classify",
+        Some(AGENT),
+        Some(&json!({"calls": many})),
+        &[],
+    );
+    assert_eq!(over.status, 400);
+    let unknown = req(
+        a,
+        "POST",
+        "/v1/classify",
+        Some(AGENT),
+        Some(&json!({"calls": [{"tool": "bash", "verdict": "auto"}]})),
+        &[],
+    );
+    assert_eq!(unknown.status, 400);
+    drop(server);
+
+    // With it: `sandbox` and the command that runs it contained.
+    std::fs::write(
+        &config,
+        format!("{base}[sandbox]\nagents = true\ntoolgate = \"/opt/tg/toolgate\"\n"),
+    )
+    .unwrap();
+    let server = start_args(&db, &[], &["--config", config.to_str().unwrap()]);
+    let a = server.addr.as_str();
+    let body = req(a, "POST", "/v1/classify", Some(AGENT), Some(&calls), &[]).json();
+    assert_eq!(
+        tiers(&body),
+        ["sandbox", "ask", "sandbox", "auto", "deny", "sandbox"]
+    );
+    let v = &body["verdicts"];
+    assert_eq!(v[0]["rule"], "builtin.sandbox");
+    assert!(v[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("toolgate's sandbox"));
+    assert_eq!(
+        v[0]["sandboxed"]["command"],
+        "/opt/tg/toolgate sandbox --workspace /srv/app -- /bin/bash -c -- 'python3 t.py'"
+    );
+    assert_eq!(
+        v[2]["sandboxed"]["argv"],
+        json!([
+            "/opt/tg/toolgate",
+            "sandbox",
+            "--workspace",
+            "/srv/app",
+            "--",
+            "/bin/bash",
+            "-c",
+            "--",
+            "pytest -x"
+        ])
+    );
+    assert!(v[1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("not run in the sandbox"));
+    for i in [1, 3, 4] {
+        assert!(v[i].get("sandboxed").is_none(), "{}", v[i]);
+    }
+    // bash splits the line back into the argv, quotes and all.
+    let line = v[5]["sandboxed"]["command"].as_str().unwrap();
+    let words = Command::new("bash")
+        .args(["-c", &format!("printf '%s\\0' {line}")])
+        .output()
+        .unwrap();
+    let words: Vec<String> = String::from_utf8(words.stdout)
+        .unwrap()
+        .split_terminator('\0')
+        .map(str::to_string)
+        .collect();
+    assert_eq!(json!(words), v[5]["sandboxed"]["argv"]);
+    assert_eq!(words.last().map(String::as_str), Some("-x 'it''s'"));
+    // Parking still asks a person, whatever the call.
+    let parked = park(a, "run-sbx", "python3 t.py");
+    assert_eq!(
+        parked.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&parked.body)
+    );
+    assert_eq!(parked.json()["run"]["marker"]["calls"][0]["tier"], "ask");
+    drop(server);
+
+    // The reference agent runs the code steps contained and parks at `git push`.
+    let server = start_args(
+        &db,
+        &[],
+        &["--config", config.to_str().unwrap(), "--demo-agent"],
+    );
+    let started = req(
+        &server.addr,
+        "POST",
+        "/v1/agent/runs",
+        Some(ALICE),
+        None,
+        &[],
+    );
+    assert_eq!(started.json()["turn"], "parked");
+    let id = started.json()["runId"].as_str().unwrap().to_string();
+    let run = req(
+        &server.addr,
+        "GET",
+        &format!("/v1/runs/{id}"),
+        Some(ALICE),
+        None,
+        &[],
+    )
+    .json();
+    assert_eq!(
+        run["marker"]["calls"][0]["args"]["command"],
+        "git push origin main"
+    );
+    let history = run["marker"]["history"].as_str().unwrap_or_default();
+    assert!(
+        history.contains("ran `cargo test` in toolgate's sandbox"),
+        "{history}"
+    );
+    drop(server);
+
+    // What the server refuses to start with.
+    for (file, why) in [
+        ("[sandbox]\nagents = true\n", "absolute directory"),
+        (
+            "workspace = \"/home/dev\"\nhome = \"/home/dev\"\n[sandbox]\nagents = true\n",
+            "absolute directory",
+        ),
+        ("[sandbox]\ntoolgate = \"/x\"\n", "agents = true is not"),
+        (
+            "[sandbox]\nagents = true\nnetwork = true\n",
+            "unknown field",
+        ),
+    ] {
+        std::fs::write(&config, file).unwrap();
+        let (code, err) = refused(&["--database", &db, "--config", config.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{file}: {err}");
+        assert!(err.contains(why), "{file}: {err}");
+    }
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "workspace = \"/srv/app\"\nhome = \"/home/dev\"\nsandbox = \"off\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &config,
+        "policy = \"policy.toml\"\n[sandbox]\nagents = true\n",
+    )
+    .unwrap();
+    let (code, err) = refused(&["--database", &db, "--config", config.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("sandbox = \"off\""), "{err}");
+    let (code, err) = refused(&["--database", &db, "--sandbox-agents"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("absolute directory"), "{err}");
+}
