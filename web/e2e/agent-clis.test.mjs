@@ -297,6 +297,26 @@ try {
     results = geminiResults(fake.requests);
     check("gemini -p: the dangerous call (deny) is blocked by the BeforeTool hook with toolgate's reason and never runs",
       results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    // The sandbox verdict: the hook allows the script with tool_input rewriting the
+    // command into `toolgate sandbox`; Gemini CLI merges it and runs the rewritten one.
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN PRIVATE KEY----- sb-secret\n");
+    writeFileSync(join(ws, "t.py"), [
+      "import os",
+      "open('built.txt', 'w').write('built')",
+      "try:",
+      "    print('key', open(os.path.expanduser('~/.ssh/id_rsa')).read())",
+      "except OSError as e:",
+      "    print('key refused', type(e).__name__)",
+      "print('sandboxed-ran', 6 * 7)",
+    ].join("\n"));
+    script.args = { command: "python3 t.py" };
+    fake.requests.length = 0;
+    r = await gem();
+    results = geminiResults(fake.requests);
+    check("gemini -p: a script (sandbox) runs inside toolgate sandbox, as the hook's tool_input rewrote it: it ran, wrote in the workspace, and could not read the home's key",
+      results.some((t) => t.includes("sandboxed-ran 42") && t.includes("key refused")) && !results.some((t) => t.includes("sb-secret"))
+        && existsSync(join(ws, "built.txt")), { r, results });
     // The hook cannot run (its binary removed): Gemini CLI only warns on a failed hook,
     // but the guard's exit 2 is its "block".
     const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "gemini", "gemini");

@@ -33,20 +33,74 @@ pub fn claude_code_sandboxes(cwd: Option<&str>, home: Option<&str>) -> HostCheck
         files.push(format!("{c}/.claude/settings.json"));
         files.push(format!("{c}/.claude/settings.local.json"));
     }
-    for file in &files {
+    json_settings(&files, |v| {
+        match v.get("sandbox").and_then(|s| s.get("enabled")) {
+            None | Some(Value::Bool(false)) => None,
+            Some(_) => Some("turns Claude Code's own sandbox on (sandbox.enabled)".into()),
+        }
+    })
+}
+
+/// Does Gemini CLI run its tools in a sandbox of its own (a container, or Seatbelt on
+/// macOS), where `toolgate sandbox` could not nest (nor, in a container, be found)?
+/// Inside it `SANDBOX` names it; `GEMINI_SANDBOX`, or `tools.sandbox` (before 0.x:
+/// `sandbox`) in the system, user or project settings, turn it on. A settings file
+/// that is there but cannot be read or parsed counts as yes. (`gemini -s` re-runs the
+/// CLI, and so its hooks, inside the sandbox: `SANDBOX` is then set.)
+pub fn gemini_sandboxes(
+    cwd: Option<&str>,
+    home: Option<&str>,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> HostCheck {
+    let on = |s: &str| !matches!(s.trim(), "" | "false" | "0");
+    if let Some(s) = var("SANDBOX").filter(|s| !s.is_empty()) {
+        return Err(format!(
+            "Gemini CLI runs inside its own sandbox (SANDBOX={s})"
+        ));
+    }
+    if let Some(s) = var("GEMINI_SANDBOX").filter(|s| on(s)) {
+        return Err(format!(
+            "GEMINI_SANDBOX={s} turns Gemini CLI's own sandbox on"
+        ));
+    }
+    let mut files = vec![var("GEMINI_CLI_SYSTEM_SETTINGS_PATH").unwrap_or_else(|| {
+        if cfg!(target_os = "macos") {
+            "/Library/Application Support/GeminiCli/settings.json".into()
+        } else {
+            "/etc/gemini-cli/settings.json".into()
+        }
+    })];
+    if let Some(h) = home {
+        files.push(format!("{h}/.gemini/settings.json"));
+    }
+    if let Some(c) = cwd {
+        files.push(format!("{c}/.gemini/settings.json"));
+    }
+    json_settings(&files, |v| {
+        let setting = v.pointer("/tools/sandbox").or_else(|| v.get("sandbox"));
+        match setting {
+            None | Some(Value::Bool(false) | Value::Null) => None,
+            Some(Value::String(s)) if !on(s) => None,
+            Some(other) => Some(format!(
+                "turns Gemini CLI's own sandbox on (tools.sandbox = {other})"
+            )),
+        }
+    })
+}
+
+/// Reads each JSON settings file of `files` that exists and asks `sandboxes` of it:
+/// the first file whose setting turns the host's own sandbox on, or that cannot be read
+/// or parsed, is the error.
+fn json_settings(files: &[String], sandboxes: impl Fn(&Value) -> Option<String>) -> HostCheck {
+    for file in files {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(format!("{file}: {e}")),
         };
         let v: Value = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
-        match v.get("sandbox").and_then(|s| s.get("enabled")) {
-            None | Some(Value::Bool(false)) => {}
-            Some(_) => {
-                return Err(format!(
-                    "{file} turns Claude Code's own sandbox on (sandbox.enabled)"
-                ))
-            }
+        if let Some(why) = sandboxes(&v) {
+            return Err(format!("{file} {why}"));
         }
     }
     Ok(())
@@ -267,6 +321,36 @@ mod tests {
         )
         .unwrap();
         assert!(codex_unsandboxed(None, c, h).is_err());
+        // Gemini CLI: its variables, then its settings.
+        let none = |_: &str| None;
+        assert!(gemini_sandboxes(c, h, &none).is_ok());
+        let inside = |k: &str| (k == "SANDBOX").then(|| "sandbox-exec".to_string());
+        assert!(gemini_sandboxes(c, h, &inside)
+            .unwrap_err()
+            .contains("SANDBOX"));
+        let off = |k: &str| (k == "GEMINI_SANDBOX").then(|| "false".to_string());
+        assert!(gemini_sandboxes(c, h, &off).is_ok());
+        let docker = |k: &str| (k == "GEMINI_SANDBOX").then(|| "docker".to_string());
+        assert!(gemini_sandboxes(c, h, &docker).is_err());
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        std::fs::write(
+            home.join(".gemini/settings.json"),
+            r#"{"tools":{"sandbox":false}}"#,
+        )
+        .unwrap();
+        assert!(gemini_sandboxes(c, h, &none).is_ok());
+        std::fs::write(
+            home.join(".gemini/settings.json"),
+            r#"{"tools":{"sandbox":"podman"}}"#,
+        )
+        .unwrap();
+        assert!(gemini_sandboxes(c, h, &none)
+            .unwrap_err()
+            .contains("tools.sandbox"));
+        std::fs::write(home.join(".gemini/settings.json"), r#"{"sandbox":true}"#).unwrap();
+        assert!(gemini_sandboxes(c, h, &none).is_err());
+        std::fs::write(home.join(".gemini/settings.json"), "{not json").unwrap();
+        assert!(gemini_sandboxes(c, h, &none).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

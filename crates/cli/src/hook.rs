@@ -13,7 +13,11 @@
 //! | --- | --- | --- | --- |
 //! | auto | `allow` | `allow` (with `updatedInput`, the call unchanged) | `allow` |
 //! | ask | `ask` | `deny` (a Codex hook cannot ask) | `deny` (`ask` is not in its protocol) |
+//! | sandbox | `allow`, `updatedInput`: the command in `toolgate sandbox` | the same | `allow`, `hookSpecificOutput.tool_input`: the same |
 //! | deny | `deny` | `deny` | `deny` |
+//!
+//! (`sandbox` only where the host does not sandbox the command itself and a sandbox can
+//! be built here; otherwise the call is judged as `ask`: see [`crate::contained`].)
 //!
 //! With `--codex-ask prompt` an `ask` on a patch reaches a person in Codex: the hook
 //! prints no decision, which sends the call through Codex's own approval flow, where
@@ -360,7 +364,8 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
 }
 
 /// The verdict and the arguments the host is to run. Where the host runs a shell
-/// command the hook may rewrite (Claude Code's and Codex's `Bash`), a `sandbox`
+/// command the hook may rewrite (Claude Code's and Codex's `Bash`, Gemini CLI's
+/// `run_shell_command`), a `sandbox`
 /// verdict comes with the command wrapped in `toolgate sandbox` ([`crate::contained`]);
 /// when that cannot be (the host sandboxes the call itself, bubblewrap cannot build a
 /// sandbox here), the verdict is the one for a host without the sandbox, its reason
@@ -373,9 +378,11 @@ fn contain(
     env: &Env,
     fs: bool,
 ) -> (Verdict, Value) {
-    let rewritable = matches!(host, Host::ClaudeCode | Host::Codex)
-        && call.tool.eq_ignore_ascii_case("bash")
-        && policy.sandbox_setting();
+    let shell = match host {
+        Host::ClaudeCode | Host::Codex => "bash",
+        Host::Gemini => "run_shell_command",
+    };
+    let rewritable = call.tool.eq_ignore_ascii_case(shell) && policy.sandbox_setting();
     if !rewritable {
         return (toolgate_fs::classify(policy, call, fs), input.args.clone());
     }
@@ -405,7 +412,7 @@ fn sandboxed_args(host: Host, input: &Input, env: &Env, workspace: &str) -> Resu
             let codex_home = std::env::var("CODEX_HOME").ok();
             crate::contained::codex_unsandboxed(codex_home.as_deref(), cwd, home)?
         }
-        Host::Gemini => return Err("a Gemini CLI hook cannot rewrite the command".into()),
+        Host::Gemini => crate::contained::gemini_sandboxes(cwd, home, &|k| std::env::var(k).ok())?,
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
@@ -518,7 +525,14 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
         },
         Host::Gemini => match answer.tier {
             Tier::Auto => json!({ "decision": "allow", "reason": answer.reason }),
-            Tier::Sandbox | Tier::Ask => {
+            // `sandbox`: allowed with the command wrapped in `toolgate sandbox`, which
+            // Gemini CLI merges over the model's arguments.
+            Tier::Sandbox => json!({
+                "decision": "allow",
+                "reason": answer.reason,
+                "hookSpecificOutput": { "hookEventName": "BeforeTool", "tool_input": args },
+            }),
+            Tier::Ask => {
                 json!({ "decision": "deny", "reason": format!("{} — it needs a person's approval, which a Gemini CLI hook cannot ask for", answer.reason) })
             }
             Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
@@ -629,15 +643,15 @@ mod tests {
             let text = render(host, &answer(Tier::Auto), &args).to_string();
             assert!(text.contains("\"allow\""), "{host:?}: {text}");
         }
-        // `sandbox` is an allow of the rewritten arguments where the hook rewrites
-        // (Claude Code, Codex), and never an allow in Gemini CLI.
+        // `sandbox` is an allow of the rewritten arguments, in each host's words.
         let wrapped = json!({"command": "/t sandbox --workspace /w -- /bin/bash -c -- x"});
         for host in [Host::ClaudeCode, Host::Codex] {
             let out = render(host, &answer(Tier::Sandbox), &wrapped);
             assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "allow");
             assert_eq!(out["hookSpecificOutput"]["updatedInput"], wrapped);
         }
-        let text = render(Host::Gemini, &answer(Tier::Sandbox), &wrapped).to_string();
-        assert!(!text.contains("\"allow\""), "{text}");
+        let out = render(Host::Gemini, &answer(Tier::Sandbox), &wrapped);
+        assert_eq!(out["decision"], "allow");
+        assert_eq!(out["hookSpecificOutput"]["tool_input"], wrapped);
     }
 }
