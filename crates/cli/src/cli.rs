@@ -98,7 +98,7 @@ pub enum Command {
     Runs(crate::defer::RunsArgs),
     /// Decides a parked run once.
     Decide(crate::defer::DecideArgs),
-    /// Runs COMMAND contained (Linux, bubblewrap): the file system read-only but the
+    /// Runs COMMAND contained (Linux: bubblewrap; macOS: Seatbelt): the file system read-only but the
     /// workspace and a private /tmp; the workspace's .git and agents' settings
     /// read-only; secret files, the home directory and secret variables hidden; no
     /// network, no other process, no new privileges.
@@ -106,6 +106,10 @@ pub enum Command {
     /// Exits with COMMAND's status; 125 when no sandbox can be built here (then nothing
     /// ran). --check only checks.
     Sandbox(crate::sandbox::SandboxArgs),
+    /// Inside `toolgate sandbox --allow-host`: forwards the sandbox's loopback to the
+    /// proxy and runs COMMAND with HTTPS_PROXY set (not for direct use).
+    #[command(hide = true)]
+    SandboxBridge(crate::netproxy::BridgeArgs),
     /// Prints a completion script for SHELL (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]

@@ -14,8 +14,10 @@ mod explain;
 mod hook;
 mod install;
 mod load;
+mod netproxy;
 mod report;
 mod sandbox;
+mod seatbelt;
 mod text;
 mod transcripts;
 mod which;
@@ -130,6 +132,11 @@ fn run(command: Command) -> Result<(), CliError> {
             )?)
         }
         Command::Completions { shell } => print(&cli::completions(shell)),
+        Command::SandboxBridge(args) => {
+            let status = netproxy::bridge(&args.socket, &args.command)
+                .map_err(|why| CliError::Usage(format!("sandbox-bridge: {why}")))?;
+            std::process::exit(i32::from(sandbox::exit_of(status)));
+        }
         Command::Sandbox(args) => {
             let code = sandbox::run(&args, &env)?;
             if code != 0 {

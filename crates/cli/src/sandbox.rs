@@ -30,9 +30,14 @@
 //! Before the command runs, a probe checks that bubblewrap can build such a sandbox here
 //! (the binary present, user namespaces allowed); when it cannot, nothing runs and the
 //! exit status is [`REFUSED`].
+//!
+//! On macOS the same plan becomes a Seatbelt profile ([`crate::seatbelt`]). With
+//! `--allow-host`, HTTPS to the hosts named goes through toolgate's proxy
+//! ([`crate::netproxy`]); nothing else of the network.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+#[cfg(not(target_os = "macos"))]
 use std::process::Command;
 
 use crate::error::CliError;
@@ -88,10 +93,12 @@ pub const HOME_TOOLCHAINS: &[&str] = &[
 
 /// The size of the private `/tmp` (a tmpfs: memory), so a command cannot fill the
 /// machine's memory through it.
+#[cfg_attr(target_os = "macos", allow(dead_code))]
 pub const TMP_BYTES: &str = "2147483648";
 
 /// The size of the other tmpfs mounts (the hidden home directory, `/run`, a hidden
 /// secret directory): nothing is written there.
+#[cfg_attr(target_os = "macos", allow(dead_code))]
 pub const SMALL_BYTES: &str = "1048576";
 
 /// The most workspace entries scanned for secrets and hard links; a larger workspace
@@ -102,14 +109,23 @@ pub const MAX_SCAN: usize = 300_000;
 /// hashes, SSH host keys, WireGuard, NetworkManager and PPP secrets, Kubernetes' and
 /// Docker's): scanned like the workspace and hidden, so a command run as root reads
 /// none of them. (`/run`, `/var/run`, `/dev` and `/proc` are the sandbox's own.)
+#[cfg(not(target_os = "macos"))]
 pub const SYSTEM_SECRET_ROOTS: &[&str] = &["/etc", "/var/lib/docker/containers"];
+/// Where macOS keeps the same (`/etc` is a link to `/private/etc`; Seatbelt matches
+/// resolved paths).
+#[cfg(target_os = "macos")]
+pub const SYSTEM_SECRET_ROOTS: &[&str] = &["/private/etc"];
 
 /// The most entries scanned under [`SYSTEM_SECRET_ROOTS`]; past it the run is refused.
 pub const MAX_SYSTEM_SCAN: usize = 100_000;
 
 /// Every user's home directory, hidden as the user's own is (an agent that runs as
 /// root can read the others').
+#[cfg(not(target_os = "macos"))]
 pub const ALL_HOMES: &[&str] = &["/home", "/root"];
+/// macOS's homes: `/Users`, and root's.
+#[cfg(target_os = "macos")]
+pub const ALL_HOMES: &[&str] = &["/Users", "/var/root"];
 
 /// `toolgate sandbox`'s options.
 #[derive(Debug, Clone, clap::Args)]
@@ -121,6 +137,12 @@ pub struct SandboxArgs {
     /// Only check that a sandbox can be built here: exit 0 if so, else 125 with why.
     #[arg(long)]
     pub check: bool,
+    /// Lets the command reach HOST over HTTPS (port 443) through toolgate's proxy
+    /// (`HTTPS_PROXY`): a name (`registry.npmjs.org`) or `*.domain`. Repeatable. Only
+    /// the hosts named, never this machine or a private network; what the host accepts
+    /// (an upload, `npm publish`) is not seen. Without it: no network at all.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
     /// The command and its arguments (after `--`).
     #[arg(last = true, value_name = "COMMAND", required_unless_present = "check")]
     pub command: Vec<OsString>,
@@ -156,6 +178,7 @@ pub struct Plan {
 
 /// The bubblewrap arguments for `plan` (everything between `bwrap` and `--`), in the
 /// order the mounts must be made: later mounts win.
+#[cfg_attr(target_os = "macos", allow(dead_code))]
 pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
     let mut a: Vec<OsString> = Vec::new();
     let mut push = |items: &[&dyn AsRef<std::ffi::OsStr>]| {
@@ -209,17 +232,28 @@ pub fn bwrap_args(plan: &Plan) -> Vec<OsString> {
 }
 
 /// The environment the command gets: this one without its secret variables, with the
-/// caches pointed into the private `/tmp` (the home directory is read-only).
-pub fn environment(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+/// caches pointed into the private temporary directory `tmp` (the home directory is
+/// read-only): `/tmp` on Linux, a directory made for the run on macOS.
+pub fn environment(
+    vars: impl Iterator<Item = (OsString, OsString)>,
+    tmp: &Path,
+) -> Vec<(OsString, OsString)> {
     let mut kept: Vec<(OsString, OsString)> = vars
         .filter(|(k, _)| {
             k.to_str()
                 .is_some_and(|k| !toolgate_core::builtin::secret_var(k))
         })
-        .filter(|(k, _)| !matches!(k.to_str(), Some("TMPDIR" | "XDG_CACHE_HOME")))
+        .filter(|(k, _)| {
+            !matches!(
+                k.to_str(),
+                Some("TMPDIR" | "XDG_CACHE_HOME" | "npm_config_cache" | "NPM_CONFIG_CACHE")
+            )
+        })
         .collect();
-    kept.push(("TMPDIR".into(), "/tmp".into()));
-    kept.push(("XDG_CACHE_HOME".into(), "/tmp/.cache".into()));
+    kept.push(("TMPDIR".into(), tmp.into()));
+    kept.push(("XDG_CACHE_HOME".into(), tmp.join(".cache").into()));
+    // npm writes its cache and logs under ~/.npm (read-only here) even for `npm test`.
+    kept.push(("npm_config_cache".into(), tmp.join(".npm").into()));
     kept
 }
 
@@ -514,11 +548,20 @@ fn links(_meta: &std::fs::Metadata) -> (u64, (u64, u64)) {
     (1, (0, 0))
 }
 
-/// Can bubblewrap build a sandbox here: `bwrap` on the PATH, and a probe in every
-/// namespace succeeds. The reason when it cannot.
+/// Can a sandbox be built here: on macOS, Seatbelt's ([`crate::seatbelt::probe`]);
+/// elsewhere, bubblewrap's: `bwrap` on the PATH, and a probe in every namespace
+/// succeeds. The reason when it cannot.
 pub fn probe() -> Result<PathBuf, String> {
+    #[cfg(target_os = "macos")]
+    return crate::seatbelt::probe();
+    #[cfg(not(target_os = "macos"))]
+    probe_bwrap()
+}
+
+#[cfg(not(target_os = "macos"))]
+fn probe_bwrap() -> Result<PathBuf, String> {
     if !cfg!(target_os = "linux") {
-        return Err("toolgate sandbox runs on Linux only (macOS's is not built yet)".into());
+        return Err("toolgate sandbox runs on Linux and macOS only".into());
     }
     let bwrap = crate::which::on_path("bwrap").ok_or_else(|| {
         "bubblewrap (bwrap) is not on PATH: install it (Debian and Ubuntu: apt-get install \
@@ -553,13 +596,19 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
         eprintln!("toolgate sandbox: {why}; nothing was run");
         Ok(REFUSED)
     };
+    let hosts = args
+        .allow_hosts
+        .iter()
+        .map(|h| crate::netproxy::check_host(h))
+        .collect::<Result<Vec<String>, String>>()
+        .map_err(CliError::Usage)?;
     let bwrap = match probe() {
         Ok(b) => b,
         Err(why) => return refuse(why),
     };
     if args.check {
         println!(
-            "toolgate sandbox: bubblewrap can build a sandbox here ({})",
+            "toolgate sandbox: a sandbox can be built here ({})",
             bwrap.display()
         );
         return Ok(0);
@@ -586,12 +635,101 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
     } else {
         plan.workspace.clone()
     };
-    let mut options = bwrap_args(&plan);
+    // A runner that cannot be started ran nothing either: the same 125.
+    let (status, ran) = match contain(&bwrap, &plan, start, &args.command, hosts) {
+        Ok(o) => o,
+        Err(e) => return refuse(format!("cannot run {}: {e}", bwrap.display())),
+    };
+    if !ran {
+        return refuse(format!("the sandbox could not be built ({status})"));
+    }
+    Ok(exit_of(status))
+}
+
+/// Runs `program` contained by `plan` with `runner` (Seatbelt's `sandbox-exec` on
+/// macOS), starting in `start`: its status and whether it ran.
+#[cfg(target_os = "macos")]
+fn contain(
+    _runner: &Path,
+    plan: &Plan,
+    start: PathBuf,
+    program: &[OsString],
+    hosts: Vec<String>,
+) -> std::io::Result<(std::process::ExitStatus, bool)> {
+    let tmp = crate::seatbelt::private_tmp()?;
+    let outcome = (|| {
+        let mut env = environment(std::env::vars_os(), &tmp);
+        let proxy = if hosts.is_empty() {
+            None
+        } else {
+            let port = crate::netproxy::serve_loopback(hosts)?;
+            crate::netproxy::name_proxy(&mut env, port);
+            Some(port)
+        };
+        let rules = crate::seatbelt::Rules {
+            hidden: plan
+                .all_homes
+                .iter()
+                .chain(&plan.homes)
+                .map(PathBuf::as_path)
+                .collect(),
+            readable: plan.toolchains.iter().map(PathBuf::as_path).collect(),
+            writable: vec![plan.workspace.as_path(), tmp.as_path()],
+            read_only: plan
+                .protected
+                .iter()
+                .chain(&plan.placeholders)
+                .chain(&plan.hard_links)
+                .map(PathBuf::as_path)
+                .collect(),
+            secrets: plan
+                .secrets
+                .iter()
+                .chain(&plan.outside_secrets)
+                .map(|(p, _)| p.as_path())
+                .collect(),
+            proxy,
+        };
+        let (text, params) = crate::seatbelt::profile(&rules);
+        crate::seatbelt::run(&text, &params, program, &env, &start)
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    outcome
+}
+
+/// Runs `program` contained by `plan` with bubblewrap (`runner`), starting in `start`:
+/// its status and whether it ran.
+#[cfg(not(target_os = "macos"))]
+fn contain(
+    bwrap: &Path,
+    plan: &Plan,
+    start: PathBuf,
+    program: &[OsString],
+    hosts: Vec<String>,
+) -> std::io::Result<(std::process::ExitStatus, bool)> {
+    let mut options = bwrap_args(plan);
     options.push("--chdir".into());
     options.push(start.into_os_string());
-    let mut command = Command::new(&bwrap);
-    command.env_clear().envs(environment(std::env::vars_os()));
-    let outcome = spawn_reporting(command, options, &args.command);
+    let mut command = Command::new(bwrap);
+    command
+        .env_clear()
+        .envs(environment(std::env::vars_os(), Path::new("/tmp")));
+    let proxy = if hosts.is_empty() {
+        None
+    } else {
+        Some(crate::netproxy::Proxy::start(hosts)?)
+    };
+    let bridged: Vec<OsString>;
+    let program = match &proxy {
+        Some(p) => {
+            options.extend(p.bwrap_args());
+            bridged = p.bridged(program);
+            &bridged
+        }
+        None => program,
+    };
+    let outcome = spawn_reporting(command, options, program);
+    drop(proxy);
     // The placeholders were made for this run: remove each that is still an empty file.
     for p in &plan.placeholders {
         if p.symlink_metadata()
@@ -600,15 +738,7 @@ pub fn run(args: &SandboxArgs, env: &crate::load::Env) -> Result<u8, CliError> {
             let _ = std::fs::remove_file(p);
         }
     }
-    // bubblewrap that cannot be started ran nothing either: the same 125.
-    let (status, ran) = match outcome {
-        Ok(o) => o,
-        Err(e) => return refuse(format!("cannot run {}: {e}", bwrap.display())),
-    };
-    if !ran {
-        return refuse(format!("bubblewrap could not build the sandbox ({status})"));
-    }
-    Ok(exit_of(status))
+    outcome
 }
 
 /// Runs bubblewrap with `--json-status-fd` on a pipe of its own: bubblewrap writes the
@@ -641,7 +771,7 @@ fn spawn_reporting(
     Ok((status, report.contains("\"exit-code\"")))
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 fn spawn_reporting(
     mut command: Command,
     options: Vec<OsString>,
@@ -651,8 +781,9 @@ fn spawn_reporting(
     command.status().map(|s| (s, true))
 }
 
+/// The exit status a shell gives for `status`: the code, or 128 + the signal.
 #[cfg(unix)]
-fn exit_of(status: std::process::ExitStatus) -> u8 {
+pub fn exit_of(status: std::process::ExitStatus) -> u8 {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(c), _) => u8::try_from(c).unwrap_or(1),
@@ -661,8 +792,9 @@ fn exit_of(status: std::process::ExitStatus) -> u8 {
     }
 }
 
+/// The exit status for `status`.
 #[cfg(not(unix))]
-fn exit_of(status: std::process::ExitStatus) -> u8 {
+pub fn exit_of(status: std::process::ExitStatus) -> u8 {
     status
         .code()
         .and_then(|c| u8::try_from(c).ok())
@@ -683,12 +815,21 @@ mod tests {
             ("TMPDIR", "/var/tmp"),
         ]
         .map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        let env = environment(vars.into_iter());
+        let env = environment(vars.into_iter(), Path::new("/tmp"));
         let names: Vec<_> = env
             .iter()
             .map(|(k, _)| k.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, ["PATH", "HOME", "TMPDIR", "XDG_CACHE_HOME"]);
+        assert_eq!(
+            names,
+            [
+                "PATH",
+                "HOME",
+                "TMPDIR",
+                "XDG_CACHE_HOME",
+                "npm_config_cache"
+            ]
+        );
         assert!(env.contains(&("TMPDIR".into(), "/tmp".into())));
     }
 

@@ -625,3 +625,99 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
         "{out}"
     );
 }
+
+/// `python3 -c` fetching `url` (through the proxy the environment names, as pip and
+/// npm do): prints `FETCHED <status>` or `FAILED <error>`.
+fn fetch(url: &str) -> String {
+    format!(
+        "python3 -c \"import urllib.request as u\ntry:\n print('FETCHED', u.urlopen('{url}', timeout=20).status)\nexcept Exception as e:\n print('FAILED', type(e).__name__, e)\""
+    )
+}
+
+#[test]
+fn allow_host_reaches_only_the_hosts_named() {
+    if !available() {
+        return;
+    }
+    let w = World::new("net");
+    let run = |args: &[&str], script: &str| {
+        let o = Command::new(BIN)
+            .arg("sandbox")
+            .args(args)
+            .args(["--", "sh", "-c", script])
+            .current_dir(&w.ws)
+            .env("HOME", &w.home)
+            .env("NO_PROXY", "*")
+            .output()
+            .unwrap();
+        text(&o)
+    };
+    // Bad hosts are a usage error: nothing runs.
+    for bad in ["127.0.0.1", "https://pypi.org", "pypi.org:443", "*"] {
+        let o = Command::new(BIN)
+            .args(["sandbox", "--allow-host", bad, "--", "sh", "-c", "echo RAN"])
+            .current_dir(&w.ws)
+            .env("HOME", &w.home)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("RAN"));
+    }
+    // A listener on the host's loopback, named and allowed: never reached (the proxy
+    // refuses this machine's addresses; the sandbox has no route of its own).
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let local = run(
+        &["--allow-host", "localhost"],
+        &format!(
+            "{}; {}; python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 2)\" && echo CONNECTED; true",
+            fetch(&format!("https://localhost:{port}/")),
+            fetch("https://localhost/")
+        ),
+    );
+    assert!(
+        !local.contains("FETCHED") && !local.contains("CONNECTED"),
+        "{local}"
+    );
+    assert!(local.matches("403 Forbidden").count() >= 2, "{local}");
+    assert!(
+        listener.accept().is_err(),
+        "the host's listener was reached"
+    );
+    // The proxy is named to the command; NO_PROXY is not passed on.
+    let env = run(
+        &["--allow-host", "pypi.org"],
+        "echo \"$HTTPS_PROXY|$https_proxy|${NO_PROXY-unset}\"",
+    );
+    assert!(
+        env.contains("http://127.0.0.1:") && env.contains("|unset"),
+        "{env}"
+    );
+    // A real registry, when this machine reaches it at all: through the proxy when
+    // named, not otherwise; a host not named is refused (403) either way.
+    let outside = Command::new("sh")
+        .args(["-c", &fetch("https://pypi.org/simple/pip/")])
+        .output()
+        .unwrap();
+    let reachable = String::from_utf8_lossy(&outside.stdout).contains("FETCHED 200");
+    let named = run(
+        &["--allow-host", "pypi.org"],
+        &fetch("https://pypi.org/simple/pip/"),
+    );
+    let unnamed = run(&[], &fetch("https://pypi.org/simple/pip/"));
+    let other = run(
+        &["--allow-host", "pypi.org"],
+        &fetch("https://example.com/"),
+    );
+    assert!(unnamed.contains("FAILED"), "{unnamed}");
+    assert!(other.contains("FAILED") && other.contains("403"), "{other}");
+    if reachable {
+        assert!(named.contains("FETCHED 200"), "{named}");
+    } else {
+        eprintln!(
+            "SKIPPED: this machine does not reach https://pypi.org: {}",
+            text(&outside)
+        );
+    }
+}
