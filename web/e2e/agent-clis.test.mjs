@@ -107,6 +107,28 @@ const claudeResults = (reqs) =>
     .map((b) => (typeof b.content === "string" ? b.content : JSON.stringify(b.content)));
 const codexResults = (reqs) =>
   reqs.flatMap((r) => r.body.input ?? []).filter((i) => i.type === "function_call_output").map((i) => String(i.output));
+/** A key in the home and a script in the workspace that builds, tries the key and
+ * prints `sandboxed-ran 42`: what a sandboxed run must show (ranContained). */
+function plantSandboxWorld(home, ws) {
+  mkdirSync(join(home, ".ssh"), { recursive: true });
+  writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN PRIVATE KEY----- sb-secret\n");
+  writeFileSync(join(ws, "t.py"), [
+    "import os",
+    "open('built.txt', 'w').write('built')",
+    "try:",
+    "    print('key', open(os.path.expanduser('~/.ssh/id_rsa')).read())",
+    "except OSError as e:",
+    "    print('key refused', type(e).__name__)",
+    "print('sandboxed-ran', 6 * 7)",
+  ].join("\n"));
+}
+
+/** The script ran contained: its output reached the model, it wrote its build output in
+ * the workspace, and the home's key was refused and never printed. */
+const ranContained = (results, ws) =>
+  results.some((t) => t.includes("sandboxed-ran 42") && t.includes("key refused")) && !results.some((t) => t.includes("sb-secret"))
+  && existsSync(join(ws, "built.txt"));
+
 const geminiResults = (reqs) =>
   reqs.flatMap((r) => r.body.contents ?? []).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse)
     .map((p) => JSON.stringify(p.functionResponse.response));
@@ -149,24 +171,13 @@ try {
     // hook to run inside `toolgate sandbox`; Claude Code runs the rewritten command:
     // the script's output reaches the model, its build output lands in the workspace,
     // and the key planted in the home stays out of reach.
-    mkdirSync(join(home, ".ssh"), { recursive: true });
-    writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN PRIVATE KEY----- sb-secret\n");
-    writeFileSync(join(ws, "t.py"), [
-      "import os",
-      "open('built.txt', 'w').write('built')",
-      "try:",
-      "    print('key', open(os.path.expanduser('~/.ssh/id_rsa')).read())",
-      "except OSError as e:",
-      "    print('key refused', type(e).__name__)",
-      "print('sandboxed-ran', 6 * 7)",
-    ].join("\n"));
+    plantSandboxWorld(home, ws);
     script.input = { command: "python3 t.py", description: "test" };
     fake.requests.length = 0;
     r = await claude(["-p", "run the tests"]);
     results = claudeResults(fake.requests);
     check("claude -p: a script (sandbox) runs inside toolgate sandbox, as the hook rewrote it: it ran, wrote in the workspace, and could not read the home's key",
-      results.some((t) => t.includes("sandboxed-ran 42") && t.includes("key refused")) && !results.some((t) => t.includes("sb-secret"))
-        && existsSync(join(ws, "built.txt")), { r, results });
+      ranContained(results, ws), { r, results });
 
     // Park and resume: the hook with --defer, installed by toolgate install.
     const db = `sqlite:${join(work, "runs.db")}`;
@@ -299,24 +310,13 @@ try {
       results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
     // The sandbox verdict: the hook allows the script with tool_input rewriting the
     // command into `toolgate sandbox`; Gemini CLI merges it and runs the rewritten one.
-    mkdirSync(join(home, ".ssh"), { recursive: true });
-    writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN PRIVATE KEY----- sb-secret\n");
-    writeFileSync(join(ws, "t.py"), [
-      "import os",
-      "open('built.txt', 'w').write('built')",
-      "try:",
-      "    print('key', open(os.path.expanduser('~/.ssh/id_rsa')).read())",
-      "except OSError as e:",
-      "    print('key refused', type(e).__name__)",
-      "print('sandboxed-ran', 6 * 7)",
-    ].join("\n"));
+    plantSandboxWorld(home, ws);
     script.args = { command: "python3 t.py" };
     fake.requests.length = 0;
     r = await gem();
     results = geminiResults(fake.requests);
     check("gemini -p: a script (sandbox) runs inside toolgate sandbox, as the hook's tool_input rewrote it: it ran, wrote in the workspace, and could not read the home's key",
-      results.some((t) => t.includes("sandboxed-ran 42") && t.includes("key refused")) && !results.some((t) => t.includes("sb-secret"))
-        && existsSync(join(ws, "built.txt")), { r, results });
+      ranContained(results, ws), { r, results });
     // The hook cannot run (its binary removed): Gemini CLI only warns on a failed hook,
     // but the guard's exit 2 is its "block".
     const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "gemini", "gemini");

@@ -199,30 +199,26 @@ pub trait Conn: Read + Write + Send + 'static {
     fn read_timeout(&self, t: Option<Duration>);
 }
 
-impl Conn for TcpStream {
-    fn twin(&self) -> std::io::Result<Self> {
-        self.try_clone()
-    }
-    fn close(&self) {
-        let _ = self.shutdown(Shutdown::Both);
-    }
-    fn read_timeout(&self, t: Option<Duration>) {
-        let _ = self.set_read_timeout(t);
-    }
+/// [`Conn`] for a std stream type: both have the same methods under the same names.
+macro_rules! conn {
+    ($t:ty) => {
+        impl Conn for $t {
+            fn twin(&self) -> std::io::Result<Self> {
+                self.try_clone()
+            }
+            fn close(&self) {
+                let _ = self.shutdown(Shutdown::Both);
+            }
+            fn read_timeout(&self, t: Option<Duration>) {
+                let _ = self.set_read_timeout(t);
+            }
+        }
+    };
 }
 
+conn!(TcpStream);
 #[cfg(unix)]
-impl Conn for std::os::unix::net::UnixStream {
-    fn twin(&self) -> std::io::Result<Self> {
-        self.try_clone()
-    }
-    fn close(&self) {
-        let _ = self.shutdown(Shutdown::Both);
-    }
-    fn read_timeout(&self, t: Option<Duration>) {
-        let _ = self.set_read_timeout(t);
-    }
-}
+conn!(std::os::unix::net::UnixStream);
 
 /// Serves the proxy on `incoming` (each accepted connection), each connection in a
 /// thread of its own, at most [`MAX_TUNNELS`] at once. Returns when `incoming` ends.
