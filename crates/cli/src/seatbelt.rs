@@ -67,7 +67,10 @@ pub const BASE: &str = r#"(version 1)
 (allow file-write-data
   (literal "/dev/null")
   (literal "/dev/zero")
-  (literal "/dev/dtracehelper"))
+  (literal "/dev/dtracehelper")
+  (literal "/dev/stdout")
+  (literal "/dev/stderr")
+  (regex #"^/dev/fd/[0-9]+$"))
 "#;
 
 /// What a profile allows and denies, by path (each list in the order the rules are

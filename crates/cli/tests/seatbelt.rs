@@ -226,11 +226,13 @@ fn the_escape_table_on_macos() {
     // What must work inside: running programs, writing build outputs in the workspace
     // and the private temporary directory, the exit status.
     let o = w.run(
-        "mkdir -p build && echo built > build/out.txt && echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\" && echo $((6*7))",
+        "mkdir -p build && echo built > build/out.txt && echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\" && echo $((6*7)) && echo to-stderr > /dev/stderr && echo to-stdout > /dev/stdout",
     );
     assert!(o.status.success(), "inside:\n{}", text(&o));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("42"),
+        String::from_utf8_lossy(&o.stdout).contains("42")
+            && String::from_utf8_lossy(&o.stdout).contains("to-stdout")
+            && String::from_utf8_lossy(&o.stderr).contains("to-stderr"),
         "{}",
         text(&o)
     );
