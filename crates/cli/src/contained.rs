@@ -174,19 +174,30 @@ pub fn codex_unsandboxed(
 }
 
 /// The command line that runs `command` through bash inside `toolgate sandbox` with
-/// `workspace` writable: what the host runs instead of `command`.
-pub fn wrap(toolgate: &Path, workspace: &str, command: &str) -> Result<String, String> {
+/// `workspace` writable and `hosts` reachable over HTTPS: what the host runs instead of
+/// `command`.
+pub fn wrap(
+    toolgate: &Path,
+    workspace: &str,
+    hosts: &[String],
+    command: &str,
+) -> Result<String, String> {
     let exe = toolgate
         .to_str()
         .ok_or_else(|| format!("the path of toolgate is not UTF-8: {}", toolgate.display()))?;
     Ok(toolgate_core::contained::command_line(
-        exe, workspace, command,
+        exe, workspace, hosts, command,
     ))
 }
 
 /// The tool arguments with their `command` replaced by [`wrap`]'s; every other key
 /// kept (Claude Code's `description`, `timeout`, `run_in_background`).
-pub fn rewritten(args: &Value, toolgate: &Path, workspace: &str) -> Result<Value, String> {
+pub fn rewritten(
+    args: &Value,
+    toolgate: &Path,
+    workspace: &str,
+    hosts: &[String],
+) -> Result<Value, String> {
     let command = args
         .get("command")
         .and_then(Value::as_str)
@@ -195,7 +206,7 @@ pub fn rewritten(args: &Value, toolgate: &Path, workspace: &str) -> Result<Value
     if let Some(obj) = out.as_object_mut() {
         obj.insert(
             "command".into(),
-            Value::String(wrap(toolgate, workspace, command)?),
+            Value::String(wrap(toolgate, workspace, hosts, command)?),
         );
     }
     Ok(out)
@@ -219,7 +230,7 @@ mod tests {
             "-x",
             "--rcfile=/x -i",
         ] {
-            let line = wrap(Path::new("/opt/tg/toolgate"), "/w s", cmd).unwrap();
+            let line = wrap(Path::new("/opt/tg/toolgate"), "/w s", &[], cmd).unwrap();
             // bash splits the line back into exactly these words.
             let out = std::process::Command::new("bash")
                 .args(["-c", &format!("printf '%s\\0' {line}")])
@@ -257,21 +268,21 @@ mod tests {
             .unwrap();
         assert_eq!(out.status.code(), Some(127));
         assert!(String::from_utf8_lossy(&out.stderr).contains("command not found"));
-        let words = toolgate_core::contained::argv("/t", "/w", "--version");
+        let words = toolgate_core::contained::argv("/t", "/w", &[], "--version");
         assert_eq!(words[5..], ["/bin/bash", "-c", "--", "--version"]);
     }
 
     #[test]
     fn only_the_command_changes() {
         let args = json!({"command": "make", "description": "build", "timeout": 5});
-        let out = rewritten(&args, Path::new("/t"), "/w").unwrap();
+        let out = rewritten(&args, Path::new("/t"), "/w", &[]).unwrap();
         assert_eq!(out["description"], "build");
         assert_eq!(out["timeout"], 5);
         assert_eq!(
             out["command"],
             "/t sandbox --workspace /w -- /bin/bash -c -- make"
         );
-        assert!(rewritten(&json!({"cmd": "make"}), Path::new("/t"), "/w").is_err());
+        assert!(rewritten(&json!({"cmd": "make"}), Path::new("/t"), "/w", &[]).is_err());
     }
 
     #[test]

@@ -391,7 +391,8 @@ fn contain(
     if verdict.tier != Tier::Sandbox {
         return (verdict, input.args.clone());
     }
-    match sandboxed_args(host, input, env, contained.workspace()) {
+    let hosts = toolgate_core::contained::hosts_for(&verdict, &contained);
+    match sandboxed_args(host, input, env, contained.workspace(), hosts) {
         Ok(args) => (verdict, args),
         Err(why) => {
             let mut plain = toolgate_fs::classify(policy, call, fs);
@@ -403,8 +404,14 @@ fn contain(
 }
 
 /// The call's arguments with its command wrapped in `toolgate sandbox`, when this host
-/// and this machine allow it.
-fn sandboxed_args(host: Host, input: &Input, env: &Env, workspace: &str) -> Result<Value, String> {
+/// and this machine allow it; `hosts` (a registry install's) reachable over HTTPS.
+fn sandboxed_args(
+    host: Host,
+    input: &Input,
+    env: &Env,
+    workspace: &str,
+    hosts: &[String],
+) -> Result<Value, String> {
     let (cwd, home) = (input.cwd.as_deref(), env.home.as_deref());
     match host {
         Host::ClaudeCode => crate::contained::claude_code_sandboxes(cwd, home)?,
@@ -416,7 +423,7 @@ fn sandboxed_args(host: Host, input: &Input, env: &Env, workspace: &str) -> Resu
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
-    crate::contained::rewritten(&input.args, &exe, workspace)
+    crate::contained::rewritten(&input.args, &exe, workspace, hosts)
 }
 
 /// `--defer`: park the ask, or answer what a person decided for this tool use, once.

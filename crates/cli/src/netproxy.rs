@@ -49,30 +49,12 @@ pub const NO_PROXY_VARS: &[&str] = &["NO_PROXY", "no_proxy"];
 /// such as an intranet's `nexus`, too), or `*.name`; lower case; not an address, not a
 /// port.
 pub fn check_host(host: &str) -> Result<String, String> {
-    let h = host.trim().to_ascii_lowercase();
-    let name = h.strip_prefix("*.").unwrap_or(&h);
-    let labels: Vec<&str> = name.split('.').collect();
-    let valid = !name.is_empty()
-        && name.len() <= 253
-        && labels.iter().all(|l| {
-            !l.is_empty()
-                && l.len() <= 63
-                && !l.starts_with('-')
-                && !l.ends_with('-')
-                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        })
-        && name.parse::<IpAddr>().is_err()
-        && !labels
-            .last()
-            .is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_digit()));
-    if valid {
-        Ok(h)
-    } else {
-        Err(format!(
+    toolgate_core::contained::host_name(host).ok_or_else(|| {
+        format!(
             "--allow-host {host}: a host name (registry.npmjs.org) or *.domain, without a \
              scheme, port or address"
-        ))
-    }
+        )
+    })
 }
 
 /// Is `host` one of `allowed` (each `name` or `*.name`, from [`check_host`])?

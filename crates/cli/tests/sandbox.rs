@@ -721,3 +721,98 @@ fn allow_host_reaches_only_the_hosts_named() {
         );
     }
 }
+
+/// A policy's `sandbox_network`: an install from a package registry is answered
+/// `allow`, wrapped in `toolgate sandbox` with `--allow-host` for the registries named
+/// (and nothing else is given the network); run as the host runs it, the package lands
+/// in the workspace. Without the key the install asks, as before.
+#[test]
+fn a_registry_install_runs_contained_with_the_registries_named() {
+    if !available() {
+        return;
+    }
+    let w = World::new("registry");
+    let ws = w.ws.to_str().unwrap();
+    let input = |cmd: &str| {
+        serde_json::json!({
+            "session_id": "s1", "transcript_path": "/dev/null", "cwd": ws,
+            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": cmd}, "tool_use_id": "t1",
+        })
+        .to_string()
+    };
+    let install = "npm install is-number@7.0.0 --no-audit --no-fund";
+    let plain = hook(&w, "claude-code", &[], &input(install));
+    assert_eq!(
+        plain["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{plain}"
+    );
+    assert!(plain.to_string().contains("sandbox_network"), "{plain}");
+    let policy = w.root.join("registries.toml");
+    std::fs::write(&policy, "sandbox_network = [\"npm\"]\n").unwrap();
+    let with = ["--policy", policy.to_str().unwrap()];
+    let out = hook(&w, "claude-code", &with, &input(install));
+    let h = &out["hookSpecificOutput"];
+    assert_eq!(h["permissionDecision"], "allow", "{out}");
+    assert!(
+        h["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("builtin.sandbox.registry"),
+        "{out}"
+    );
+    let wrapped = h["updatedInput"]["command"].as_str().unwrap().to_string();
+    assert!(
+        wrapped.contains(
+            " --allow-host registry.npmjs.org --allow-host registry.yarnpkg.com -- /bin/bash -c -- "
+        ),
+        "{wrapped}"
+    );
+    // A test run is contained without the network, under the same policy; what is
+    // not an install from a registry asks as before.
+    let test = hook(&w, "claude-code", &with, &input("npm test"));
+    let test_cmd = test["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        test_cmd.contains(" sandbox ") && !test_cmd.contains("--allow-host"),
+        "{test}"
+    );
+    for cmd in [
+        "npm install -g typescript",
+        "npm publish",
+        "curl https://registry.npmjs.org/",
+    ] {
+        let out = hook(&w, "claude-code", &with, &input(cmd));
+        assert_eq!(
+            out["hookSpecificOutput"]["permissionDecision"], "ask",
+            "{cmd}: {out}"
+        );
+    }
+    // Run it as Claude Code would, when this machine reaches the registry at all.
+    let reachable = Command::new("sh")
+        .args(["-c", &fetch("https://registry.npmjs.org/is-number")])
+        .output()
+        .unwrap();
+    if !String::from_utf8_lossy(&reachable.stdout).contains("FETCHED 200") {
+        eprintln!("SKIPPED: this machine does not reach https://registry.npmjs.org");
+        return;
+    }
+    std::fs::write(
+        w.ws.join("package.json"),
+        r#"{"name":"w","version":"1.0.0"}"#,
+    )
+    .unwrap();
+    let ran = Command::new("bash")
+        .args(["-c", &wrapped])
+        .current_dir(&w.ws)
+        .env("HOME", &w.home)
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", text(&ran));
+    assert!(
+        w.ws.join("node_modules/is-number/package.json").is_file(),
+        "{}",
+        text(&ran)
+    );
+}

@@ -54,6 +54,10 @@ pub enum RuleId {
     /// trees) toolgate cannot see, run now inside `toolgate sandbox` instead. Only a
     /// policy whose host contains such calls gives it.
     Sandbox,
+    /// `builtin.sandbox.registry`: an install from a package registry into the
+    /// workspace, run inside `toolgate sandbox` with HTTPS to the registries the
+    /// policy's `sandbox_network` names and nothing else of the network.
+    SandboxRegistry,
     /// `builtin.shell.args`: an argument beside a shell command that could change where
     /// or how it runs (an environment, a user, two working directories).
     ShellArgs,
@@ -153,7 +157,7 @@ pub enum RuleId {
 
 impl RuleId {
     /// Every built-in rule, in the order of their ids.
-    pub const ALL: [RuleId; 66] = [
+    pub const ALL: [RuleId; 67] = [
         RuleId::Default,
         RuleId::EditGit,
         RuleId::EditOutside,
@@ -174,6 +178,7 @@ impl RuleId {
         RuleId::ReadSecret,
         RuleId::ReadWorkspace,
         RuleId::Sandbox,
+        RuleId::SandboxRegistry,
         RuleId::ShellArgs,
         RuleId::ShellChmodRoot,
         RuleId::ShellDateFile,
@@ -245,6 +250,7 @@ impl RuleId {
             RuleId::ReadSecret => "builtin.read-secret",
             RuleId::ReadWorkspace => "builtin.read-workspace",
             RuleId::Sandbox => "builtin.sandbox",
+            RuleId::SandboxRegistry => "builtin.sandbox.registry",
             RuleId::ShellArgs => "builtin.shell.args",
             RuleId::ShellChmodRoot => "builtin.shell.chmod-root",
             RuleId::ShellDateFile => "builtin.shell.date-file",
@@ -317,6 +323,7 @@ impl RuleId {
             "builtin.read-secret" => RuleId::ReadSecret,
             "builtin.read-workspace" => RuleId::ReadWorkspace,
             "builtin.sandbox" => RuleId::Sandbox,
+            "builtin.sandbox.registry" => RuleId::SandboxRegistry,
             "builtin.shell.args" => RuleId::ShellArgs,
             "builtin.shell.chmod-root" => RuleId::ShellChmodRoot,
             "builtin.shell.date-file" => RuleId::ShellDateFile,
@@ -728,6 +735,24 @@ pub const EXAMPLES: &[(RuleId, &[&str], &[&str])] = &[
             "grep -r x /srv",
             "grep -R x .",
             "sudo make",
+        ],
+    ),
+    // Judged for such a host with `sandbox_network = ["npm", "pypi"]`.
+    (
+        RuleId::SandboxRegistry,
+        &[
+            "npm install",
+            "npm ci && npm test",
+            "pip install -r requirements.txt",
+            "uv sync",
+        ],
+        &[
+            "npm test",
+            "npm install -g typescript",
+            "pip install --user x",
+            "npm publish",
+            "curl https://registry.npmjs.org/",
+            "npm install > /etc/x",
         ],
     ),
 ];

@@ -9,6 +9,15 @@ fn policy() -> Policy {
     Policy::defaults("/home/dev/app", "/home/dev")
 }
 
+/// The policy for a host that contains calls, with npm's and PyPI's registries named.
+fn registries() -> Policy {
+    Policy::from_toml(
+        "workspace = \"/home/dev/app\"\nhome = \"/home/dev\"\nsandbox_network = [\"npm\", \"pypi\"]",
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+    .with_sandbox_host(true)
+}
+
 /// Shell-ish strings: random mixes of the syntax the parser cares about.
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
@@ -224,6 +233,8 @@ fn sandbox_piece() -> impl Strategy<Value = &'static str> {
         "cat notes.txt",
         "npm install",
         "pip install x",
+        "npm install -g x",
+        "pip install --user x",
         "curl https://example.com",
         "git push",
         "rm x",
@@ -253,8 +264,16 @@ proptest! {
     fn sandbox_only_replaces_ask(
         pieces in prop::collection::vec((sandbox_piece(), separator()), 1..5),
         glue in prop::sample::select(vec!["", " ", "FOO=1 ", "timeout 5 ", "env "]),
+        // After the first piece, in the same simple command: a redirection the sandbox
+        // contains, or one it cannot (a secret read, a write outside the workspace).
+        tail in prop::sample::select(vec!["", " 2>&1", " > out.txt", " < .env", " > /tmp/out", " > ~/.bashrc"]),
     ) {
-        let cmd: String = pieces.iter().map(|(p, s)| format!("{glue}{p}{s}")).collect();
+        let cmd: String = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, (p, s))| format!("{glue}{p}{}{s}", if i == 0 { tail } else { "" }))
+            .collect();
+        let uncontained_tail = matches!(tail, " < .env" | " > /tmp/out" | " > ~/.bashrc");
         let call = ToolCall::new("bash", json!({ "command": cmd.clone() }));
         let plain = policy().classify(&call);
         let host = policy().with_sandbox_host(true).classify(&call);
@@ -279,10 +298,47 @@ proptest! {
             }
         }
         // What the sandbox cannot contain is never sandboxed, whatever surrounds it.
-        for never in ["npm install", "pip install x", "curl https://example.com", "git push", "rm x", "cat .env", "echo $GITHUB_TOKEN", "> ~/.bashrc", "< .env", "grep -r x /srv", "docker run x", "$CMD"] {
-            if pieces.iter().any(|(p, _)| *p == never) {
-                prop_assert!(host.tier != Tier::Sandbox, "{:?} contains {:?} yet is {:?}", cmd, never, host);
+        let never = ["curl https://example.com", "git push", "rm x", "cat .env", "echo $GITHUB_TOKEN", "> ~/.bashrc", "< .env", "grep -r x /srv", "docker run x", "$CMD", "npm install -g x", "pip install --user x"];
+        let installs = ["npm install", "pip install x"];
+        for n in never.iter().chain(&installs) {
+            if pieces.iter().any(|(p, _)| p == n) {
+                prop_assert!(host.tier != Tier::Sandbox, "{:?} contains {:?} yet is {:?}", cmd, n, host);
             }
+        }
+        if uncontained_tail {
+            prop_assert!(host.tier != Tier::Sandbox, "{:?}: {:?}", cmd, host);
+        }
+        // With registries named, only installs from them change, to `sandbox` with the
+        // registries (`builtin.sandbox.registry`, which the whole command then carries);
+        // nothing the sandbox cannot contain is sandboxed still.
+        let reg = registries().classify(&call);
+        let has_install = pieces
+            .iter()
+            .enumerate()
+            .any(|(i, (p, _))| installs.contains(p) && !(i == 0 && uncontained_tail));
+        // (At `ask`, the part that decides may change, as above.)
+        if reg.tier == host.tier && host.tier != Tier::Ask && !(host.tier == Tier::Sandbox && has_install) {
+            prop_assert_eq!(&reg.rule, &host.rule, "{:?}", cmd);
+        } else if reg.tier != host.tier {
+            prop_assert!(host.tier == Tier::Ask && reg.tier == Tier::Sandbox, "{:?}: {:?} -> {:?}", cmd, host, reg);
+        }
+        if reg.tier == Tier::Sandbox {
+            let registry = reg.parts.iter().any(|p| p.rule == "builtin.sandbox.registry");
+            prop_assert_eq!(reg.rule == "builtin.sandbox.registry", registry, "{:?}", cmd);
+            prop_assert_eq!(registry, has_install, "{:?}: {:?}", cmd, reg);
+        }
+        for (a, b) in host.parts.iter().zip(&reg.parts) {
+            if a.tier != b.tier {
+                prop_assert!(a.tier == Tier::Ask && b.rule == "builtin.sandbox.registry", "{:?}: {:?} / {:?}", cmd, a, b);
+            }
+        }
+        for n in never {
+            if pieces.iter().any(|(p, _)| *p == n) {
+                prop_assert!(reg.tier != Tier::Sandbox, "{:?} contains {:?} yet is {:?}", cmd, n, reg);
+            }
+        }
+        if uncontained_tail {
+            prop_assert!(reg.tier != Tier::Sandbox, "{:?}: {:?}", cmd, reg);
         }
     }
 }

@@ -32,9 +32,19 @@ fn every_rule_decides_its_examples_and_not_the_others() {
     let plain = Policy::defaults("/home/dev/app", "/home/dev");
     // `builtin.sandbox` comes only from a policy whose host contains such calls.
     let host = plain.clone().with_sandbox_host(true);
+    // `builtin.sandbox.registry` only where the policy names registries too.
+    let registries = Policy::from_toml(
+        "workspace = \"/home/dev/app\"\nhome = \"/home/dev\"\nsandbox_network = [\"npm\", \"pypi\"]",
+    )
+    .expect("a policy")
+    .with_sandbox_host(true);
     let mut bad = Vec::new();
     for id in RuleId::ALL {
-        let p = if id == RuleId::Sandbox { &host } else { &plain };
+        let p = match id {
+            RuleId::Sandbox => &host,
+            RuleId::SandboxRegistry => &registries,
+            _ => &plain,
+        };
         let Some((_, yes, no)) = EXAMPLES.iter().find(|(e, _, _)| *e == id) else {
             bad.push(format!("{id}: no examples"));
             continue;

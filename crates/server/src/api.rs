@@ -649,9 +649,8 @@ fn classified(
 ) -> Classified {
     let call = toolgate_core::ToolCall::new(c.tool, c.args);
     let mut verdict = policy.classify(&call);
-    let sandboxed = sandbox.and_then(|s| {
-        toolgate_core::contained::sandboxed(&verdict, &call, &s.toolgate, policy.workspace())
-    });
+    let sandboxed = sandbox
+        .and_then(|s| toolgate_core::contained::sandboxed(&verdict, &call, policy, &s.toolgate));
     if verdict.tier == toolgate_core::Tier::Sandbox && sandboxed.is_none() {
         verdict.tier = toolgate_core::Tier::Ask;
         verdict.reason = format!(

@@ -1730,6 +1730,43 @@ fn classify_answers_sandbox_with_the_command_only_for_agents_that_contain_calls(
     assert_eq!(parked.json()["run"]["marker"]["calls"][0]["tier"], "ask");
     drop(server);
 
+    // A policy naming registries: the install runs contained with HTTPS to them.
+    std::fs::write(
+        dir.join("registries.toml"),
+        format!("{base}sandbox_network = [\"pypi\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &config,
+        "policy = \"registries.toml\"\n[sandbox]\nagents = true\ntoolgate = \"/opt/tg/toolgate\"\n",
+    )
+    .unwrap();
+    let server = start_args(&db, &[], &["--config", config.to_str().unwrap()]);
+    let body = req(
+        &server.addr,
+        "POST",
+        "/v1/classify",
+        Some(AGENT),
+        Some(&calls),
+        &[],
+    )
+    .json();
+    let v = &body["verdicts"];
+    assert_eq!(
+        (&v[1]["tier"], &v[1]["rule"]),
+        (&json!("sandbox"), &json!("builtin.sandbox.registry"))
+    );
+    assert_eq!(
+        v[1]["sandboxed"]["command"],
+        "/opt/tg/toolgate sandbox --workspace /srv/app --allow-host pypi.org --allow-host \
+         files.pythonhosted.org -- /bin/bash -c -- 'pip install requests'"
+    );
+    assert!(!v[0]["sandboxed"]["command"]
+        .as_str()
+        .unwrap()
+        .contains("--allow-host"));
+    drop(server);
+
     // The reference agent runs the code steps contained and parks at `git push`.
     let server = start_args(
         &db,

@@ -19,6 +19,39 @@ const REPOSITORY: &str =
     "git writes the repository (.git, kept read-only in the sandbox) or reaches a remote";
 const HOST: &str = "it talks to a service or process of the host, which the sandbox does not reach";
 const UNKNOWN: &str = "its subcommand is only known at run time";
+/// Installs from a package registry into the workspace (`node_modules`, a virtual
+/// environment there): served with HTTPS to the registries a policy's
+/// `sandbox_network` names; without it, the network the sandbox withholds.
+pub(super) const REGISTRY: &str = "it installs from a package registry, which needs the \
+network the sandbox withholds (a policy's sandbox_network can name the registries)";
+
+/// The subcommands of a package manager that install from its registry into the
+/// workspace ([`REGISTRY`]). `yarn` alone installs too.
+const REGISTRY_INSTALLS: &[(&str, &[&str])] = &[
+    (
+        "npm",
+        &[
+            "install",
+            "i",
+            "in",
+            "add",
+            "ci",
+            "clean-install",
+            "install-clean",
+            "update",
+            "up",
+        ],
+    ),
+    ("pnpm", &["install", "i", "add", "update", "up"]),
+    ("yarn", &["install", "add"]),
+    ("bun", &["install", "i", "add", "a", "update"]),
+    ("uv", &["sync", "add", "lock"]),
+];
+
+/// Options that install into the system or the home instead of the workspace.
+const GLOBAL_OPTIONS: &[&str] = &[
+    "-g", "--global", "--user", "--system", "--prefix", "--root", "--target", "-t",
+];
 
 /// Programs whose every use is the network: remote shells and copies, DNS and probes,
 /// cloud and forge CLIs, package runners that download what they run (`npx`, `uvx`),
@@ -277,6 +310,9 @@ pub(super) fn withheld(name: &str, kind: Kind, args: &[&Word]) -> Option<&'stati
         return Some(HOST);
     }
     let sub = subcommand(args);
+    if let Some(why) = registry_install(name, &sub, args) {
+        return Some(why);
+    }
     if let Some((_, subs)) = BY_SUBCOMMAND.iter().find(|(n, _)| *n == name) {
         return match (subs, sub) {
             (_, Sub::Dynamic) => Some(UNKNOWN),
@@ -299,6 +335,42 @@ pub(super) fn withheld(name: &str, kind: Kind, args: &[&Word]) -> Option<&'stati
         "cmake" if args.iter().any(|a| a.text == "--install") => Some(OUTSIDE),
         _ => None,
     }
+}
+
+/// [`REGISTRY`] for a package manager's install into the workspace, [`OUTSIDE`] for
+/// one into the system or the home (`-g`, `--user`, …); `None` for anything else.
+fn registry_install(name: &str, sub: &Sub, args: &[&Word]) -> Option<&'static str> {
+    let installs = match (name, sub) {
+        ("yarn", Sub::None) => true,
+        ("uv", Sub::Word("pip")) => {
+            let rest: Vec<&Word> = args
+                .iter()
+                .skip_while(|a| a.text != "pip")
+                .skip(1)
+                .copied()
+                .collect();
+            matches!(subcommand(&rest), Sub::Word("install" | "sync"))
+        }
+        (_, Sub::Word(s)) => REGISTRY_INSTALLS
+            .iter()
+            .any(|(n, subs)| *n == name && subs.contains(s)),
+        _ => false,
+    };
+    if !installs {
+        return None;
+    }
+    Some(elsewhere(args).unwrap_or(REGISTRY))
+}
+
+/// [`OUTSIDE`] when an install's options put it in the system or the home.
+fn elsewhere(args: &[&Word]) -> Option<&'static str> {
+    args.iter()
+        .any(|a| {
+            let t = a.text.as_str();
+            GLOBAL_OPTIONS.contains(&t.split_once('=').map_or(t, |(o, _)| o))
+                || t == "--location=global"
+        })
+        .then_some(OUTSIDE)
 }
 
 /// `go`: fetching modules (`get`, `install`, `mod download|tidy|vendor`) is the network.
@@ -326,6 +398,7 @@ fn go(sub: Sub, args: &[&Word]) -> Option<&'static str> {
 /// system's or the home's site-packages.
 fn pip(args: &[&Word]) -> Option<&'static str> {
     match subcommand(args) {
+        Sub::Word("install" | "download" | "wheel") => Some(elsewhere(args).unwrap_or(REGISTRY)),
         Sub::Word(
             "list" | "show" | "freeze" | "check" | "inspect" | "debug" | "help" | "--version"
             | "-V",
@@ -459,17 +532,17 @@ mod tests {
     ];
 
     const KEPT: &[(&str, &str)] = &[
-        ("npm install", NETWORK),
-        ("npm i -D x", NETWORK),
+        ("npm install", REGISTRY),
+        ("npm i -D x", REGISTRY),
         ("npm", NETWORK),
         ("npm --prefix x test", NETWORK),
-        ("yarn", NETWORK),
-        ("yarn add x", NETWORK),
-        ("pnpm add x", NETWORK),
-        ("pip install requests", NETWORK),
-        ("pip3 download x", NETWORK),
-        ("python -m pip install x", NETWORK),
-        ("python3 -mpip install x", NETWORK),
+        ("yarn", REGISTRY),
+        ("yarn add x", REGISTRY),
+        ("pnpm add x", REGISTRY),
+        ("pip install requests", REGISTRY),
+        ("pip3 download x", REGISTRY),
+        ("python -m pip install x", REGISTRY),
+        ("python3 -mpip install x", REGISTRY),
         ("python -m ensurepip", OUTSIDE),
         ("cargo install ripgrep", NETWORK),
         ("cargo add serde", NETWORK),
@@ -485,15 +558,25 @@ mod tests {
         ("apt-get install x", OUTSIDE),
         ("make install", OUTSIDE),
         ("cmake --install build", OUTSIDE),
-        ("uv pip install x", NETWORK),
-        ("uv sync", NETWORK),
+        ("uv pip install x", REGISTRY),
+        ("uv sync", REGISTRY),
         ("npx jest", NETWORK),
         ("kill 1", HOST),
-        ("bun install", NETWORK),
+        ("bun install", REGISTRY),
         ("dotnet restore", NETWORK),
         ("npm $X", UNKNOWN),
         ("cargo $SUB", UNKNOWN),
         ("psql -c x", NETWORK),
+        ("npm ci", REGISTRY),
+        ("npm publish", NETWORK),
+        ("npm install -g x", OUTSIDE),
+        ("npm i --location=global x", OUTSIDE),
+        ("pip install --user x", OUTSIDE),
+        ("pip install --prefix=/opt x", OUTSIDE),
+        ("pip uninstall x", NETWORK),
+        ("uv pip install --system x", OUTSIDE),
+        ("uv pip list", NETWORK),
+        ("npm --prefix /x install", NETWORK),
     ];
 
     #[test]

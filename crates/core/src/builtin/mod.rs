@@ -52,6 +52,11 @@ pub struct Finding {
     /// outside the workspace, …): said in the reason where the host sandboxes.
     #[cfg(feature = "sandbox-verdict")]
     pub withheld: Option<Cow<'static, str>>,
+    /// It is not containable only because it installs from a package registry into
+    /// the workspace: containable with HTTPS to the registries a policy names
+    /// (`sandbox_network`).
+    #[cfg(feature = "sandbox-verdict")]
+    pub registry: bool,
 }
 
 impl Finding {
@@ -65,6 +70,8 @@ impl Finding {
             containable: false,
             #[cfg(feature = "sandbox-verdict")]
             withheld: None,
+            #[cfg(feature = "sandbox-verdict")]
+            registry: false,
         }
     }
 
@@ -73,6 +80,7 @@ impl Finding {
     #[cfg(feature = "sandbox-verdict")]
     fn contained_unless(mut self, why_not: Option<&'static str>) -> Finding {
         self.containable = why_not.is_none();
+        self.registry = why_not == Some(contain::REGISTRY);
         self.withheld = why_not.map(Cow::Borrowed);
         self
     }
@@ -87,6 +95,15 @@ impl Finding {
     pub fn is_containable(&self) -> bool {
         #[cfg(feature = "sandbox-verdict")]
         return self.containable;
+        #[cfg(not(feature = "sandbox-verdict"))]
+        false
+    }
+
+    /// Is it containable given HTTPS to the package registries (an install from one
+    /// into the workspace), though not without?
+    pub fn needs_registry(&self) -> bool {
+        #[cfg(feature = "sandbox-verdict")]
+        return self.registry;
         #[cfg(not(feature = "sandbox-verdict"))]
         false
     }
@@ -133,10 +150,18 @@ impl Finding {
         if other.tier > self.tier {
             *self = other;
         } else {
+            // Containable, then containable with the registries, then not: the least
+            // of the two holds, and the reason why not is the other's.
             #[cfg(feature = "sandbox-verdict")]
-            if other.tier == self.tier && self.containable && !other.containable {
-                self.containable = false;
-                self.withheld = Some(other.withheld.unwrap_or(other.reason));
+            if other.tier == self.tier {
+                if self.containable && !other.containable {
+                    self.containable = false;
+                    self.registry = other.registry;
+                    self.withheld = Some(other.withheld.unwrap_or(other.reason));
+                } else if self.registry && !other.containable && !other.registry {
+                    self.registry = false;
+                    self.withheld = Some(other.withheld.unwrap_or(other.reason));
+                }
             }
         }
     }

@@ -72,8 +72,11 @@ pub(super) fn strictest(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict 
 }
 
 /// The strictest part decides; the first part of that tier gives rule, reason, span.
-/// A hard-deny part outranks a user-rule deny so `rule` names the built-in.
+/// A hard-deny part outranks a user-rule deny so `rule` names the built-in, and an
+/// install from a registry outranks another `sandbox` part (the run needs its hosts).
 pub(super) fn combine(parts: Vec<(Part, bool)>) -> Verdict {
+    let registry =
+        |p: &Part| cfg!(feature = "sandbox-verdict") && p.rule == RuleId::SandboxRegistry.as_str();
     let mut best: Option<usize> = None;
     for (i, (p, hard)) in parts.iter().enumerate() {
         best = match best {
@@ -82,7 +85,10 @@ pub(super) fn combine(parts: Vec<(Part, bool)>) -> Verdict {
                 let Some((bp, bhard)) = parts.get(b) else {
                     continue;
                 };
-                if p.tier > bp.tier || (p.tier == bp.tier && *hard && !bhard) {
+                if p.tier > bp.tier
+                    || (p.tier == bp.tier && *hard && !bhard)
+                    || (p.tier == bp.tier && registry(p) && !registry(bp))
+                {
                     Some(i)
                 } else {
                     Some(b)

@@ -35,6 +35,11 @@ struct PolicyFile {
     default: Option<String>,
     edits: Option<String>,
     sandbox: Option<String>,
+    /// Registries (`npm`, `pypi`) and host names an install from a package registry may
+    /// reach from the sandbox (see [`Policy::sandbox_network`]). Read by every build,
+    /// used (and checked) only by those with the sandbox verdict.
+    #[cfg_attr(not(feature = "sandbox-verdict"), allow(dead_code))]
+    sandbox_network: Option<Vec<String>>,
     #[serde(default)]
     rules: RulesFile,
     /// `[tools.NAME]`: what another tool is (see [`tools`]).
@@ -68,6 +73,10 @@ pub struct Policy {
     /// The host runs `sandbox` verdicts inside `toolgate sandbox` (see
     /// [`Policy::with_sandbox_host`]); off unless a host says so.
     sandbox_host: bool,
+    /// The hosts of `sandbox_network`: an install from a package registry runs
+    /// contained with HTTPS to these (none: it asks).
+    #[cfg(feature = "sandbox-verdict")]
+    sandbox_network: Vec<String>,
     allow_src: Vec<String>,
     ask_src: Vec<String>,
     deny_src: Vec<String>,
@@ -105,6 +114,8 @@ impl Policy {
             edits: Tier::Auto,
             sandbox: true,
             sandbox_host: false,
+            #[cfg(feature = "sandbox-verdict")]
+            sandbox_network: Vec::new(),
             allow_src: Vec::new(),
             ask_src: Vec::new(),
             deny_src: Vec::new(),
@@ -195,6 +206,18 @@ impl Policy {
         p.default = default;
         p.edits = edits;
         p.sandbox = sandbox;
+        #[cfg(feature = "sandbox-verdict")]
+        {
+            p.sandbox_network =
+                crate::contained::registry_hosts(file.sandbox_network.as_deref().unwrap_or(&[]))
+                    .map_err(|bad| Error::Policy {
+                        line: line_of(&bad, "sandbox_network"),
+                        message: format!(
+                            "`sandbox_network` takes \"npm\", \"pypi\" or host names \
+                             (registry.example.com, *.example.com), not {bad:?}"
+                        ),
+                    })?;
+        }
         #[cfg(feature = "host-shapes")]
         {
             p.tools = tools::compile(file.tools, text)?;
@@ -298,6 +321,16 @@ impl Policy {
     /// The policy's `sandbox` setting (`on` unless the file says `off`).
     pub fn sandbox_setting(&self) -> bool {
         self.sandbox
+    }
+
+    /// The hosts of the policy's `sandbox_network` (its registries' named): an install
+    /// from a package registry into the workspace is answered `sandbox`
+    /// (`builtin.sandbox.registry`) and run with HTTPS to these, where this policy
+    /// answers `sandbox` at all. Empty unless the policy names some: such an install
+    /// asks.
+    #[cfg(feature = "sandbox-verdict")]
+    pub fn sandbox_network(&self) -> &[String] {
+        &self.sandbox_network
     }
 
     /// Whether this policy answers `sandbox`: the setting is on, the host contains, the

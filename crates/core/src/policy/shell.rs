@@ -13,6 +13,12 @@ pub const SANDBOX_WITHHOLDS: &str = "which withholds the network, writes outside
 workspace and a private /tmp, .git and the agents' settings (read-only), secret files \
 and secret variables, and new privileges";
 
+/// [`SANDBOX_WITHHOLDS`] for a run with HTTPS to named hosts.
+#[cfg(feature = "sandbox-verdict")]
+const SANDBOX_WITHHOLDS_BUT_NETWORK: &str = "which withholds the rest of the network, \
+writes outside the workspace and a private /tmp, .git and the agents' settings \
+(read-only), secret files and secret variables, and new privileges";
+
 impl Policy {
     pub(super) fn has_shell_rules(&self, session: &SessionRules) -> bool {
         !(self.allow.is_empty()
@@ -86,6 +92,26 @@ impl Policy {
                     reason: format!(
                         "{}; runs in toolgate's sandbox, {SANDBOX_WITHHOLDS}",
                         f.reason
+                    )
+                    .into(),
+                    span: Some(f.span),
+                };
+            }
+            #[cfg(feature = "sandbox-verdict")]
+            if contain
+                && f.tier == Tier::Ask
+                && f.needs_registry()
+                && !self.sandbox_network.is_empty()
+            {
+                return Part {
+                    tier: Tier::Sandbox,
+                    text,
+                    rule: RuleId::SandboxRegistry.into(),
+                    reason: format!(
+                        "it installs from a package registry; runs in toolgate's sandbox with \
+                         HTTPS to {} only (the policy's sandbox_network: what it installs \
+                         runs there and can reach those hosts), {SANDBOX_WITHHOLDS_BUT_NETWORK}",
+                        self.sandbox_network.join(", ")
                     )
                     .into(),
                     span: Some(f.span),
