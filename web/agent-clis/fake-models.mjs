@@ -4,6 +4,7 @@
 // (`requests`) so a test can read the tool result the CLI sent back.
 //   Anthropic Messages API (Claude Code: ANTHROPIC_BASE_URL), streamed or not;
 //   OpenAI Responses API (Codex: a model provider's base_url), streamed;
+//   OpenAI Chat Completions (Copilot CLI: COPILOT_PROVIDER_BASE_URL), streamed or not;
 //   Gemini API (Gemini CLI: GOOGLE_GEMINI_BASE_URL), streamed or not, and the JSON
 //   answers of its helper calls (model routing, next speaker) filled from their schema.
 import http from "node:http";
@@ -83,6 +84,31 @@ export function openai(script) {
     ev("response.output_item.done", { type: "response.output_item.done", output_index: 0, item });
     const usage = { input_tokens: 10, input_tokens_details: null, output_tokens: 5, output_tokens_details: null, total_tokens: 15 };
     ev("response.completed", { type: "response.completed", response: { id, usage } });
+    res.end();
+  });
+}
+
+/** OpenAI Chat Completions: `script` = {name, arguments}: a tool call when the request
+ * offers that function. */
+export function openaiChat(script) {
+  let n = 0;
+  return serve((url, j, res) => {
+    if (!url.includes("/chat/completions")) return sendJson(res, { object: "list", data: [{ id: j.model ?? "gpt-4o", object: "model" }] });
+    const answered = (j.messages ?? []).some((m) => m.role === "tool");
+    const offered = (j.tools ?? []).some((t) => t.function?.name === script.name);
+    const id = `chatcmpl_fake${++n}`;
+    const call = { id: `call_${n}`, type: "function", function: { name: script.name, arguments: JSON.stringify(script.arguments) } };
+    const message = !answered && offered
+      ? { role: "assistant", content: null, tool_calls: [call] }
+      : { role: "assistant", content: answered ? "done" : "ok" };
+    const finish = message.tool_calls ? "tool_calls" : "stop";
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    if (!j.stream) return sendJson(res, { id, object: "chat.completion", created: 1, model: j.model, choices: [{ index: 0, message, finish_reason: finish }], usage });
+    const ev = sse(res);
+    const delta = message.tool_calls ? { role: "assistant", tool_calls: [{ index: 0, ...call }] } : { role: "assistant", content: message.content };
+    ev(null, { id, object: "chat.completion.chunk", created: 1, model: j.model, choices: [{ index: 0, delta, finish_reason: null }] });
+    ev(null, { id, object: "chat.completion.chunk", created: 1, model: j.model, choices: [{ index: 0, delta: {}, finish_reason: finish }], usage });
+    res.write("data: [DONE]\n\n");
     res.end();
   });
 }

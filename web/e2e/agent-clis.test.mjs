@@ -1,5 +1,5 @@
 // The real agent CLIs, from npm (web/agent-clis' lockfile: @anthropic-ai/claude-code,
-// @openai/codex, @google/gemini-cli), run offline against scripted model endpoints
+// @openai/codex, @google/gemini-cli, @github/copilot), run offline against scripted model endpoints
 // (web/agent-clis/fake-models.mjs), with toolgate's hook installed in each one's own
 // settings by `toolgate install`. For each CLI:
 // - a harmless call (`echo harmless-ran`, auto) runs: its output reaches the model;
@@ -9,7 +9,8 @@
 // ends with it parked, `toolgate runs` lists it, `toolgate decide RUN allow` approves it,
 // and `claude -p --resume SESSION` runs it; the run is then completed. A second one is
 // decided through toolgate-server's panel API on the same database.
-// Only in ./scripts/test --full (TOOLGATE_FULL=1): the three CLIs are about 900 MB.
+// Only in ./scripts/test --full (TOOLGATE_FULL=1): the four CLIs are about 1.1 GB (and
+// Copilot CLI unpacks 235 MB more into its cache on first run).
 //   node web/e2e/agent-clis.test.mjs
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,7 +20,7 @@ import { checker } from "./checks.mjs";
 import { run } from "./cmd.mjs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { anthropic, gemini, openai } from "../agent-clis/fake-models.mjs";
+import { anthropic, gemini, openai, openaiChat } from "../agent-clis/fake-models.mjs";
 import { api, startServer } from "./server-proc.mjs";
 
 const { check, finish } = checker();
@@ -135,7 +136,7 @@ const geminiResults = (reqs) =>
 
 try {
   const ci = run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], CLIS);
-  check("the three CLIs install from npm (web/agent-clis/package-lock.json)", ci.ok, ci.out.slice(-2000));
+  check("the four CLIs install from npm (web/agent-clis/package-lock.json)", ci.ok, ci.out.slice(-2000));
   check("the toolgate binary is built (cargo build -p toolgate-cli)", existsSync(toolgate), toolgate);
 
   // --- Claude Code ---
@@ -338,7 +339,65 @@ try {
     console.log(`note: gemini -p with an unguarded entry and the binary removed: the call ${existsSync(open) ? "ran" : "was blocked by Gemini CLI itself"}`);
     fake.close();
   }
+
+  // --- GitHub Copilot CLI ---
+  {
+    const { home, ws } = fresh("copilot");
+    const script = { name: "bash", arguments: { command: HARMLESS, description: "greet" } };
+    const fake = await openaiChat(script);
+    // Offline, against the scripted endpoint (BYOK), without GitHub's sign-in; its
+    // package unpacks into the cache once.
+    const env = {
+      HOME: home,
+      XDG_CACHE_HOME: join(work, "copilot-cache"),
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: `${fake.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: "fake",
+      COPILOT_MODEL: "gpt-4o",
+      COPILOT_AUTO_UPDATE: "false",
+    };
+    const inst = install({ HOME: home, PATH: process.env.PATH }, ["copilot"]);
+    check("copilot: `toolgate install copilot` writes ~/.copilot/hooks/toolgate.json", inst.ok && existsSync(join(home, ".copilot", "hooks", "toolgate.json")), inst.out);
+    // --allow-all-tools: Copilot CLI approves every call itself, so the hook alone decides.
+    const copilot = () => exec(join(BIN, "copilot"), ["-p", "do it", "--allow-all-tools"], ws, env);
+    const copilotResults = (reqs) => reqs.flatMap((r) => r.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content));
+    let r = await copilot();
+    let results = copilotResults(fake.requests);
+    check("copilot -p: the harmless call (auto) runs: its output reaches the model", results.some((t) => t.includes("harmless-ran")), { r, results });
+    script.arguments = { command: DANGEROUS, description: "x" };
+    fake.requests.length = 0;
+    r = await copilot();
+    results = copilotResults(fake.requests);
+    check("copilot -p: the dangerous call (deny) is blocked by the preToolUse hook with toolgate's reason and never runs",
+      results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    // An ask: Copilot CLI's own prompt, which in -p (nobody watching) it turns into a deny.
+    const asked = join(work, "made-copilot-ask");
+    script.arguments = { command: `touch ${asked}`, description: "x" };
+    fake.requests.length = 0;
+    r = await copilot();
+    results = copilotResults(fake.requests);
+    check("copilot -p: a call that asks is put to Copilot CLI's prompt, which -p denies: it never runs",
+      results.some((t) => t.includes("unable to ask user")) && !existsSync(asked), { r, results });
+    // The hook cannot run (its binary removed): the guard's exit 2 blocks the call.
+    const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "copilot", "copilot");
+    check("copilot: the hook is reinstalled with the failure guard", gone.inst.ok, gone.inst.out);
+    gone.remove();
+    const madeGone = join(work, "made-copilot-gone");
+    script.arguments = { command: `touch ${madeGone}`, description: "x" };
+    r = await copilot();
+    check("copilot -p: with toolgate's binary removed, the hook blocks: the call does not run", !existsSync(madeGone),
+      { out: r.out.slice(0, 600), err: r.err.slice(-600) });
+    const open = join(work, "made-copilot-open");
+    script.arguments = { command: `touch ${open}`, description: "x" };
+    const unguarded = unguard(join(home, ".copilot", "hooks", "toolgate.json"));
+    r = await copilot();
+    // Copilot CLI 1.0.102 denies when a hook errors (its changelog; seen here), so the
+    // control is reported, not asserted: the guard blocks either way (checked above).
+    check("copilot: the control entry was written without the guard", unguarded, "");
+    console.log(`note: copilot -p with an unguarded entry and the binary removed: the call ${existsSync(open) ? "ran" : "was blocked by Copilot CLI itself"}`);
+    fake.close();
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-finish("agent CLIs (Claude Code, Codex, Gemini CLI from npm, offline)");
+finish("agent CLIs (Claude Code, Codex, Gemini CLI, Copilot CLI from npm, offline)");

@@ -17,13 +17,13 @@ use crate::text::shown;
 /// `toolgate doctor`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DoctorArgs {
-    /// The hosts to check (default: all three)
+    /// The hosts to check (default: all four)
     #[arg(value_enum, value_name = "HOST")]
     pub hosts: Vec<Host>,
 }
 
 impl DoctorArgs {
-    /// The hosts named, once each, or all three.
+    /// The hosts named, once each, or all four.
     pub fn hosts(&self) -> Vec<Host> {
         let mut out: Vec<Host> = Vec::new();
         for h in &self.hosts {
@@ -32,7 +32,7 @@ impl DoctorArgs {
             }
         }
         if out.is_empty() {
-            out = vec![Host::ClaudeCode, Host::Codex, Host::Gemini];
+            out = vec![Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot];
         }
         out
     }
@@ -214,6 +214,7 @@ fn host_version(host: Host) -> Result<(String, [u32; 3]), String> {
         Host::ClaudeCode => "claude",
         Host::Codex => "codex",
         Host::Gemini => "gemini",
+        Host::Copilot => "copilot",
     };
     let path = crate::which::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
     let mut child = Command::new(&path)

@@ -48,6 +48,9 @@ pub enum Host {
     /// Gemini CLI (also `gemini-cli`)
     #[value(alias = "gemini-cli")]
     Gemini,
+    /// GitHub Copilot CLI (also `copilot-cli`)
+    #[value(alias = "copilot-cli")]
+    Copilot,
 }
 
 /// `--codex-ask`: what an `ask` is in Codex.
@@ -71,7 +74,8 @@ pub struct HookArgs {
     #[arg(long)]
     pub no_fs: bool,
     /// Bound on reading, loading and classifying, 1..=600000 (clamped under the host's
-    /// own kill timeout: 25000 for Claude Code and Codex, 12000 for Gemini CLI)
+    /// own kill timeout: 25000 for Claude Code, Codex and Copilot CLI, 12000 for Gemini
+    /// CLI)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_TIMEOUT_MS,
           value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub timeout_ms: u64,
@@ -131,6 +135,7 @@ impl Host {
         match self {
             Host::ClaudeCode | Host::Codex => "PreToolUse",
             Host::Gemini => "BeforeTool",
+            Host::Copilot => "preToolUse",
         }
     }
 }
@@ -141,13 +146,14 @@ pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
 /// The longest `--timeout-ms` a host's own kill timeout leaves room for: `toolgate
-/// install` gives Claude Code and Codex `"timeout": 30` (seconds) and Gemini CLI 15,000
+/// install` gives Claude Code, Codex and Copilot CLI 30 seconds and Gemini CLI 15,000
 /// ms; 5 and 3 seconds less leave the answer time to reach the host. A larger value is
 /// clamped, so that a slow verdict is a failure answer, never a kill (which Claude Code
-/// before 2.1.295 and Codex read as "go ahead").
+/// before 2.1.295, Codex and Copilot CLI read as "go ahead": Copilot CLI runs the call
+/// when its hook times out, its changelog for 1.0.67, checked with 1.0.102).
 pub fn max_timeout_ms(host: Host) -> u64 {
     match host {
-        Host::ClaudeCode | Host::Codex => 25_000,
+        Host::ClaudeCode | Host::Codex | Host::Copilot => 25_000,
         Host::Gemini => 12_000,
     }
 }
@@ -284,6 +290,9 @@ struct Input {
 fn parse_input(host: Host, text: &str) -> Result<Input, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("the input is not JSON: {e}"))?;
     let obj = v.as_object().ok_or("the input is not a JSON object")?;
+    if host == Host::Copilot {
+        return copilot_input(obj);
+    }
     match obj.get("hook_event_name").and_then(Value::as_str) {
         Some(e) if e == host.event() => {}
         Some(e) => return Err(format!("event `{e}` is not {}", host.event())),
@@ -318,6 +327,44 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
         session_id: text_of("session_id"),
         tool_use_id: text_of("tool_use_id"),
         transcript_path: text_of("transcript_path"),
+    })
+}
+
+/// Copilot CLI's `preToolUse` input: `{sessionId, timestamp, cwd, toolName, toolArgs}`
+/// (as Copilot CLI 1.0.102 sends it to its hooks); it names no event and no permission
+/// mode (Copilot CLI denies an `ask` itself where nobody is watching: `-p`, autopilot).
+/// `toolArgs` is an object, or the same as a JSON string (its docs); a freeform tool's
+/// text (`apply_patch`) is `{"input": TEXT}`.
+fn copilot_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
+    let text_of = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(e) = text_of("hookEventName").or_else(|| text_of("hook_event_name")) {
+        if !e.eq_ignore_ascii_case("preToolUse") {
+            return Err(format!("event `{e}` is not preToolUse"));
+        }
+    }
+    let tool = text_of("toolName").ok_or("no toolName")?;
+    let args = match obj.get("toolArgs") {
+        Some(Value::Object(o)) => Value::Object(o.clone()),
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) | Err(_) => json!({ "input": s }),
+        },
+        None | Some(Value::Null) => json!({}),
+        Some(_) => return Err("toolArgs is not an object".into()),
+    };
+    Ok(Input {
+        mode: None,
+        tool,
+        args,
+        cwd: text_of("cwd").filter(|c| c.starts_with('/')),
+        session_id: text_of("sessionId"),
+        tool_use_id: None,
+        transcript_path: None,
     })
 }
 
@@ -381,6 +428,10 @@ fn contain(
     let shell = match host {
         Host::ClaudeCode | Host::Codex => "bash",
         Host::Gemini => "run_shell_command",
+        // Not rewritten (yet): a `sandbox` verdict asks there. Copilot CLI's own
+        // sandbox, which a `--sandbox` flag the hook cannot see turns on, would hold
+        // bubblewrap.
+        Host::Copilot => return (toolgate_fs::classify(policy, call, fs), input.args.clone()),
     };
     let rewritable = call.tool.eq_ignore_ascii_case(shell) && policy.sandbox_setting();
     if !rewritable {
@@ -420,6 +471,7 @@ fn sandboxed_args(
             crate::contained::codex_unsandboxed(codex_home.as_deref(), cwd, home)?
         }
         Host::Gemini => crate::contained::gemini_sandboxes(cwd, home, &|k| std::env::var(k).ok())?,
+        Host::Copilot => return Err("Copilot CLI's calls are not rewritten".into()),
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
@@ -544,6 +596,16 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             }
             Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
         },
+        // Copilot CLI: `ask` is its own prompt (a deny in `-p` and autopilot, where
+        // nobody watches); a `sandbox` verdict asks there (the hook does not rewrite).
+        Host::Copilot => {
+            let decision = match answer.tier {
+                Tier::Auto => "allow",
+                Tier::Sandbox | Tier::Ask => "ask",
+                Tier::Deny => "deny",
+            };
+            json!({ "permissionDecision": decision, "permissionDecisionReason": answer.reason })
+        }
     }
 }
 
@@ -642,7 +704,7 @@ mod tests {
     #[test]
     fn no_host_is_told_allow_for_anything_but_auto() {
         let args = json!({"command": "x"});
-        for host in [Host::ClaudeCode, Host::Codex, Host::Gemini] {
+        for host in [Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot] {
             for tier in [Tier::Ask, Tier::Deny] {
                 let text = render(host, &answer(tier), &args).to_string();
                 assert!(!text.contains("\"allow\""), "{host:?} {tier:?}: {text}");
@@ -660,5 +722,8 @@ mod tests {
         let out = render(Host::Gemini, &answer(Tier::Sandbox), &wrapped);
         assert_eq!(out["decision"], "allow");
         assert_eq!(out["hookSpecificOutput"]["tool_input"], wrapped);
+        // Copilot CLI is not rewritten: a `sandbox` verdict asks there.
+        let out = render(Host::Copilot, &answer(Tier::Sandbox), &wrapped);
+        assert_eq!(out["permissionDecision"], "ask");
     }
 }

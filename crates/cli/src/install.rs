@@ -6,6 +6,7 @@
 //! | Claude Code | `~/.claude/settings.json` | `.claude/settings.json` | `PreToolUse` |
 //! | Codex | `$CODEX_HOME/hooks.json` (`~/.codex`) | `.codex/hooks.json` | `PreToolUse` |
 //! | Gemini CLI | `~/.gemini/settings.json` | `.gemini/settings.json` | `BeforeTool` |
+//! | Copilot CLI | `$COPILOT_HOME/hooks/toolgate.json` (`~/.copilot`) | `.github/hooks/toolgate.json` | `preToolUse` |
 //!
 //! Idempotent: a hook entry whose command runs `toolgate … hook` is ours, and a second
 //! install changes nothing. Before a write the file is copied beside itself
@@ -141,7 +142,7 @@ impl Json {
 /// Where the hook goes: a user's settings or a project's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
-    /// Your own settings (~/.claude, ~/.codex, ~/.gemini)
+    /// Your own settings (~/.claude, ~/.codex, ~/.gemini, ~/.copilot)
     User,
     /// The current directory's (shared: the hook runs `toolgate` from the PATH)
     Project,
@@ -176,6 +177,7 @@ pub(crate) fn host_word(host: Host) -> &'static str {
         Host::ClaudeCode => "claude-code",
         Host::Codex => "codex",
         Host::Gemini => "gemini",
+        Host::Copilot => "copilot",
     }
 }
 
@@ -204,6 +206,11 @@ pub(crate) fn settings_file(
             .join("hooks.json"),
         (Host::Codex, Scope::Project) => base.join(".codex/hooks.json"),
         (Host::Gemini, _) => base.join(".gemini/settings.json"),
+        // A hooks file of its own, which Copilot CLI reads beside any others.
+        (Host::Copilot, Scope::User) => var("COPILOT_HOME")
+            .map_or_else(|| base.join(".copilot"), PathBuf::from)
+            .join("hooks/toolgate.json"),
+        (Host::Copilot, Scope::Project) => base.join(".github/hooks/toolgate.json"),
     })
 }
 
@@ -230,11 +237,18 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
             hook.push(("timeout".to_string(), Json::Number(15_000.into())));
             "BeforeTool"
         }
+        // Seconds (Copilot CLI runs the call when its hook times out: the hook answers
+        // within 25 s).
+        Host::Copilot => {
+            hook.push(("timeoutSec".to_string(), Json::Number(30.into())));
+            "preToolUse"
+        }
     };
     let matcher = match host {
         Host::ClaudeCode => CLAUDE_MATCHER,
         Host::Codex => "*",
         Host::Gemini => GEMINI_MATCHER,
+        Host::Copilot => COPILOT_MATCHER,
     };
     let group = Json::Object(vec![
         ("matcher".to_string(), s(matcher)),
@@ -254,11 +268,19 @@ pub const CLAUDE_MATCHER: &str =
 /// Every Gemini CLI tool but its to-do list (`write_todos`).
 pub const GEMINI_MATCHER: &str = "^(?!write_todos$).*";
 
+/// Every Copilot CLI tool but its own bookkeeping: reading, listing and stopping the
+/// shells it started, sub-agents (whose calls are hooked on their own), skills, its
+/// to-do list and intent, its documentation, the plan and question prompts it puts to
+/// you itself. (`write_bash`, which types into a running shell, stays hooked: it asks.)
+/// Copilot CLI matches the whole tool name, lookahead included (checked with 1.0.102).
+pub const COPILOT_MATCHER: &str = "^(?!(read_bash|list_bash|stop_bash|task|read_agent|list_agents|write_agent|skill|update_todo|report_intent|fetch_copilot_cli_documentation|exit_plan_mode|ask_user|get_context_remaining)$).*";
+
 /// What a host does when the hook command fails (cannot start, is killed, exits with
 /// another status than 0 or 2): Claude Code and Codex run the tool, Gemini CLI warns
+/// (Copilot CLI 1.0.102 denies it, but runs it when the hook times out)
 /// and runs it. Each runs a hook command through a shell (Codex: `$SHELL -lc`, openai/codex
 /// `codex-rs/hooks/src/engine/command_runner.rs`), so the command is guarded: any
-/// failure exits 2, which all three read as "block", with the shell's message (`toolgate:
+/// failure exits 2, which all four read as "block", with the shell's message (`toolgate:
 /// not found`) as the reason. `||` and `exit` mean the same in sh, bash, zsh and fish.
 pub const GUARD: &str = "|| exit 2";
 
@@ -286,7 +308,7 @@ pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
     match host {
         Host::ClaudeCode => wrapped && on_failure,
-        Host::Codex | Host::Gemini => wrapped,
+        Host::Codex | Host::Gemini | Host::Copilot => wrapped,
     }
 }
 

@@ -51,6 +51,15 @@ fn gemini(ws: &str, tool: &str, input: Value) -> String {
     .to_string()
 }
 
+/// Copilot CLI's `preToolUse` input, as Copilot CLI 1.0.102 sends it.
+fn copilot(ws: &str, tool: &str, args: Value) -> String {
+    json!({
+        "sessionId": "s", "timestamp": 1_795_917_723_056_u64, "cwd": ws,
+        "toolName": tool, "toolArgs": args,
+    })
+    .to_string()
+}
+
 /// The answer: (exit status, stdout JSON).
 fn answer(o: &Output) -> (i32, Value) {
     let text = String::from_utf8(o.stdout.clone()).unwrap();
@@ -68,12 +77,14 @@ fn decision(v: &Value) -> (String, String) {
     let d = v
         .pointer("/hookSpecificOutput/permissionDecision")
         .or_else(|| v.get("decision"))
+        .or_else(|| v.get("permissionDecision"))
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
     let r = v
         .pointer("/hookSpecificOutput/permissionDecisionReason")
         .or_else(|| v.get("reason"))
+        .or_else(|| v.get("permissionDecisionReason"))
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
@@ -455,6 +466,113 @@ fn gemini_cli_decision_and_reason_at_the_top() {
             &gemini(&ws, "run_shell_command", bash(cmd)),
         ));
         assert_eq!((code, decision(&v).0.as_str()), (0, "deny"), "{cmd}: {v}");
+    }
+}
+
+/// Copilot CLI: `permissionDecision` allow / ask / deny with toolgate's reason, for its
+/// own tools (`bash` with its options, `view`, `rg`, a freeform `apply_patch` whose
+/// `toolArgs` is the patch's text, `toolArgs` as a JSON string); bad input asks, which
+/// Copilot CLI turns into a deny where nobody watches.
+#[test]
+fn copilot_cli_each_tier_in_its_words() {
+    let ws = workspace();
+    let patch = |path: &str| {
+        Value::String(format!(
+            "*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n"
+        ))
+    };
+    let async_ls =
+        json!({"command": "ls src", "description": "d", "mode": "async", "initial_wait": 5});
+    for (tool, args, want, says) in [
+        (
+            "bash",
+            bash("git status && ls -la"),
+            "allow",
+            "builtin.shell.readonly",
+        ),
+        ("bash", async_ls, "allow", "builtin.shell.readonly"),
+        (
+            "bash",
+            Value::String(bash("ls").to_string()),
+            "allow",
+            "builtin.shell.readonly",
+        ),
+        ("bash", bash("npm publish"), "ask", "builtin.default"),
+        (
+            "bash",
+            bash("sudo rm -rf /tmp/x"),
+            "deny",
+            "builtin.shell.priv-esc",
+        ),
+        // Not rewritten into toolgate's sandbox here: asks.
+        ("bash", bash("python3 t.py"), "ask", "builtin"),
+        (
+            "bash",
+            json!({"command": "cat id_rsa", "description": "d", "shellId": "0"}),
+            "ask",
+            "shellId",
+        ),
+        (
+            "view",
+            json!({"path": format!("{ws}/src/main.rs")}),
+            "allow",
+            "builtin.read-workspace",
+        ),
+        (
+            "view",
+            json!({"path": "/root/.ssh/id_rsa"}),
+            "ask",
+            "builtin.read-secret",
+        ),
+        (
+            "rg",
+            json!({"pattern": "x", "paths": "/root/.aws"}),
+            "ask",
+            "secret",
+        ),
+        (
+            "apply_patch",
+            patch("src/new.rs"),
+            "allow",
+            "builtin.edit-workspace",
+        ),
+        (
+            "apply_patch",
+            patch("/etc/cron.d/x"),
+            "deny",
+            "builtin.edit-system",
+        ),
+        (
+            "write_bash",
+            json!({"shellId": "0", "input": "rm -rf ~\n"}),
+            "ask",
+            "builtin.other",
+        ),
+    ] {
+        let o = hook(&["copilot"], &copilot(&ws, tool, args.clone()));
+        let (code, v) = answer(&o);
+        let (d, reason) = decision(&v);
+        assert_eq!((code, d.as_str()), (0, want), "{tool} {args}: {v}");
+        assert!(
+            reason.starts_with("toolgate: ") && reason.contains(says),
+            "{tool} {args}: {reason}"
+        );
+        assert_eq!(v.as_object().map(|o| o.len()), Some(2), "{v}");
+    }
+    for (what, input) in [
+        ("not JSON", "{\"toolName\": ".to_string()),
+        ("no tool", json!({"cwd": ws, "toolArgs": {}}).to_string()),
+        ("toolArgs a number", copilot(&ws, "bash", json!(3))),
+        (
+            "another event",
+            json!({"hookEventName": "postToolUse", "toolName": "bash", "toolArgs": bash("ls")})
+                .to_string(),
+        ),
+    ] {
+        let (code, v) = answer(&hook(&["copilot"], &input));
+        let (d, reason) = decision(&v);
+        assert_eq!((code, d.as_str()), (0, "ask"), "{what}: {v}");
+        assert!(reason.contains("could not judge"), "{what}: {reason}");
     }
 }
 

@@ -256,6 +256,62 @@ fn codex_and_gemini_get_their_own_files_and_shapes() {
     );
 }
 
+/// Copilot CLI: a hooks file of toolgate's own (`~/.copilot/hooks/toolgate.json`,
+/// `$COPILOT_HOME`, or the project's `.github/hooks/toolgate.json`) in the nested shape
+/// Copilot CLI reads, with its timeout in seconds and its bookkeeping tools left out;
+/// idempotent; `--uninstall` leaves no hook; `doctor copilot` sees it.
+#[test]
+fn copilot_cli_gets_a_hooks_file_of_its_own() {
+    let h = home("copilot");
+    let o = install(&h, &["copilot"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let file = h.join(".copilot/hooks/toolgate.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let group = &v["hooks"]["preToolUse"][0];
+    let hook = &group["hooks"][0];
+    let cmd = hook["command"].as_str().unwrap();
+    assert!(
+        cmd.ends_with(" hook copilot || exit 2") && cmd.contains("toolgate"),
+        "{cmd}"
+    );
+    assert_eq!(hook["timeoutSec"], 30, "{v}");
+    let matcher = group["matcher"].as_str().unwrap();
+    assert!(
+        matcher.contains("read_bash")
+            && !matcher.contains("|bash|")
+            && !matcher.contains("write_bash"),
+        "{matcher}"
+    );
+    let again = install(&h, &["copilot"]);
+    assert!(text(&again).contains("already there"), "{}", text(&again));
+    let doctor = Command::new(BIN)
+        .args(["doctor", "copilot"])
+        .env("HOME", &h)
+        .current_dir(&h)
+        .output()
+        .unwrap();
+    assert!(
+        text(&doctor).contains(&file.display().to_string()),
+        "{}",
+        text(&doctor)
+    );
+    let o = install(&h, &["copilot", "--uninstall"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let left: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(left["hooks"].get("preToolUse").is_none(), "{left}");
+    // $COPILOT_HOME moves the user's file.
+    let elsewhere = h.join("copilot-home");
+    let o = Command::new(BIN)
+        .args(["install", "copilot"])
+        .env("HOME", &h)
+        .env("COPILOT_HOME", &elsewhere)
+        .current_dir(&h)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(elsewhere.join("hooks/toolgate.json").is_file());
+}
+
 #[test]
 fn a_file_it_cannot_read_as_settings_is_left_unchanged() {
     let h = home("bad");

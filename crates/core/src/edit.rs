@@ -147,6 +147,16 @@ mod tests {
                 "builtin.self-approval",
             ),
             (
+                "/home/dev/.copilot/settings.json",
+                Tier::Deny,
+                "builtin.self-approval",
+            ),
+            (
+                "/home/dev/.copilot/hooks/toolgate.json",
+                Tier::Deny,
+                "builtin.self-approval",
+            ),
+            (
                 "/home/dev/.local/state/toolgate/runs.db",
                 Tier::Deny,
                 "builtin.self-approval",

@@ -239,7 +239,8 @@ pub fn no_workspace(workspace: &str, home: &str) -> Option<&'static str> {
 ///   `config.toml` (inline `[hooks]`, the approval policy), Gemini CLI's
 ///   `.gemini/settings.json`, Antigravity's `.gemini/config/hooks.json`, Cursor's
 ///   `.cursor/hooks.json`, Copilot CLI's `.copilot/hooks/*.json` — where `toolgate
-///   install` puts the hook. A project's own copies (`.claude/settings.json` in a
+///   install` puts the hook — and its `settings.json`, `settings.local.json` and
+///   `config.json` (inline hooks, `disableAllHooks`). A project's own copies (`.claude/settings.json` in a
 ///   repository) are protected files instead ([`protected`]): a person is asked.
 pub fn self_approval(path: &str, home: &str) -> Option<&'static str> {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
@@ -278,6 +279,10 @@ pub fn self_approval(path: &str, home: &str) -> Option<&'static str> {
             | [".gemini", "settings.json"]
             | [".gemini", "config", "hooks.json"]
             | [".cursor", "hooks.json"]
+            | [
+                ".copilot",
+                "settings.json" | "settings.local.json" | "config.json"
+            ]
     ) || matches!(rest.as_slice(), [".copilot", "hooks", f] if f.ends_with(".json"));
     host.then_some("an agent host's hook and permission settings")
 }

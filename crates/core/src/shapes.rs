@@ -46,7 +46,7 @@ pub const SHAPES: &[(&str, Shape<'static>)] = &[
     ("multiedit", Shape::Edit(&["file_path"])),
     ("notebookedit", Shape::Edit(&["notebook_path"])),
     ("notebookread", Shape::Read(&["notebook_path"])),
-    ("glob", Shape::List(&["path", "dir_path"])),
+    ("glob", Shape::List(&["path", "dir_path", "paths"])),
     ("grep", Shape::Search(&["path", "dir_path"])),
     // Codex.
     ("view_image", Shape::Read(&["path"])),
@@ -59,6 +59,8 @@ pub const SHAPES: &[(&str, Shape<'static>)] = &[
     ("search_file_content", Shape::Search(&["dir_path", "path"])),
     ("list_directory", Shape::List(&["dir_path", "path"])),
     ("read_many_files", Shape::Read(&["paths", "include"])),
+    // GitHub Copilot CLI (`bash`, `view`, `create`, `apply_patch` and `glob` above).
+    ("rg", Shape::Search(&["paths", "path"])),
     // OpenAI Responses' local shell.
     ("local_shell", Shape::LocalShell),
     // OpenHands.

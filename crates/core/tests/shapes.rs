@@ -18,6 +18,38 @@ fn policy() -> Policy {
 fn examples() -> Vec<(&'static str, Value, Tier, &'static str)> {
     use Tier::{Ask, Auto, Deny};
     vec![
+        // GitHub Copilot CLI
+        (
+            "rg",
+            json!({"pattern": "TODO", "paths": ["/home/dev/app/src", "/etc"]}),
+            Ask,
+            "rg",
+        ),
+        (
+            "rg",
+            json!({"pattern": "x", "paths": "/home/dev/.ssh"}),
+            Ask,
+            "secret",
+        ),
+        ("rg", json!({"pattern": "x", "paths": 3}), Ask, "malformed"),
+        (
+            "glob",
+            json!({"pattern": "**/*.rs", "paths": "/home/dev/app"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "bash",
+            json!({"command": "ls src", "description": "d", "mode": "async", "detach": false, "initial_wait": 30}),
+            Auto,
+            "read-only",
+        ),
+        (
+            "bash",
+            json!({"command": "ls src", "description": "d", "shellId": "3"}),
+            Ask,
+            "shellId",
+        ),
         // Claude Code
         (
             "MultiEdit",

@@ -53,6 +53,12 @@ const INERT_KEYS: &[&str] = &[
     "security_risk",
     "sessionId",
     "type",
+    // Copilot CLI's `bash`: how long to wait for output, and whether it runs on in the
+    // background (its `shellId`, a shell it started before, is not inert: that
+    // shell's directory is unknown).
+    "mode",
+    "detach",
+    "initial_wait",
 ];
 
 /// The command a shell call runs, as one script: `cd DIR` on a line of its own before
