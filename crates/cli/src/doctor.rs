@@ -17,13 +17,13 @@ use crate::text::shown;
 /// `toolgate doctor`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DoctorArgs {
-    /// The hosts to check (default: all four)
+    /// The hosts to check (default: all five)
     #[arg(value_enum, value_name = "HOST")]
     pub hosts: Vec<Host>,
 }
 
 impl DoctorArgs {
-    /// The hosts named, once each, or all four.
+    /// The hosts named, once each, or all five.
     pub fn hosts(&self) -> Vec<Host> {
         let mut out: Vec<Host> = Vec::new();
         for h in &self.hosts {
@@ -32,7 +32,13 @@ impl DoctorArgs {
             }
         }
         if out.is_empty() {
-            out = vec![Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot];
+            out = vec![
+                Host::ClaudeCode,
+                Host::Codex,
+                Host::Gemini,
+                Host::Copilot,
+                Host::Agy,
+            ];
         }
         out
     }
@@ -215,6 +221,7 @@ fn host_version(host: Host) -> Result<(String, [u32; 3]), String> {
         Host::Codex => "codex",
         Host::Gemini => "gemini",
         Host::Copilot => "copilot",
+        Host::Agy => "agy",
     };
     let path = crate::which::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
     let mut child = Command::new(&path)

@@ -51,6 +51,9 @@ pub enum Host {
     /// GitHub Copilot CLI (also `copilot-cli`)
     #[value(alias = "copilot-cli")]
     Copilot,
+    /// Antigravity CLI (also `antigravity`)
+    #[value(alias = "antigravity")]
+    Agy,
 }
 
 /// `--codex-ask`: what an `ask` is in Codex.
@@ -133,7 +136,7 @@ impl Host {
     /// The `hook_event_name` this hook answers.
     fn event(self) -> &'static str {
         match self {
-            Host::ClaudeCode | Host::Codex => "PreToolUse",
+            Host::ClaudeCode | Host::Codex | Host::Agy => "PreToolUse",
             Host::Gemini => "BeforeTool",
             Host::Copilot => "preToolUse",
         }
@@ -153,7 +156,7 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// when its hook times out, its changelog for 1.0.67, checked with 1.0.102).
 pub fn max_timeout_ms(host: Host) -> u64 {
     match host {
-        Host::ClaudeCode | Host::Codex | Host::Copilot => 25_000,
+        Host::ClaudeCode | Host::Codex | Host::Copilot | Host::Agy => 25_000,
         Host::Gemini => 12_000,
     }
 }
@@ -290,8 +293,10 @@ struct Input {
 fn parse_input(host: Host, text: &str) -> Result<Input, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("the input is not JSON: {e}"))?;
     let obj = v.as_object().ok_or("the input is not a JSON object")?;
-    if host == Host::Copilot {
-        return copilot_input(obj);
+    match host {
+        Host::Copilot => return copilot_input(obj),
+        Host::Agy => return agy_input(obj),
+        _ => {}
     }
     match obj.get("hook_event_name").and_then(Value::as_str) {
         Some(e) if e == host.event() => {}
@@ -368,6 +373,65 @@ fn copilot_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> 
     })
 }
 
+/// Antigravity's `run_command` arguments that change nothing about what runs (whether it
+/// blocks, how long it waits, the model's own claim that it is safe).
+const AGY_INERT: &[&str] = &["Blocking", "WaitMsBeforeAsync", "SafeToAutoRun"];
+
+/// Antigravity CLI's `PreToolUse` input for its shell tool, protojson:
+/// `{"toolCall": {"name": "run_command", "args": {"CommandLine": …, "Cwd": …}},
+/// "workspacePaths": […]}` (as safe-chains' live check of agy 1.1.2 records it:
+/// michaeldhopkins/safe-chains `src/targets/agy.rs`). The command is judged as a shell
+/// call: `Cwd` as its working directory, the first workspace path as the session's; any
+/// other argument but [`AGY_INERT`] asks, naming it.
+fn agy_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
+    let call = obj
+        .get("toolCall")
+        .and_then(Value::as_object)
+        .ok_or("no toolCall")?;
+    match call.get("name").and_then(Value::as_str) {
+        Some("run_command") | None => {}
+        Some(other) => return Err(format!("tool `{other}` is not run_command")),
+    }
+    let given = call
+        .get("args")
+        .and_then(Value::as_object)
+        .ok_or("toolCall.args is not an object")?;
+    let mut args = serde_json::Map::new();
+    for (k, v) in given {
+        match k.as_str() {
+            "CommandLine" => {
+                args.insert("command".into(), v.clone());
+            }
+            "Cwd" => {
+                args.insert("cwd".into(), v.clone());
+            }
+            k if AGY_INERT.contains(&k) => {}
+            _ => {
+                args.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if !args.get("command").is_some_and(Value::is_string) {
+        return Err("no toolCall.args.CommandLine".into());
+    }
+    let cwd = obj
+        .get("workspacePaths")
+        .and_then(Value::as_array)
+        .and_then(|w| w.first())
+        .and_then(Value::as_str)
+        .filter(|c| c.starts_with('/'))
+        .map(str::to_string);
+    Ok(Input {
+        mode: None,
+        tool: "bash".into(),
+        args: Value::Object(args),
+        cwd,
+        session_id: None,
+        tool_use_id: None,
+        transcript_path: None,
+    })
+}
+
 /// Reads, loads and classifies: the answer for one hook call.
 fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (Answer, Value) {
     let input = match parse_input(host, text) {
@@ -431,7 +495,9 @@ fn contain(
         // Not rewritten (yet): a `sandbox` verdict asks there. Copilot CLI's own
         // sandbox, which a `--sandbox` flag the hook cannot see turns on, would hold
         // bubblewrap.
-        Host::Copilot => return (toolgate_fs::classify(policy, call, fs), input.args.clone()),
+        Host::Copilot | Host::Agy => {
+            return (toolgate_fs::classify(policy, call, fs), input.args.clone())
+        }
     };
     let rewritable = call.tool.eq_ignore_ascii_case(shell) && policy.sandbox_setting();
     if !rewritable {
@@ -471,7 +537,7 @@ fn sandboxed_args(
             crate::contained::codex_unsandboxed(codex_home.as_deref(), cwd, home)?
         }
         Host::Gemini => crate::contained::gemini_sandboxes(cwd, home, &|k| std::env::var(k).ok())?,
-        Host::Copilot => return Err("Copilot CLI's calls are not rewritten".into()),
+        Host::Copilot | Host::Agy => return Err("this host's calls are not rewritten".into()),
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
@@ -606,6 +672,17 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             };
             json!({ "permissionDecision": decision, "permissionDecisionReason": answer.reason })
         }
+        // Antigravity: `force_ask` puts it to a person even where its Always-Allow list
+        // would run it (`ask` respects that list); `allow` does not suppress its own
+        // confirmation (agy 1.1.2), so an allowed command may still be put to you.
+        Host::Agy => {
+            let decision = match answer.tier {
+                Tier::Auto => "allow",
+                Tier::Sandbox | Tier::Ask => "force_ask",
+                Tier::Deny => "deny",
+            };
+            json!({ "decision": decision, "reason": answer.reason })
+        }
     }
 }
 
@@ -704,7 +781,13 @@ mod tests {
     #[test]
     fn no_host_is_told_allow_for_anything_but_auto() {
         let args = json!({"command": "x"});
-        for host in [Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot] {
+        for host in [
+            Host::ClaudeCode,
+            Host::Codex,
+            Host::Gemini,
+            Host::Copilot,
+            Host::Agy,
+        ] {
             for tier in [Tier::Ask, Tier::Deny] {
                 let text = render(host, &answer(tier), &args).to_string();
                 assert!(!text.contains("\"allow\""), "{host:?} {tier:?}: {text}");

@@ -7,6 +7,7 @@
 //! | Codex | `$CODEX_HOME/hooks.json` (`~/.codex`) | `.codex/hooks.json` | `PreToolUse` |
 //! | Gemini CLI | `~/.gemini/settings.json` | `.gemini/settings.json` | `BeforeTool` |
 //! | Copilot CLI | `$COPILOT_HOME/hooks/toolgate.json` (`~/.copilot`) | `.github/hooks/toolgate.json` | `preToolUse` |
+//! | Antigravity CLI | `~/.gemini/config/hooks.json` | `.agents/hooks.json` | `toolgate.PreToolUse` |
 //!
 //! Idempotent: a hook entry whose command runs `toolgate … hook` is ours, and a second
 //! install changes nothing. Before a write the file is copied beside itself
@@ -178,6 +179,16 @@ pub(crate) fn host_word(host: Host) -> &'static str {
         Host::Codex => "codex",
         Host::Gemini => "gemini",
         Host::Copilot => "copilot",
+        Host::Agy => "agy",
+    }
+}
+
+/// The key under which the file holds the hook's events: `hooks`, or for Antigravity,
+/// whose `hooks.json` holds named hooks at its top, the hook's own name.
+fn root_key(host: Host) -> &'static str {
+    match host {
+        Host::Agy => "toolgate",
+        _ => "hooks",
     }
 }
 
@@ -211,6 +222,8 @@ pub(crate) fn settings_file(
             .map_or_else(|| base.join(".copilot"), PathBuf::from)
             .join("hooks/toolgate.json"),
         (Host::Copilot, Scope::Project) => base.join(".github/hooks/toolgate.json"),
+        (Host::Agy, Scope::User) => base.join(".gemini/config/hooks.json"),
+        (Host::Agy, Scope::Project) => base.join(".agents/hooks.json"),
     })
 }
 
@@ -243,12 +256,16 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
             hook.push(("timeoutSec".to_string(), Json::Number(30.into())));
             "preToolUse"
         }
+        // No timeout key is known for Antigravity; the hook answers within its own.
+        Host::Agy => "PreToolUse",
     };
     let matcher = match host {
         Host::ClaudeCode => CLAUDE_MATCHER,
         Host::Codex => "*",
         Host::Gemini => GEMINI_MATCHER,
         Host::Copilot => COPILOT_MATCHER,
+        // Its shell tool only: the hook reads `run_command`'s arguments.
+        Host::Agy => "run_command",
     };
     let group = Json::Object(vec![
         ("matcher".to_string(), s(matcher)),
@@ -280,7 +297,7 @@ pub const COPILOT_MATCHER: &str = "^(?!(read_bash|list_bash|stop_bash|task|read_
 /// (Copilot CLI 1.0.102 denies it, but runs it when the hook times out)
 /// and runs it. Each runs a hook command through a shell (Codex: `$SHELL -lc`, openai/codex
 /// `codex-rs/hooks/src/engine/command_runner.rs`), so the command is guarded: any
-/// failure exits 2, which all four read as "block", with the shell's message (`toolgate:
+/// failure exits 2, which they read as "block" (Antigravity fails closed on any hook without a decision), with the shell's message (`toolgate:
 /// not found`) as the reason. `||` and `exit` mean the same in sh, bash, zsh and fish.
 pub const GUARD: &str = "|| exit 2";
 
@@ -308,7 +325,7 @@ pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
     match host {
         Host::ClaudeCode => wrapped && on_failure,
-        Host::Codex | Host::Gemini | Host::Copilot => wrapped,
+        Host::Codex | Host::Gemini | Host::Copilot | Host::Agy => wrapped,
     }
 }
 
@@ -334,10 +351,11 @@ pub(crate) fn our_hooks(host: Host, path: &Path) -> Result<Option<Vec<Json>>, St
     }
     let doc: Json = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
     let (event, _) = entry(host, "");
-    let groups = match doc.get("hooks").and_then(|h| h.get(event)) {
+    let root = root_key(host);
+    let groups = match doc.get(root).and_then(|h| h.get(event)) {
         None => return Ok(Some(Vec::new())),
         Some(Json::Array(g)) => g,
-        Some(_) => return Err(format!("`hooks.{event}` is not a list")),
+        Some(_) => return Err(format!("`{root}.{event}` is not a list")),
     };
     Ok(Some(
         groups
@@ -509,15 +527,16 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
         return Err(refuse("not a JSON object".into()));
     }
     let (event, group) = entry(req.host, &command);
+    let root = root_key(req.host);
     let hooks = doc
-        .entry("hooks", Json::Object(Vec::new()))
+        .entry(root, Json::Object(Vec::new()))
         .filter(|h| matches!(h, Json::Object(_)))
-        .ok_or_else(|| refuse("`hooks` is not an object".into()))?;
+        .ok_or_else(|| refuse(format!("`{root}` is not an object")))?;
     let list = hooks
         .entry(event, Json::Array(Vec::new()))
-        .ok_or_else(|| refuse(format!("`hooks.{event}` is not a list")))?;
+        .ok_or_else(|| refuse(format!("`{root}.{event}` is not a list")))?;
     let Json::Array(groups) = list else {
-        return Err(refuse(format!("`hooks.{event}` is not a list")));
+        return Err(refuse(format!("`{root}.{event}` is not a list")));
     };
     let ours = |g: &Json| -> Vec<String> {
         match g.get("hooks") {
@@ -577,15 +596,21 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
         }
         groups.push(group);
         if stale {
-            format!("replaced the toolgate hook (it had no failure guard) with `{command}` in hooks.{event}")
+            format!("replaced the toolgate hook (it had no failure guard) with `{command}` in {root}.{event}")
         } else {
-            format!("added `{command}` to hooks.{event}")
+            format!("added `{command}` to {root}.{event}")
         }
     };
     // Empty containers this run created are not left behind by an uninstall.
     if req.uninstall {
-        if let Some(Json::Object(h)) = doc.get_mut("hooks") {
+        if let Some(Json::Object(h)) = doc.get_mut(root) {
             h.retain(|(_, v)| !matches!(v, Json::Array(a) if a.is_empty()));
+        }
+        // Antigravity's named hook is toolgate's alone: gone with its last event.
+        if req.host == Host::Agy {
+            if let Json::Object(top) = &mut doc {
+                top.retain(|(k, v)| !(k == root && matches!(v, Json::Object(o) if o.is_empty())));
+            }
         }
     }
     let mut text = serde_json::to_string_pretty(&doc)

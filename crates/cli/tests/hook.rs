@@ -60,6 +60,12 @@ fn copilot(ws: &str, tool: &str, args: Value) -> String {
     .to_string()
 }
 
+/// Antigravity CLI's `PreToolUse` input for its shell tool (protojson).
+fn agy(ws: &str, args: Value) -> String {
+    json!({ "toolCall": { "name": "run_command", "args": args }, "workspacePaths": [ws] })
+        .to_string()
+}
+
 /// The answer: (exit status, stdout JSON).
 fn answer(o: &Output) -> (i32, Value) {
     let text = String::from_utf8(o.stdout.clone()).unwrap();
@@ -572,6 +578,57 @@ fn copilot_cli_each_tier_in_its_words() {
         let (code, v) = answer(&hook(&["copilot"], &input));
         let (d, reason) = decision(&v);
         assert_eq!((code, d.as_str()), (0, "ask"), "{what}: {v}");
+        assert!(reason.contains("could not judge"), "{what}: {reason}");
+    }
+}
+
+/// Antigravity CLI: `decision` allow / force_ask / deny with toolgate's reason, for its
+/// `run_command` (`Cwd` judged as the command's directory, its inert arguments ignored,
+/// any other asking); bad input and another tool are `force_ask`, never allow.
+#[test]
+fn antigravity_each_tier_in_its_words() {
+    let ws = workspace();
+    let cmd = |c: &str| json!({ "CommandLine": c, "Blocking": true, "WaitMsBeforeAsync": 0, "SafeToAutoRun": true });
+    for (args, want, says) in [
+        (
+            cmd("git status && ls -la"),
+            "allow",
+            "builtin.shell.readonly",
+        ),
+        (cmd("npm publish"), "force_ask", "builtin.default"),
+        (cmd("sudo rm -rf /tmp/x"), "deny", "builtin.shell.priv-esc"),
+        (cmd("python3 t.py"), "force_ask", "builtin"),
+        (
+            json!({ "CommandLine": "echo x > pre-commit", "Cwd": format!("{ws}/.git/hooks") }),
+            "force_ask",
+            "builtin.edit-git",
+        ),
+        (
+            json!({ "CommandLine": "ls", "Env": {"A": "1"} }),
+            "force_ask",
+            "Env",
+        ),
+    ] {
+        let (code, v) = answer(&hook(&["agy"], &agy(&ws, args.clone())));
+        let (d, reason) = decision(&v);
+        assert_eq!((code, d.as_str()), (0, want), "{args}: {v}");
+        assert!(
+            reason.starts_with("toolgate: ") && reason.contains(says),
+            "{args}: {reason}"
+        );
+    }
+    for (what, input) in [
+        ("not JSON", "{\"toolCall\": ".to_string()),
+        ("no command", agy(&ws, json!({ "Cwd": "/" }))),
+        (
+            "another tool",
+            json!({ "toolCall": { "name": "write_to_file", "args": { "TargetFile": "/etc/x" } } })
+                .to_string(),
+        ),
+    ] {
+        let (code, v) = answer(&hook(&["agy"], &input));
+        let (d, reason) = decision(&v);
+        assert_eq!((code, d.as_str()), (0, "force_ask"), "{what}: {v}");
         assert!(reason.contains("could not judge"), "{what}: {reason}");
     }
 }

@@ -312,6 +312,38 @@ fn copilot_cli_gets_a_hooks_file_of_its_own() {
     assert!(elsewhere.join("hooks/toolgate.json").is_file());
 }
 
+/// Antigravity CLI: a named hook `toolgate` at the top of `~/.gemini/config/hooks.json`
+/// (project: `.agents/hooks.json`) for `run_command`, beside the user's own named
+/// hooks, which are kept; `--uninstall` takes the name out.
+#[test]
+fn antigravity_gets_a_named_hook_beside_the_users_own() {
+    let h = home("agy");
+    let file = h.join(".gemini/config/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let theirs = r#"{"lint":{"PostToolUse":[{"matcher":"run_command","hooks":[{"type":"command","command":"./lint.sh"}]}]}}"#;
+    std::fs::write(&file, theirs).unwrap();
+    let o = install(&h, &["agy"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        v["lint"]["PostToolUse"][0]["hooks"][0]["command"],
+        "./lint.sh"
+    );
+    let group = &v["toolgate"]["PreToolUse"][0];
+    assert_eq!(group["matcher"], "run_command");
+    let cmd = group["hooks"][0]["command"].as_str().unwrap();
+    assert!(cmd.ends_with(" hook agy || exit 2"), "{cmd}");
+    assert!(v.get("hooks").is_none(), "{v}");
+    assert!(text(&install(&h, &["agy"])).contains("already there"));
+    let o = install(&h, &["agy", "--uninstall"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(
+        v.get("toolgate").is_none() && v.get("lint").is_some(),
+        "{v}"
+    );
+}
+
 #[test]
 fn a_file_it_cannot_read_as_settings_is_left_unchanged() {
     let h = home("bad");

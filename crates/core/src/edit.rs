@@ -147,6 +147,26 @@ mod tests {
                 "builtin.self-approval",
             ),
             (
+                "/home/dev/app/.github/hooks/x.json",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/.agents/hooks.json",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/opencode.json",
+                Tier::Ask,
+                "builtin.edit-protected",
+            ),
+            (
+                "/home/dev/app/.github/ISSUE_TEMPLATE/bug.md",
+                Tier::Auto,
+                "builtin.edit-workspace",
+            ),
+            (
                 "/home/dev/.copilot/settings.json",
                 Tier::Deny,
                 "builtin.self-approval",

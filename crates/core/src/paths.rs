@@ -147,6 +147,8 @@ pub fn protected(path: &str) -> Option<&'static str> {
             (".codex", "an agent's own settings and permissions"),
             (".gemini", "an agent's own settings and permissions"),
             (".cursor", "an agent's own settings and permissions"),
+            (".agents", "an agent's own settings and permissions"),
+            (".opencode", "an agent's own settings and permissions"),
             (".toolgate", "toolgate's own policy"),
         ]
         .into_iter()
@@ -158,6 +160,11 @@ pub fn protected(path: &str) -> Option<&'static str> {
         }
         if is(seg, ".github") && (is(next, "workflows") || is(next, "actions")) {
             return Some("a CI workflow, which runs on push");
+        }
+        // Copilot CLI's project hooks and settings (`.github/hooks/*.json` run
+        // commands once the folder is trusted).
+        if is(seg, ".github") && (is(next, "hooks") || is(next, "copilot")) {
+            return Some("an agent's own settings and permissions");
         }
         if is(seg, ".config") && is(next, "fish") {
             return Some("a shell startup file");
@@ -188,6 +195,8 @@ pub fn protected(path: &str) -> Option<&'static str> {
             (".gitconfig", "git's configuration, which runs programs"),
             (".gitlab-ci.yml", "a CI pipeline, which runs on push"),
             (".mcp.json", "an agent's MCP servers, which it runs"),
+            ("opencode.json", "an agent's MCP servers, which it runs"),
+            ("opencode.jsonc", "an agent's MCP servers, which it runs"),
             ("toolgate.toml", "toolgate's own policy"),
             (".toolgate.toml", "toolgate's own policy"),
             (".bashrc", "a shell startup file"),

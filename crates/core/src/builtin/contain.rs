@@ -342,15 +342,10 @@ pub(super) fn withheld(name: &str, kind: Kind, args: &[&Word]) -> Option<&'stati
 fn registry_install(name: &str, sub: &Sub, args: &[&Word]) -> Option<&'static str> {
     let installs = match (name, sub) {
         ("yarn", Sub::None) => true,
-        ("uv", Sub::Word("pip")) => {
-            let rest: Vec<&Word> = args
-                .iter()
-                .skip_while(|a| a.text != "pip")
-                .skip(1)
-                .copied()
-                .collect();
-            matches!(subcommand(&rest), Sub::Word("install" | "sync"))
-        }
+        ("uv", Sub::Word("pip")) => matches!(
+            subcommand(&after(args, "pip")),
+            Sub::Word("install" | "sync")
+        ),
         (_, Sub::Word(s)) => REGISTRY_INSTALLS
             .iter()
             .any(|(n, subs)| *n == name && subs.contains(s)),
@@ -373,22 +368,23 @@ fn elsewhere(args: &[&Word]) -> Option<&'static str> {
         .then_some(OUTSIDE)
 }
 
+/// The words after the first `word` (a subcommand's own arguments).
+fn after<'a>(args: &[&'a Word], word: &str) -> Vec<&'a Word> {
+    args.iter()
+        .skip_while(|a| a.text != word)
+        .skip(1)
+        .copied()
+        .collect()
+}
+
 /// `go`: fetching modules (`get`, `install`, `mod download|tidy|vendor`) is the network.
 fn go(sub: Sub, args: &[&Word]) -> Option<&'static str> {
     match sub {
         Sub::Word("get" | "install") => Some(NETWORK),
-        Sub::Word("mod") => {
-            let rest: Vec<&Word> = args
-                .iter()
-                .skip_while(|a| a.text != "mod")
-                .skip(1)
-                .copied()
-                .collect();
-            match subcommand(&rest) {
-                Sub::Word("download" | "tidy" | "vendor") | Sub::Dynamic => Some(NETWORK),
-                _ => None,
-            }
-        }
+        Sub::Word("mod") => match subcommand(&after(args, "mod")) {
+            Sub::Word("download" | "tidy" | "vendor") | Sub::Dynamic => Some(NETWORK),
+            _ => None,
+        },
         Sub::Dynamic => Some(UNKNOWN),
         _ => None,
     }
