@@ -69,8 +69,8 @@ pub enum Command {
     ///
     /// The workspace is the call's cwd unless --workspace or the policy names one;
     /// file-system facts are on (--no-fs turns them off). Claude Code and Copilot CLI:
-    /// allow / ask / deny; Antigravity: allow / force_ask / deny; Codex and Gemini CLI:
-    /// allow / deny (their hooks cannot ask). Bad input, a
+    /// allow / ask / deny; Antigravity: allow / force_ask / deny; Codex, Gemini CLI and
+    /// Cursor: allow / deny (their hooks cannot ask, or not in every mode). Bad input, a
     /// policy that does not load, a panic or no verdict within --timeout-ms answers as
     /// an ask, with the reason; in a permission mode where nobody answers
     /// (bypassPermissions, dontAsk) every ask is a deny. Always exits 0 with an answer.
@@ -78,7 +78,8 @@ pub enum Command {
     /// Adds `toolgate hook HOST` to the host's settings file (Claude Code
     /// ~/.claude/settings.json, Codex ~/.codex/hooks.json, Gemini CLI
     /// ~/.gemini/settings.json, Copilot CLI ~/.copilot/hooks/toolgate.json, Antigravity
-    /// ~/.gemini/config/hooks.json; --scope project: the current directory's).
+    /// ~/.gemini/config/hooks.json, Cursor ~/.cursor/hooks.json; --scope project: the
+    /// current directory's).
     ///
     /// Keeps the rest of the file and a backup beside it (FILE.toolgate-backup-MS);
     /// the command is guarded (`|| exit 2`, and Claude Code's onFailure: block) so a

@@ -17,13 +17,13 @@ use crate::text::shown;
 /// `toolgate doctor`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DoctorArgs {
-    /// The hosts to check (default: all five)
+    /// The hosts to check (default: all six)
     #[arg(value_enum, value_name = "HOST")]
     pub hosts: Vec<Host>,
 }
 
 impl DoctorArgs {
-    /// The hosts named, once each, or all five.
+    /// The hosts named, once each, or all six.
     pub fn hosts(&self) -> Vec<Host> {
         let mut out: Vec<Host> = Vec::new();
         for h in &self.hosts {
@@ -38,6 +38,7 @@ impl DoctorArgs {
                 Host::Gemini,
                 Host::Copilot,
                 Host::Agy,
+                Host::Cursor,
             ];
         }
         out
@@ -222,6 +223,7 @@ fn host_version(host: Host) -> Result<(String, [u32; 3]), String> {
         Host::Gemini => "gemini",
         Host::Copilot => "copilot",
         Host::Agy => "agy",
+        Host::Cursor => "cursor-agent",
     };
     let path = crate::which::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
     let mut child = Command::new(&path)

@@ -16,6 +16,11 @@
 //! | sandbox | `allow`, `updatedInput`: the command in `toolgate sandbox` | the same | `allow`, `hookSpecificOutput.tool_input`: the same |
 //! | deny | `deny` | `deny` | `deny` |
 //!
+//! Copilot CLI (`preToolUse`): `allow` / `ask` / `deny`, a `sandbox` verdict `ask`.
+//! Antigravity (`run_command`): `allow` / `force_ask` / `deny`. Cursor
+//! (`beforeShellExecution`): `allow` / `deny`, an `ask` a `deny` saying a person must
+//! approve it.
+//!
 //! (`sandbox` only where the host does not sandbox the command itself and a sandbox can
 //! be built here; otherwise the call is judged as `ask`: see [`crate::contained`].)
 //!
@@ -54,6 +59,9 @@ pub enum Host {
     /// Antigravity CLI (also `antigravity`)
     #[value(alias = "antigravity")]
     Agy,
+    /// Cursor's agent (`cursor-agent`, the editor's agent; also `cursor-agent`)
+    #[value(alias = "cursor-agent")]
+    Cursor,
 }
 
 /// `--codex-ask`: what an `ask` is in Codex.
@@ -139,6 +147,7 @@ impl Host {
             Host::ClaudeCode | Host::Codex | Host::Agy => "PreToolUse",
             Host::Gemini => "BeforeTool",
             Host::Copilot => "preToolUse",
+            Host::Cursor => "beforeShellExecution",
         }
     }
 }
@@ -156,7 +165,7 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// when its hook times out, its changelog for 1.0.67, checked with 1.0.102).
 pub fn max_timeout_ms(host: Host) -> u64 {
     match host {
-        Host::ClaudeCode | Host::Codex | Host::Copilot | Host::Agy => 25_000,
+        Host::ClaudeCode | Host::Codex | Host::Copilot | Host::Agy | Host::Cursor => 25_000,
         Host::Gemini => 12_000,
     }
 }
@@ -296,6 +305,7 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
     match host {
         Host::Copilot => return copilot_input(obj),
         Host::Agy => return agy_input(obj),
+        Host::Cursor => return cursor_input(obj),
         _ => {}
     }
     match obj.get("hook_event_name").and_then(Value::as_str) {
@@ -432,6 +442,53 @@ fn agy_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
     })
 }
 
+/// Cursor's `beforeShellExecution` input: `{hook_event_name, conversation_id,
+/// generation_id, workspace_roots, command, cwd, sandbox, …}` (Cursor's docs' sample, as
+/// safe-chains quotes it: michaeldhopkins/safe-chains `src/targets/cursor.rs`). The
+/// workspace is the first workspace root; a `cwd` elsewhere is judged as the command's
+/// directory (`cd DIR` before it).
+fn cursor_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
+    let text_of = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(e) = text_of("hook_event_name") {
+        if e != "beforeShellExecution" {
+            return Err(format!("event `{e}` is not beforeShellExecution"));
+        }
+    }
+    let command = obj
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or("no command")?;
+    let root = obj
+        .get("workspace_roots")
+        .and_then(Value::as_array)
+        .and_then(|w| w.first())
+        .and_then(Value::as_str)
+        .filter(|r| r.starts_with('/'))
+        .map(str::to_string);
+    let dir = text_of("cwd").filter(|c| c.starts_with('/'));
+    let mut args = serde_json::Map::new();
+    args.insert("command".into(), Value::String(command.to_string()));
+    if let (Some(d), Some(r)) = (&dir, &root) {
+        if d != r {
+            args.insert("cwd".into(), Value::String(d.clone()));
+        }
+    }
+    Ok(Input {
+        mode: None,
+        tool: "bash".into(),
+        args: Value::Object(args),
+        cwd: root.or(dir),
+        session_id: text_of("conversation_id"),
+        tool_use_id: text_of("generation_id"),
+        transcript_path: text_of("transcript_path"),
+    })
+}
+
 /// Reads, loads and classifies: the answer for one hook call.
 fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (Answer, Value) {
     let input = match parse_input(host, text) {
@@ -495,7 +552,7 @@ fn contain(
         // Not rewritten (yet): a `sandbox` verdict asks there. Copilot CLI's own
         // sandbox, which a `--sandbox` flag the hook cannot see turns on, would hold
         // bubblewrap.
-        Host::Copilot | Host::Agy => {
+        Host::Copilot | Host::Agy | Host::Cursor => {
             return (toolgate_fs::classify(policy, call, fs), input.args.clone())
         }
     };
@@ -537,7 +594,9 @@ fn sandboxed_args(
             crate::contained::codex_unsandboxed(codex_home.as_deref(), cwd, home)?
         }
         Host::Gemini => crate::contained::gemini_sandboxes(cwd, home, &|k| std::env::var(k).ok())?,
-        Host::Copilot | Host::Agy => return Err("this host's calls are not rewritten".into()),
+        Host::Copilot | Host::Agy | Host::Cursor => {
+            return Err("this host's calls are not rewritten".into())
+        }
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
@@ -683,6 +742,24 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             };
             json!({ "decision": decision, "reason": answer.reason })
         }
+        // Cursor: an `ask` is a deny that says a person must approve it (Cursor runs a
+        // hook's `ask` unasked in its auto-review mode: its forum, topic 173694, 3.21.16);
+        // its agent was seen to ignore `allow` (its own allowlist still applies).
+        Host::Cursor => {
+            let (permission, reason) = match answer.tier {
+                Tier::Auto => ("allow", answer.reason.clone()),
+                Tier::Sandbox | Tier::Ask => (
+                    "deny",
+                    format!(
+                        "{} — it needs a person's approval, which a Cursor hook cannot ask for \
+                         in every mode",
+                        answer.reason
+                    ),
+                ),
+                Tier::Deny => ("deny", answer.reason.clone()),
+            };
+            json!({ "permission": permission, "user_message": reason, "agent_message": reason })
+        }
     }
 }
 
@@ -787,6 +864,7 @@ mod tests {
             Host::Gemini,
             Host::Copilot,
             Host::Agy,
+            Host::Cursor,
         ] {
             for tier in [Tier::Ask, Tier::Deny] {
                 let text = render(host, &answer(tier), &args).to_string();

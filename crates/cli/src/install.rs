@@ -8,6 +8,7 @@
 //! | Gemini CLI | `~/.gemini/settings.json` | `.gemini/settings.json` | `BeforeTool` |
 //! | Copilot CLI | `$COPILOT_HOME/hooks/toolgate.json` (`~/.copilot`) | `.github/hooks/toolgate.json` | `preToolUse` |
 //! | Antigravity CLI | `~/.gemini/config/hooks.json` | `.agents/hooks.json` | `toolgate.PreToolUse` |
+//! | Cursor | `~/.cursor/hooks.json` | `.cursor/hooks.json` | `beforeShellExecution` |
 //!
 //! Idempotent: a hook entry whose command runs `toolgate … hook` is ours, and a second
 //! install changes nothing. Before a write the file is copied beside itself
@@ -180,7 +181,34 @@ pub(crate) fn host_word(host: Host) -> &'static str {
         Host::Gemini => "gemini",
         Host::Copilot => "copilot",
         Host::Agy => "agy",
+        Host::Cursor => "cursor",
     }
+}
+
+/// Does the host list hook entries right under the event, without matcher groups
+/// (Cursor's `{"version": 1, "hooks": {"beforeShellExecution": [{"command": …}]}}`)?
+/// Its entries are read and written as one-hook groups ([`grouped`], [`ungrouped`]).
+fn flat(host: Host) -> bool {
+    host == Host::Cursor
+}
+
+/// Flat entries as groups of one hook each.
+fn grouped(entries: Vec<Json>) -> Vec<Json> {
+    entries
+        .into_iter()
+        .map(|h| Json::Object(vec![("hooks".to_string(), Json::Array(vec![h]))]))
+        .collect()
+}
+
+/// Groups back as flat entries.
+fn ungrouped(groups: Vec<Json>) -> Vec<Json> {
+    groups
+        .into_iter()
+        .flat_map(|g| match g.get("hooks") {
+            Some(Json::Array(hs)) => hs.clone(),
+            _ => vec![g],
+        })
+        .collect()
 }
 
 /// The key under which the file holds the hook's events: `hooks`, or for Antigravity,
@@ -224,6 +252,7 @@ pub(crate) fn settings_file(
         (Host::Copilot, Scope::Project) => base.join(".github/hooks/toolgate.json"),
         (Host::Agy, Scope::User) => base.join(".gemini/config/hooks.json"),
         (Host::Agy, Scope::Project) => base.join(".agents/hooks.json"),
+        (Host::Cursor, _) => base.join(".cursor/hooks.json"),
     })
 }
 
@@ -258,6 +287,14 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
         }
         // No timeout key is known for Antigravity; the hook answers within its own.
         Host::Agy => "PreToolUse",
+        // Seconds; `failClosed`: a hook that fails or answers nothing blocks (Cursor's
+        // option, as its docs are quoted; not checked against a real cursor-agent here).
+        Host::Cursor => {
+            hook.retain(|(k, _)| k != "type");
+            hook.push(("timeout".to_string(), Json::Number(30.into())));
+            hook.push(("failClosed".to_string(), Json::Bool(true)));
+            "beforeShellExecution"
+        }
     };
     let matcher = match host {
         Host::ClaudeCode => CLAUDE_MATCHER,
@@ -266,6 +303,8 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
         Host::Copilot => COPILOT_MATCHER,
         // Its shell tool only: the hook reads `run_command`'s arguments.
         Host::Agy => "run_command",
+        // No matcher: the event is the shell's (the group is unwrapped, [`flat`]).
+        Host::Cursor => "",
     };
     let group = Json::Object(vec![
         ("matcher".to_string(), s(matcher)),
@@ -325,7 +364,7 @@ pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
     match host {
         Host::ClaudeCode => wrapped && on_failure,
-        Host::Codex | Host::Gemini | Host::Copilot | Host::Agy => wrapped,
+        Host::Codex | Host::Gemini | Host::Copilot | Host::Agy | Host::Cursor => wrapped,
     }
 }
 
@@ -356,6 +395,11 @@ pub(crate) fn our_hooks(host: Host, path: &Path) -> Result<Option<Vec<Json>>, St
         None => return Ok(Some(Vec::new())),
         Some(Json::Array(g)) => g,
         Some(_) => return Err(format!("`{root}.{event}` is not a list")),
+    };
+    let groups = if flat(host) {
+        grouped(groups.clone())
+    } else {
+        groups.clone()
     };
     Ok(Some(
         groups
@@ -538,6 +582,9 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
     let Json::Array(groups) = list else {
         return Err(refuse(format!("`{root}.{event}` is not a list")));
     };
+    if flat(req.host) {
+        *groups = grouped(std::mem::take(groups));
+    }
     let ours = |g: &Json| -> Vec<String> {
         match g.get("hooks") {
             Some(Json::Array(hs)) => hs
@@ -610,6 +657,17 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
         if req.host == Host::Agy {
             if let Json::Object(top) = &mut doc {
                 top.retain(|(k, v)| !(k == root && matches!(v, Json::Object(o) if o.is_empty())));
+            }
+        }
+    }
+    if flat(req.host) {
+        if let Some(Json::Array(list)) = doc.get_mut(root).and_then(|h| h.get_mut(event)) {
+            *list = ungrouped(std::mem::take(list));
+        }
+        // Cursor's file names its schema's version.
+        if let (Json::Object(top), false) = (&mut doc, req.uninstall) {
+            if !top.iter().any(|(k, _)| k == "version") {
+                top.insert(0, ("version".to_string(), Json::Number(1.into())));
             }
         }
     }

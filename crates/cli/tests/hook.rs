@@ -633,6 +633,86 @@ fn antigravity_each_tier_in_its_words() {
     }
 }
 
+/// Cursor's `beforeShellExecution` input (its docs' sample, with `command` and `cwd`).
+fn cursor(ws: &str, command: &str, cwd: &str) -> String {
+    json!({
+        "conversation_id": "abc-123", "generation_id": "gen-456", "model": "m",
+        "hook_event_name": "beforeShellExecution", "cursor_version": "2.0.43",
+        "workspace_roots": [ws], "transcript_path": "/home/dev/.cursor/t.json",
+        "command": command, "cwd": cwd, "sandbox": false,
+    })
+    .to_string()
+}
+
+/// Cursor: `permission` allow / deny with toolgate's reason in `user_message` and
+/// `agent_message`; an ask is a deny saying a person must approve it (Cursor's
+/// auto-review mode runs a hook's `ask` unasked); a `cwd` inside the workspace is the
+/// command's directory; bad input and another event deny.
+#[test]
+fn cursor_each_tier_in_its_words() {
+    let ws = workspace();
+    for (command, cwd, want, says) in [
+        (
+            "git status && ls -la",
+            ws.clone(),
+            "allow",
+            "builtin.shell.readonly",
+        ),
+        ("npm publish", ws.clone(), "deny", "a person's approval"),
+        (
+            "sudo rm -rf /tmp/x",
+            ws.clone(),
+            "deny",
+            "builtin.shell.priv-esc",
+        ),
+        (
+            "echo x > pre-commit",
+            format!("{ws}/.git/hooks"),
+            "deny",
+            "builtin.edit-git",
+        ),
+    ] {
+        let (code, v) = answer(&hook(&["cursor"], &cursor(&ws, command, &cwd)));
+        assert_eq!(
+            (code, v["permission"].as_str()),
+            (0, Some(want)),
+            "{command}: {v}"
+        );
+        let reason = v["agent_message"].as_str().unwrap_or("");
+        assert!(
+            reason.starts_with("toolgate: ") && reason.contains(says),
+            "{command}: {v}"
+        );
+        assert_eq!(v["user_message"], v["agent_message"]);
+    }
+    for (what, input) in [
+        ("not JSON", "{\"command\": ".to_string()),
+        (
+            "no command",
+            json!({ "hook_event_name": "beforeShellExecution", "workspace_roots": [ws] })
+                .to_string(),
+        ),
+        (
+            "another event",
+            cursor(&ws, "ls", &ws).replace("beforeShellExecution", "beforeReadFile"),
+        ),
+    ] {
+        let (code, v) = answer(&hook(&["cursor"], &input));
+        assert_eq!(
+            (code, v["permission"].as_str()),
+            (0, Some("deny")),
+            "{what}: {v}"
+        );
+        assert!(
+            v["agent_message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("could not judge"),
+            "{what}: {v}"
+        );
+    }
+}
+
 #[test]
 fn bad_input_answers_and_never_allows() {
     let ws = workspace();

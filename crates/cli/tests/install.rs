@@ -7,7 +7,7 @@
 mod common;
 
 use common::BIN;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -340,6 +340,50 @@ fn antigravity_gets_a_named_hook_beside_the_users_own() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(
         v.get("toolgate").is_none() && v.get("lint").is_some(),
+        "{v}"
+    );
+}
+
+/// Cursor: a flat entry under `hooks.beforeShellExecution` in `~/.cursor/hooks.json`,
+/// with the file's `version: 1`, beside the user's own entries, which are kept.
+#[test]
+fn cursor_gets_a_flat_entry_beside_the_users_own() {
+    let h = home("cursor");
+    let file = h.join(".cursor/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, r#"{"hooks":{"beforeShellExecution":[{"command":"./audit.sh"}],"afterFileEdit":[{"command":"fmt"}]}}"#).unwrap();
+    let o = install(&h, &["cursor"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["version"], 1, "{v}");
+    let list = v["hooks"]["beforeShellExecution"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{v}");
+    assert_eq!(list[0]["command"], "./audit.sh");
+    let ours = &list[1];
+    assert!(
+        ours["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" hook cursor || exit 2"),
+        "{v}"
+    );
+    assert_eq!(
+        (&ours["timeout"], &ours["failClosed"]),
+        (&json!(30), &json!(true)),
+        "{v}"
+    );
+    assert!(
+        ours.get("hooks").is_none() && ours.get("matcher").is_none(),
+        "{v}"
+    );
+    assert_eq!(v["hooks"]["afterFileEdit"][0]["command"], "fmt");
+    assert!(text(&install(&h, &["cursor"])).contains("already there"));
+    let o = install(&h, &["cursor", "--uninstall"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        v["hooks"]["beforeShellExecution"],
+        json!([{"command": "./audit.sh"}]),
         "{v}"
     );
 }
