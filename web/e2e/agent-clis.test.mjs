@@ -378,6 +378,15 @@ try {
     results = copilotResults(fake.requests);
     check("copilot -p: a call that asks is put to Copilot CLI's prompt, which -p denies: it never runs",
       results.some((t) => t.includes("unable to ask user")) && !existsSync(asked), { r, results });
+    // The sandbox verdict: the hook allows the script with modifiedArgs rewriting the
+    // command into `toolgate sandbox`; Copilot CLI runs the rewritten one.
+    plantSandboxWorld(home, ws);
+    script.arguments = { command: "python3 t.py", description: "x" };
+    fake.requests.length = 0;
+    r = await copilot();
+    results = copilotResults(fake.requests);
+    check("copilot -p: a script (sandbox) runs inside toolgate sandbox, as the hook's modifiedArgs rewrote it: it ran, wrote in the workspace, and could not read the home's key",
+      ranContained(results, ws), { r, results });
     // The hook cannot run (its binary removed): the guard's exit 2 blocks the call.
     const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "copilot", "copilot");
     check("copilot: the hook is reinstalled with the failure guard", gone.inst.ok, gone.inst.out);

@@ -41,6 +41,39 @@ pub fn claude_code_sandboxes(cwd: Option<&str>, home: Option<&str>) -> HostCheck
     })
 }
 
+/// Does Copilot CLI run its shell commands in its own sandbox (`sandbox.enabled` in
+/// its user `settings.json`, `settings.local.json` or `config.json` under
+/// `$COPILOT_HOME` (`~/.copilot`), or the repository's `.github/copilot/settings.json`
+/// and `settings.local.json`)? A file that is there but cannot be read or parsed counts
+/// as yes. (`copilot --sandbox` turns it on for a session where no file says so: the
+/// hook cannot see that, and `toolgate sandbox` inside it then refuses to run, 125.)
+pub fn copilot_sandboxes(
+    copilot_home: Option<&str>,
+    cwd: Option<&str>,
+    home: Option<&str>,
+) -> HostCheck {
+    let user = copilot_home
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .or_else(|| home.map(|h| format!("{h}/.copilot")));
+    let mut files = Vec::new();
+    if let Some(u) = user {
+        for f in ["settings.json", "settings.local.json", "config.json"] {
+            files.push(format!("{u}/{f}"));
+        }
+    }
+    if let Some(c) = cwd {
+        files.push(format!("{c}/.github/copilot/settings.json"));
+        files.push(format!("{c}/.github/copilot/settings.local.json"));
+    }
+    json_settings(&files, |v| {
+        match v.get("sandbox").and_then(|s| s.get("enabled")) {
+            None | Some(Value::Bool(false)) => None,
+            Some(_) => Some("turns Copilot CLI's own sandbox on (sandbox.enabled)".into()),
+        }
+    })
+}
+
 /// Does Gemini CLI run its tools in a sandbox of its own (a container, or Seatbelt on
 /// macOS), where `toolgate sandbox` could not nest (nor, in a container, be found)?
 /// Inside it `SANDBOX` names it; `GEMINI_SANDBOX`, or `tools.sandbox` (before 0.x:
@@ -98,12 +131,64 @@ fn json_settings(files: &[String], sandboxes: impl Fn(&Value) -> Option<String>)
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(format!("{file}: {e}")),
         };
-        let v: Value = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+        let v: Value =
+            serde_json::from_str(&without_comments(&text)).map_err(|e| format!("{file}: {e}"))?;
         if let Some(why) = sandboxes(&v) {
             return Err(format!("{file} {why}"));
         }
     }
     Ok(())
+}
+
+/// `text` with its `//` and `/* */` comments blanked out (outside strings): the hosts
+/// write and read their settings as JSON with comments (Copilot CLI's `config.json`
+/// starts with two `//` lines; Gemini CLI reads comments too). Newlines are kept, so
+/// an error's line is the file's.
+pub fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let (mut in_string, mut escaped) = (false, false);
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                    }
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The values `key` takes in Codex's configuration, each with its file: the user's
@@ -286,6 +371,14 @@ mod tests {
     }
 
     #[test]
+    fn comments_are_blanked_but_strings_kept() {
+        let text = "// a\n{ \"u\": \"http://x/*y*/\", /* b\n c */ \"k\": \"a\\\"//\" } // z";
+        let v: Value = serde_json::from_str(&without_comments(text)).unwrap();
+        assert_eq!(v, json!({"u": "http://x/*y*/", "k": "a\"//"}));
+        assert_eq!(without_comments(text).lines().count(), text.lines().count());
+    }
+
+    #[test]
     fn hosts_that_sandbox_themselves() {
         let dir = std::env::temp_dir().join(format!("tg-contained-{}", std::process::id()));
         let home = dir.join("home");
@@ -362,6 +455,29 @@ mod tests {
         assert!(gemini_sandboxes(c, h, &none).is_err());
         std::fs::write(home.join(".gemini/settings.json"), "{not json").unwrap();
         assert!(gemini_sandboxes(c, h, &none).is_err());
+        // Copilot CLI: its user files ($COPILOT_HOME first), then the repository's; its
+        // own config.json has comments.
+        assert!(copilot_sandboxes(None, c, h).is_ok());
+        std::fs::create_dir_all(home.join(".copilot")).unwrap();
+        std::fs::write(
+            home.join(".copilot/config.json"),
+            "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"firstLaunchAt\": \"2026-11-29T02:02:02.322Z\"\n}\n",
+        )
+        .unwrap();
+        assert!(copilot_sandboxes(None, c, h).is_ok());
+        std::fs::write(
+            home.join(".copilot/config.json"),
+            r#"{"sandbox":{"enabled":true}}"#,
+        )
+        .unwrap();
+        assert!(copilot_sandboxes(None, c, h)
+            .unwrap_err()
+            .contains("sandbox.enabled"));
+        let elsewhere = dir.join("copilot-home");
+        assert!(copilot_sandboxes(elsewhere.to_str(), c, h).is_ok());
+        std::fs::create_dir_all(cwd.join(".github/copilot")).unwrap();
+        std::fs::write(cwd.join(".github/copilot/settings.local.json"), "{not json").unwrap();
+        assert!(copilot_sandboxes(elsewhere.to_str(), c, h).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -32,14 +32,7 @@ impl DoctorArgs {
             }
         }
         if out.is_empty() {
-            out = vec![
-                Host::ClaudeCode,
-                Host::Codex,
-                Host::Gemini,
-                Host::Copilot,
-                Host::Agy,
-                Host::Cursor,
-            ];
+            out = <Host as clap::ValueEnum>::value_variants().to_vec();
         }
         out
     }

@@ -16,7 +16,8 @@
 //! | sandbox | `allow`, `updatedInput`: the command in `toolgate sandbox` | the same | `allow`, `hookSpecificOutput.tool_input`: the same |
 //! | deny | `deny` | `deny` | `deny` |
 //!
-//! Copilot CLI (`preToolUse`): `allow` / `ask` / `deny`, a `sandbox` verdict `ask`.
+//! Copilot CLI (`preToolUse`): `allow` / `ask` / `deny`, a `sandbox` verdict `allow` with
+//! `modifiedArgs` (the command in `toolgate sandbox`).
 //! Antigravity (`run_command`): `allow` / `force_ask` / `deny`. Cursor
 //! (`beforeShellExecution`): `allow` / `deny`, an `ask` a `deny` saying a person must
 //! approve it.
@@ -547,12 +548,10 @@ fn contain(
     fs: bool,
 ) -> (Verdict, Value) {
     let shell = match host {
-        Host::ClaudeCode | Host::Codex => "bash",
+        Host::ClaudeCode | Host::Codex | Host::Copilot => "bash",
         Host::Gemini => "run_shell_command",
-        // Not rewritten (yet): a `sandbox` verdict asks there. Copilot CLI's own
-        // sandbox, which a `--sandbox` flag the hook cannot see turns on, would hold
-        // bubblewrap.
-        Host::Copilot | Host::Agy | Host::Cursor => {
+        // Not rewritten: a `sandbox` verdict asks there.
+        Host::Agy | Host::Cursor => {
             return (toolgate_fs::classify(policy, call, fs), input.args.clone())
         }
     };
@@ -594,9 +593,11 @@ fn sandboxed_args(
             crate::contained::codex_unsandboxed(codex_home.as_deref(), cwd, home)?
         }
         Host::Gemini => crate::contained::gemini_sandboxes(cwd, home, &|k| std::env::var(k).ok())?,
-        Host::Copilot | Host::Agy | Host::Cursor => {
-            return Err("this host's calls are not rewritten".into())
+        Host::Copilot => {
+            let copilot_home = std::env::var("COPILOT_HOME").ok();
+            crate::contained::copilot_sandboxes(copilot_home.as_deref(), cwd, home)?
         }
+        Host::Agy | Host::Cursor => return Err("this host's calls are not rewritten".into()),
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
@@ -722,14 +723,19 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
         },
         // Copilot CLI: `ask` is its own prompt (a deny in `-p` and autopilot, where
-        // nobody watches); a `sandbox` verdict asks there (the hook does not rewrite).
+        // nobody watches); `sandbox` is an allow with `modifiedArgs`, the command
+        // wrapped in `toolgate sandbox` (Copilot CLI runs the modified arguments).
         Host::Copilot => {
             let decision = match answer.tier {
-                Tier::Auto => "allow",
-                Tier::Sandbox | Tier::Ask => "ask",
+                Tier::Auto | Tier::Sandbox => "allow",
+                Tier::Ask => "ask",
                 Tier::Deny => "deny",
             };
-            json!({ "permissionDecision": decision, "permissionDecisionReason": answer.reason })
+            let mut out = json!({ "permissionDecision": decision, "permissionDecisionReason": answer.reason });
+            if answer.tier == Tier::Sandbox {
+                out["modifiedArgs"] = args.clone();
+            }
+            out
         }
         // Antigravity: `force_ask` puts it to a person even where its Always-Allow list
         // would run it (`ask` respects that list); `allow` does not suppress its own
@@ -858,14 +864,7 @@ mod tests {
     #[test]
     fn no_host_is_told_allow_for_anything_but_auto() {
         let args = json!({"command": "x"});
-        for host in [
-            Host::ClaudeCode,
-            Host::Codex,
-            Host::Gemini,
-            Host::Copilot,
-            Host::Agy,
-            Host::Cursor,
-        ] {
+        for &host in <Host as clap::ValueEnum>::value_variants() {
             for tier in [Tier::Ask, Tier::Deny] {
                 let text = render(host, &answer(tier), &args).to_string();
                 assert!(!text.contains("\"allow\""), "{host:?} {tier:?}: {text}");
@@ -883,8 +882,8 @@ mod tests {
         let out = render(Host::Gemini, &answer(Tier::Sandbox), &wrapped);
         assert_eq!(out["decision"], "allow");
         assert_eq!(out["hookSpecificOutput"]["tool_input"], wrapped);
-        // Copilot CLI is not rewritten: a `sandbox` verdict asks there.
         let out = render(Host::Copilot, &answer(Tier::Sandbox), &wrapped);
-        assert_eq!(out["permissionDecision"], "ask");
+        assert_eq!(out["permissionDecision"], "allow");
+        assert_eq!(out["modifiedArgs"], wrapped);
     }
 }

@@ -510,8 +510,6 @@ fn copilot_cli_each_tier_in_its_words() {
             "deny",
             "builtin.shell.priv-esc",
         ),
-        // Not rewritten into toolgate's sandbox here: asks.
-        ("bash", bash("python3 t.py"), "ask", "builtin"),
         (
             "bash",
             json!({"command": "cat id_rsa", "description": "d", "shellId": "0"}),

@@ -610,6 +610,32 @@ print('token', os.environ.get('GITHUB_TOKEN'))\n";
         "{out}"
     );
     assert!(out.to_string().contains("sandbox.enabled"), "{out}");
+    // Copilot CLI: allowed with `modifiedArgs`, the same rewrite; its own sandbox on in
+    // the repository's settings: asked as before.
+    let copilot = serde_json::json!({
+        "sessionId": "s", "timestamp": 1, "cwd": ws, "toolName": "bash",
+        "toolArgs": {"command": "python3 t.py", "description": "d"},
+    })
+    .to_string();
+    let out = hook(&w, "copilot", &[], &copilot);
+    assert_eq!(out["permissionDecision"], "allow", "{out}");
+    assert_eq!(out["modifiedArgs"]["description"], "d", "{out}");
+    assert!(
+        out["modifiedArgs"]["command"]
+            .as_str()
+            .unwrap()
+            .contains(" sandbox --workspace "),
+        "{out}"
+    );
+    std::fs::create_dir_all(w.ws.join(".github/copilot")).unwrap();
+    std::fs::write(
+        w.ws.join(".github/copilot/settings.json"),
+        r#"{"sandbox":{"enabled":true}}"#,
+    )
+    .unwrap();
+    let out = hook(&w, "copilot", &[], &copilot);
+    assert_eq!(out["permissionDecision"], "ask", "{out}");
+    assert!(out.to_string().contains("sandbox.enabled"), "{out}");
     // A policy that turns it off: asked as before.
     std::fs::remove_file(w.ws.join(".claude/settings.local.json")).unwrap();
     let policy = w.root.join("policy.toml");
