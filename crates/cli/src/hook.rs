@@ -329,12 +329,7 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
         .and_then(Value::as_str)
         .filter(|c| c.starts_with('/'))
         .map(str::to_string);
-    let text_of = |k: &str| {
-        obj.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let text_of = |k: &str| text_field(obj, k);
     Ok(Input {
         mode: text_of("permission_mode"),
         tool,
@@ -346,18 +341,21 @@ fn parse_input(host: Host, text: &str) -> Result<Input, String> {
     })
 }
 
+/// The non-empty string at `key` of a host's input.
+fn text_field(obj: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    obj.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
 /// Copilot CLI's `preToolUse` input: `{sessionId, timestamp, cwd, toolName, toolArgs}`
 /// (as Copilot CLI 1.0.102 sends it to its hooks); it names no event and no permission
 /// mode (Copilot CLI denies an `ask` itself where nobody is watching: `-p`, autopilot).
 /// `toolArgs` is an object, or the same as a JSON string (its docs); a freeform tool's
 /// text (`apply_patch`) is `{"input": TEXT}`.
 fn copilot_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
-    let text_of = |k: &str| {
-        obj.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let text_of = |k: &str| text_field(obj, k);
     if let Some(e) = text_of("hookEventName").or_else(|| text_of("hook_event_name")) {
         if !e.eq_ignore_ascii_case("preToolUse") {
             return Err(format!("event `{e}` is not preToolUse"));
@@ -449,12 +447,7 @@ fn agy_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
 /// workspace is the first workspace root; a `cwd` elsewhere is judged as the command's
 /// directory (`cd DIR` before it).
 fn cursor_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
-    let text_of = |k: &str| {
-        obj.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let text_of = |k: &str| text_field(obj, k);
     if let Some(e) = text_of("hook_event_name") {
         if e != "beforeShellExecution" {
             return Err(format!("event `{e}` is not beforeShellExecution"));
