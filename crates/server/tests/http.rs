@@ -18,7 +18,23 @@ const BOB: &str = "bob-token-012345678901";
 const ALICE_LAPTOP: &str = "alice-laptop-token-0123";
 const AGENT_2: &str = "second-agent-token-0123456";
 
-fn temp_dir(name: &str) -> PathBuf {
+/// A scratch directory removed when the test ends, passed or failed.
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
     static N: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "toolgate-server-{name}-{}-{}",
@@ -27,7 +43,7 @@ fn temp_dir(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 struct Server {
@@ -501,7 +517,6 @@ fn park_poll_decide_exactly_once() {
     assert_eq!(hard.status, 400, "{}", String::from_utf8_lossy(&hard.body));
 
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -525,7 +540,6 @@ fn a_restart_keeps_the_waiting_run() {
     );
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -854,7 +868,6 @@ fn hostile_requests_change_nothing() {
     assert_eq!(late.json()["error"]["decidedBy"], "alice-phone");
     assert_eq!(dump(&db), after, "a replayed decision changed the database");
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -883,7 +896,6 @@ fn cors_only_for_configured_origins() {
     let other = preflight("https://evil.example");
     assert_eq!(other.header("access-control-allow-origin"), None);
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Two server processes on one PostgreSQL database (two replicas): the same decision
@@ -1069,7 +1081,6 @@ fn a_waiting_run_posts_the_webhook_and_never_waits_for_it() {
     .json();
     assert_eq!(run["status"], "awaiting_permission");
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// What reaches the webhook of a parked secret write and a command with a bearer
@@ -1141,7 +1152,6 @@ fn the_webhook_carries_no_secret() {
         }
         drop(server);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The poll's 304 comes from the change counter, but never past a marker's expiry: the
@@ -1188,7 +1198,6 @@ fn an_expiring_marker_ends_the_cached_poll() {
     assert_eq!(after.status, 200);
     assert_eq!(after.json()["runs"][0]["status"], "cancelled");
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The reference agent: it parks at each `ask` step in the database; a decision, also
@@ -1321,7 +1330,6 @@ fn the_reference_agent_goes_on_after_each_decision_even_after_a_restart() {
         404
     );
     drop(plain);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// An agent that parked over HTTP takes what a person decided in the panel, with its
@@ -1442,7 +1450,6 @@ fn the_agent_takes_the_decision_and_its_history_once() {
     assert_eq!(e["history"], "{\"messages\":3}");
     assert_eq!(take("run-x", AGENT).status, 409);
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Pages of runs, the cap on waiting runs, and finished runs pruned (their audit
@@ -1571,7 +1578,6 @@ fn pages_caps_and_pruning() {
         200
     );
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Runs `toolgate-server` with `args` and no database work, and returns its exit status
