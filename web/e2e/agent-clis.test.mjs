@@ -1,5 +1,5 @@
 // The real agent CLIs, from npm (web/agent-clis' lockfile: @anthropic-ai/claude-code,
-// @openai/codex, @google/gemini-cli, @github/copilot), run offline against scripted model endpoints
+// @openai/codex, @google/gemini-cli, @github/copilot, OpenCode's opencode-linux-x64), run offline against scripted model endpoints
 // (web/agent-clis/fake-models.mjs), with toolgate's hook installed in each one's own
 // settings by `toolgate install`. For each CLI:
 // - a harmless call (`echo harmless-ran`, auto) runs: its output reaches the model;
@@ -9,7 +9,7 @@
 // ends with it parked, `toolgate runs` lists it, `toolgate decide RUN allow` approves it,
 // and `claude -p --resume SESSION` runs it; the run is then completed. A second one is
 // decided through toolgate-server's panel API on the same database.
-// Only in ./scripts/test --full (TOOLGATE_FULL=1): the four CLIs are about 1.1 GB (and
+// Only in ./scripts/test --full (TOOLGATE_FULL=1): the five CLIs are about 1.5 GB (and
 // Copilot CLI unpacks 235 MB more into its cache on first run).
 //   node web/e2e/agent-clis.test.mjs
 import { execFileSync, spawn } from "node:child_process";
@@ -136,7 +136,7 @@ const geminiResults = (reqs) =>
 
 try {
   const ci = run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], CLIS);
-  check("the four CLIs install from npm (web/agent-clis/package-lock.json)", ci.ok, ci.out.slice(-2000));
+  check("the five CLIs install from npm (web/agent-clis/package-lock.json)", ci.ok, ci.out.slice(-2000));
   check("the toolgate binary is built (cargo build -p toolgate-cli)", existsSync(toolgate), toolgate);
 
   // --- Claude Code ---
@@ -221,6 +221,64 @@ try {
       check("claude -p --resume runs the call the panel approved", existsSync(made2), { out: r.out.slice(0, 400), err: r.err.slice(-400) });
     } finally {
       await server.stop();
+    }
+
+    // Remote answers: Claude Code's own prompt put to
+    // toolgate-server by the PermissionRequest hook, answered through the panel's API
+    // while `claude -p` waits.
+    {
+      const AGENT = "agent-secret-0123456789";
+      const PHONE = "phone-secret-0123456789";
+      const tokenFile = join(work, "agent.token");
+      writeFileSync(tokenFile, `${AGENT}\n`);
+      const remote = await startServer({ db: join(work, "remote.db"), tokens: [
+        { name: "ci-agent", owner: "alice", roles: ["agent"], token: AGENT },
+        { name: "alice-phone", owner: "alice", roles: ["approver"], token: PHONE },
+      ] });
+      try {
+        // Only the PermissionRequest hook: in `claude -p` a PreToolUse hook's `ask` is
+        // refused without Claude Code's dialog, so its PermissionRequest never comes;
+        // without it, Claude Code's own rules prompt for a write outside the workspace.
+        install({ HOME: home, PATH: process.env.PATH }, ["claude-code", "--uninstall"]);
+        const pr = install({ HOME: home, PATH: process.env.PATH }, ["claude-code", "--event", "permission-request",
+          "--server", remote.url, "--token-file", tokenFile, "--command", `${toolgate} hook claude-code --wait-ms 8000`]);
+        const prSettings = json(readFileSync(join(home, ".claude", "settings.json"), "utf8"));
+        check("claude: `toolgate install claude-code --event permission-request --server URL --token-file F` adds a PermissionRequest hook (the token stays in its file)",
+          pr.ok && prSettings?.hooks?.PermissionRequest?.[0]?.hooks?.[0]?.command?.includes("--event permission-request") && !JSON.stringify(prSettings).includes(AGENT), { out: pr.out, prSettings });
+        const ask = async (marker, decision) => {
+          script.input = { command: `touch ${marker}`, description: "x" };
+          fake.requests.length = 0;
+          const running = claude(["-p", "make it"]);
+          let shown = null;
+          for (let i = 0; i < 60 && !shown && decision; i++) {
+            const runs = (await api(remote.url, "GET", "v1/runs?status=awaiting_permission", PHONE)).json?.runs ?? [];
+            shown = runs.find((x) => x.marker?.calls?.[0]?.args?.command === `touch ${marker}`) ?? null;
+            if (!shown) await new Promise((res) => setTimeout(res, 100));
+          }
+          const call = shown?.marker?.calls?.[0] ?? {};
+          const answer = shown
+            ? await api(remote.url, "POST", `v1/runs/${shown.runId}/decisions`, PHONE, { decisions: [{ toolCallId: call.toolCallId, anchor: call.anchor, decision, ...(decision === "deny" ? { message: "not now" } : {}) }] })
+            : null;
+          return { shown, answer, r: await running, results: claudeResults(fake.requests) };
+        };
+        const approvedMarker = join(work, "made-remote-approved");
+        let a = await ask(approvedMarker, "allow");
+        check("claude -p: the prompt reaches toolgate-server's panel; approved there, the call runs", a.shown && a.answer?.status === 200 && existsSync(approvedMarker), { a: a.answer?.json, out: a.r.out.slice(0, 400), err: a.r.err.slice(-400) });
+        const deniedMarker = join(work, "made-remote-denied");
+        a = await ask(deniedMarker, "deny");
+        check("claude -p: denied in the panel, the call does not run and the model is told who and why",
+          a.answer?.status === 200 && !existsSync(deniedMarker) && a.results.some((t) => t.includes("alice-phone: not now")), { results: a.results, out: a.r.out.slice(0, 400) });
+        const unanswered = join(work, "made-remote-unanswered");
+        a = await ask(unanswered, null);
+        check("claude -p: nobody answers in the panel → Claude Code's own prompt, which -p refuses: it does not run", !existsSync(unanswered), { results: a.results, out: a.r.out.slice(0, 400) });
+        await remote.stop();
+        const down = join(work, "made-remote-down");
+        a = await ask(down, null);
+        check("claude -p: toolgate-server down → Claude Code's own prompt, never an allow: it does not run", !existsSync(down), { results: a.results, out: a.r.out.slice(0, 400) });
+        install({ HOME: home, PATH: process.env.PATH }, ["claude-code", "--event", "permission-request", "--uninstall"]);
+      } finally {
+        await remote.stop();
+      }
     }
 
     // The hook cannot run (its binary removed): the call is blocked, not run. Claude
@@ -406,7 +464,80 @@ try {
     console.log(`note: copilot -p with an unguarded entry and the binary removed: the call ${existsSync(open) ? "ran" : "was blocked by Copilot CLI itself"}`);
     fake.close();
   }
+
+  // --- OpenCode ---
+  {
+    const { home, ws } = fresh("opencode");
+    const script = { name: "bash", arguments: { command: HARMLESS, description: "greet" } };
+    const fake = await openaiChat(script);
+    // Offline against the scripted endpoint as an OpenAI-compatible provider (its SDK is
+    // bundled in OpenCode). OpenCode installs @opencode-ai/plugin from npm into a config
+    // directory that has plugins, in the background, on its first start there.
+    const config = {
+      autoupdate: false,
+      share: "disabled",
+      provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL: `${fake.url}/v1`, apiKey: "fake" }, models: { "gpt-4o": { name: "gpt-4o", tool_call: true } } } },
+      model: "fake/gpt-4o",
+    };
+    const env = {
+      HOME: home,
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+    };
+    const plugin = join(home, ".config", "opencode", "plugins", "toolgate.js");
+    const inst = install({ HOME: home, PATH: process.env.PATH }, ["opencode"]);
+    check("opencode: `toolgate install opencode` writes toolgate's plugin to ~/.config/opencode/plugins/toolgate.js", inst.ok && existsSync(plugin), inst.out);
+    // `opencode run`: OpenCode's own permissions allow every tool by default, so the
+    // plugin alone decides.
+    // Its Linux x64 binary package (web/agent-clis/package.json says why not opencode-ai).
+    const opencode = () => exec(join(CLIS, "node_modules", "opencode-linux-x64", "bin", "opencode"), ["run", "do it"], ws, env, 240_000);
+    const opencodeResults = (reqs) => reqs.flatMap((r) => r.body.messages ?? []).filter((m) => m.role === "tool")
+      .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+    let r = await opencode();
+    let results = opencodeResults(fake.requests);
+    check("opencode run: the harmless call (auto) runs: its output reaches the model", results.some((t) => t.includes("harmless-ran")), { r, results });
+    script.arguments = { command: DANGEROUS, description: "x" };
+    fake.requests.length = 0;
+    r = await opencode();
+    results = opencodeResults(fake.requests);
+    check("opencode run: the dangerous call (deny) is refused by the plugin with toolgate's reason and never runs",
+      results.some((t) => t.includes("toolgate: privilege escalation")) && !existsSync(pwned), { r, results });
+    // An ask: an OpenCode plugin cannot raise OpenCode's prompt, so it is refused, saying
+    // a person must approve it.
+    const asked = join(work, "made-opencode-ask");
+    script.arguments = { command: `touch ${asked}`, description: "x" };
+    fake.requests.length = 0;
+    r = await opencode();
+    results = opencodeResults(fake.requests);
+    check("opencode run: a call that asks is refused, saying it needs a person's approval: it never runs",
+      results.some((t) => t.includes("needs a person's approval")) && !existsSync(asked), { r, results });
+    // The sandbox verdict: the plugin rewrites the command into `toolgate sandbox` in
+    // the arguments OpenCode then runs.
+    plantSandboxWorld(home, ws);
+    script.arguments = { command: "python3 t.py", description: "x" };
+    fake.requests.length = 0;
+    r = await opencode();
+    results = opencodeResults(fake.requests);
+    check("opencode run: a script (sandbox) runs inside toolgate sandbox, as the plugin rewrote it: it ran, wrote in the workspace, and could not read the home's key",
+      ranContained(results, ws), { r, results });
+    // The hook cannot run (its binary removed): the plugin refuses the call.
+    const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "opencode", "opencode");
+    check("opencode: the plugin is reinstalled with another hook command", gone.inst.ok && readFileSync(plugin, "utf8").includes("opencode-gone"), gone.inst.out);
+    gone.remove();
+    const madeGone = join(work, "made-opencode-gone");
+    script.arguments = { command: `touch ${madeGone}`, description: "x" };
+    fake.requests.length = 0;
+    r = await opencode();
+    results = opencodeResults(fake.requests);
+    check("opencode run: with toolgate's binary removed, the plugin refuses the call: it does not run",
+      !existsSync(madeGone) && results.some((t) => t.includes("toolgate could not judge this call")), { r, results });
+    fake.close();
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-finish("agent CLIs (Claude Code, Codex, Gemini CLI, Copilot CLI from npm, offline)");
+finish("agent CLIs (Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode from npm, offline)");

@@ -12,6 +12,7 @@
 //   (drivers.mjs; TOOLGATE_SKIP_WEBKIT=1 skips WebKit, saying so).
 // - The .wasm stays within its size budget (304 KiB gzipped).
 // - tsc type-checks a consumer file that uses every exported type.
+// - toolgate/opencode (the OpenCode plugin) answers through the native hook.
 //
 //   node web/e2e/package.test.mjs
 
@@ -99,6 +100,56 @@ console.log(JSON.stringify({ v7, v6, odd }));
     sbx.out,
   );
 
+  // toolgate/opencode, the OpenCode plugin, from the tarball: its tool.execute.before
+  // hook runs the native hook (the binary cargo built, as its `command` option) and lets
+  // an auto call through unchanged, throws toolgate's reason for a deny and for an ask,
+  // rewrites a sandboxed command in place, and throws for a hook that cannot run.
+  const exe = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "toolgate");
+  writeFileSync(
+    join(app, "opencode.mjs"),
+    `import plugin from "toolgate/opencode";
+const exe = ${JSON.stringify(exe)};
+const hooks = await plugin.server({ directory: process.cwd(), worktree: process.cwd() }, { command: \`'\${exe}' hook opencode\` });
+const before = hooks["tool.execute.before"];
+const run = async (tool, args, options) => {
+  const output = { args: { ...args } };
+  try {
+    await (options ? (await plugin.server({ directory: process.cwd() }, options))["tool.execute.before"] : before)({ tool, sessionID: "s", callID: "c" }, output);
+    return { ran: true, args: output.args };
+  } catch (e) {
+    return { ran: false, error: String(e.message) };
+  }
+};
+console.log(JSON.stringify({
+  id: plugin.id,
+  auto: await run("bash", { command: "ls -la", description: "list" }),
+  deny: await run("bash", { command: "sudo rm -rf /" }),
+  ask: await run("read", { filePath: (await import("node:os")).homedir() + "/.ssh/id_rsa" }),
+  todo: await run("todowrite", { todos: [] }),
+  sandbox: await run("bash", { command: "python3 t.py" }),
+  gone: await run("bash", { command: "ls" }, { command: "/nonexistent/toolgate hook opencode" }),
+  slow: await run("bash", { command: "ls" }, { command: "sleep 5", timeoutMs: 200 }),
+}));
+`,
+  );
+  const oc = run("node", ["opencode.mjs"], app);
+  let o = null;
+  try {
+    o = JSON.parse(oc.out.trim().split("\n").pop());
+  } catch {}
+  const bwrap = run(exe, ["sandbox", "--", "true"], app).ok;
+  check(
+    "toolgate/opencode: auto runs unchanged; a deny and an ask throw toolgate's reason; bookkeeping tools pass; a sandboxed command is rewritten in place (where toolgate sandbox runs); a hook that cannot run or answer in time throws",
+    o && o.id === "toolgate" && o.auto.ran && o.auto.args.command === "ls -la"
+      && !o.deny.ran && o.deny.error.startsWith("toolgate: ") && !o.deny.error.includes("approval")
+      && !o.ask.ran && o.ask.error.includes("needs a person's approval")
+      && o.todo.ran
+      && (bwrap ? o.sandbox.ran && o.sandbox.args.command.includes(" sandbox --workspace ") : !o.sandbox.ran)
+      && !o.gone.ran && o.gone.error.includes("could not judge")
+      && !o.slow.ran && o.slow.error.includes("no answer within 200 ms"),
+    oc.out,
+  );
+
   // The size budget of the Gate's .wasm (gzip -9), checked here so a regression fails CI.
   // Measured as scripts/wasm-size and build-web measure: GNU gzip -9.
   const gz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_wasm_bg.wasm")], { encoding: "utf8" }).trim());
@@ -115,15 +166,15 @@ console.log(JSON.stringify({ v7, v6, odd }));
   check("publint --strict: no problems", lint.ok && /All good/.test(lint.out), lint.out);
   const attw = run(
     join(BIN, "attw"),
-    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "--format", "ascii"],
+    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "./opencode", "--format", "ascii"],
     ROOT,
   );
   check("@arethetypeswrong/cli: no problems", attw.ok && /No problems found/.test(attw.out), attw.out);
   // toolgate/element, toolgate/http and the SDK adapters are ESM only (a custom element,
   // its run source and ESM-era SDKs have no CommonJS consumer): `require` of them is the
   // one finding allowed, nothing else.
-  const attwElement = run(join(BIN, "attw"), [TGZ, "--entrypoints", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "--ignore-rules", "cjs-resolves-to-esm", "--format", "ascii"], ROOT);
-  check("@arethetypeswrong/cli: toolgate/element, toolgate/http, toolgate/tauri and the SDK adapters (ESM only) have no other problem", attwElement.ok && /No problems found/.test(attwElement.out), attwElement.out);
+  const attwElement = run(join(BIN, "attw"), [TGZ, "--entrypoints", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "./opencode", "--ignore-rules", "cjs-resolves-to-esm", "--format", "ascii"], ROOT);
+  check("@arethetypeswrong/cli: toolgate/element, toolgate/http, toolgate/tauri, the SDK adapters and toolgate/opencode (ESM only) have no other problem", attwElement.ok && /No problems found/.test(attwElement.out), attwElement.out);
 
   // The browser entry, from the installed package, under a strict CSP.
   const site = join(work, "site");

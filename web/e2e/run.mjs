@@ -26,7 +26,8 @@ await import("./element.test.mjs");
 // tauri-driver and WebKitWebDriver under xvfb-run. Only in ./scripts/test --full
 // (TOOLGATE_FULL=1): with it a cold run would pass 45 minutes.
 if (process.env.TOOLGATE_FULL) await import("./tauri.test.mjs");
-// The real agent CLIs from npm (Claude Code, Codex, Gemini CLI; about 900 MB) offline
+// The real agent CLIs from npm (Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode;
+// about 1.5 GB) offline
 // against scripted model endpoints, with toolgate's hook installed: also --full only.
 if (process.env.TOOLGATE_FULL) await import("./agent-clis.test.mjs");
 // Install in one command: the platform package and toolgate through a local npm
@@ -38,4 +39,6 @@ else console.log("SKIPPED: the Tauri app end to end (./scripts/test --full runs 
 // against the real server (Chromium).
 await import("./http-source.test.mjs");
 await import("./server.test.mjs");
+// Remote answers: the hook's --event permission-request against the real server.
+await import("./remote.test.mjs");
 await import("./demo.test.mjs");

@@ -17,13 +17,13 @@ use crate::text::shown;
 /// `toolgate doctor`'s options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DoctorArgs {
-    /// The hosts to check (default: all six)
+    /// The hosts to check (default: all of them)
     #[arg(value_enum, value_name = "HOST")]
     pub hosts: Vec<Host>,
 }
 
 impl DoctorArgs {
-    /// The hosts named, once each, or all six.
+    /// The hosts named, once each, or all of them.
     pub fn hosts(&self) -> Vec<Host> {
         let mut out: Vec<Host> = Vec::new();
         for h in &self.hosts {
@@ -217,6 +217,7 @@ fn host_version(host: Host) -> Result<(String, [u32; 3]), String> {
         Host::Copilot => "copilot",
         Host::Agy => "agy",
         Host::Cursor => "cursor-agent",
+        Host::OpenCode => "opencode",
     };
     let path = crate::which::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
     let mut child = Command::new(&path)

@@ -20,6 +20,10 @@
 //! `modifiedArgs` (the command in `toolgate sandbox`).
 //! Antigravity (`run_command`): `allow` / `force_ask` / `deny`. Cursor
 //! (`beforeShellExecution`): `allow` / `deny`, an `ask` a `deny` saying a person must
+//! approve it. OpenCode (its plugin's `tool.execute.before`, which sends
+//! `{tool, sessionID, callID, args, directory}`): `{decision: allow|ask|deny, reason}`,
+//! a `sandbox` verdict `allow` with `args` (the command in `toolgate sandbox`); the
+//! plugin throws for anything but `allow`, so an ask is refused saying a person must
 //! approve it.
 //!
 //! (`sandbox` only where the host does not sandbox the command itself and a sandbox can
@@ -41,29 +45,9 @@ use serde_json::{json, Value};
 use toolgate_core::{Policy, Tier, ToolCall, Verdict};
 
 use crate::error::CliError;
+use crate::host::{mode_of, parse_input, Input};
+pub use crate::host::{Event, Host};
 use crate::load::{Env, PolicyOpts};
-
-/// The hosts `toolgate hook` speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Host {
-    /// Claude Code (also `claude`)
-    #[value(name = "claude-code", alias = "claude")]
-    ClaudeCode,
-    /// Codex
-    Codex,
-    /// Gemini CLI (also `gemini-cli`)
-    #[value(alias = "gemini-cli")]
-    Gemini,
-    /// GitHub Copilot CLI (also `copilot-cli`)
-    #[value(alias = "copilot-cli")]
-    Copilot,
-    /// Antigravity CLI (also `antigravity`)
-    #[value(alias = "antigravity")]
-    Agy,
-    /// Cursor's agent (`cursor-agent`, the editor's agent; also `cursor-agent`)
-    #[value(alias = "cursor-agent")]
-    Cursor,
-}
 
 /// `--codex-ask`: what an `ask` is in Codex.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -74,6 +58,17 @@ pub enum CodexAsk {
     /// No decision for a patch, so Codex's own prompt asks (Codex's config.toml must
     /// say approval_policy = "untrusted")
     Prompt,
+}
+
+/// Remote answers (`--event permission-request`): where and how long.
+#[derive(Debug, Clone)]
+pub struct RemoteAt {
+    /// The server's URL.
+    pub url: String,
+    /// Its agent token.
+    pub token: String,
+    /// How long a person has to answer in the panel.
+    pub wait_ms: u64,
 }
 
 /// `toolgate hook`'s options.
@@ -104,6 +99,21 @@ pub struct HookArgs {
     /// The owner of the parked runs (with --defer)
     #[arg(long, value_name = "NAME", requires = "defer")]
     pub owner: Option<String>,
+    /// The host's event this hook answers
+    #[arg(long, value_enum, default_value_t = Event::PreToolUse)]
+    pub event: Event,
+    /// With --event permission-request: the toolgate-server whose panel answers the
+    /// host's prompt (else $TOOLGATE_SERVER)
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// A file holding the server's agent token (else $TOOLGATE_TOKEN)
+    #[arg(long, value_name = "F")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// With --event permission-request: how long a person has to answer in the panel
+    /// before the host's own prompt asks, 1000..=590000 ms
+    #[arg(long, value_name = "MS", default_value_t = 90_000,
+          value_parser = clap::value_parser!(u64).range(1_000..=590_000))]
+    pub wait_ms: u64,
     #[command(flatten)]
     pub policy: PolicyOpts,
 }
@@ -124,6 +134,50 @@ impl HookArgs {
                  defer",
             );
         }
+        let remote = match (self.event, self.host) {
+            (Event::PreToolUse, _) => {
+                if self.server.is_some() || self.token_file.is_some() {
+                    return usage("--server and --token-file are for --event permission-request");
+                }
+                None
+            }
+            (Event::PermissionRequest, Host::ClaudeCode) => {
+                if self.defer {
+                    return usage("--defer is for --event pre-tool-use");
+                }
+                let from_env = std::env::var("TOOLGATE_SERVER")
+                    .ok()
+                    .filter(|v| !v.is_empty());
+                let url = self.server.clone().or(from_env).ok_or_else(|| {
+                    CliError::Usage(
+                        "--event permission-request needs --server URL (or $TOOLGATE_SERVER)"
+                            .into(),
+                    )
+                })?;
+                let token = match &self.token_file {
+                    Some(f) => std::fs::read_to_string(f)
+                        .map_err(CliError::io(format!("reading {}", f.display())))?
+                        .trim()
+                        .to_string(),
+                    None => std::env::var("TOOLGATE_TOKEN").unwrap_or_default(),
+                };
+                if token.is_empty() {
+                    return usage(
+                        "--event permission-request needs the server's agent token: \
+                         --token-file F or $TOOLGATE_TOKEN",
+                    );
+                }
+                crate::remote::Server::new(&url, &token).map_err(CliError::Usage)?;
+                Some(RemoteAt {
+                    url,
+                    token,
+                    wait_ms: self.wait_ms,
+                })
+            }
+            (Event::PermissionRequest, _) => {
+                return usage("--event permission-request is for `hook claude-code`")
+            }
+        };
         let defer = if self.defer {
             Some(crate::defer::StoreAt::resolve(
                 self.database.clone(),
@@ -132,24 +186,19 @@ impl HookArgs {
         } else {
             None
         };
+        // A remote answer is waited for: the bound is the wait's, plus the time to park,
+        // poll and take it (the host's entry allows it: `toolgate install`).
+        let timeout_ms = match &remote {
+            Some(r) => r.wait_ms + 8_000,
+            None => self.timeout_ms.min(max_timeout_ms(self.host)),
+        };
         Ok(How {
             defer,
             fs: !self.no_fs,
-            timeout_ms: self.timeout_ms.min(max_timeout_ms(self.host)),
+            timeout_ms,
             codex_prompt: self.codex_ask == CodexAsk::Prompt,
+            remote,
         })
-    }
-}
-
-impl Host {
-    /// The `hook_event_name` this hook answers.
-    fn event(self) -> &'static str {
-        match self {
-            Host::ClaudeCode | Host::Codex | Host::Agy => "PreToolUse",
-            Host::Gemini => "BeforeTool",
-            Host::Copilot => "preToolUse",
-            Host::Cursor => "beforeShellExecution",
-        }
     }
 }
 
@@ -166,7 +215,12 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// when its hook times out, its changelog for 1.0.67, checked with 1.0.102).
 pub fn max_timeout_ms(host: Host) -> u64 {
     match host {
-        Host::ClaudeCode | Host::Codex | Host::Copilot | Host::Agy | Host::Cursor => 25_000,
+        Host::ClaudeCode
+        | Host::Codex
+        | Host::Copilot
+        | Host::Agy
+        | Host::Cursor
+        | Host::OpenCode => 25_000,
         Host::Gemini => 12_000,
     }
 }
@@ -182,6 +236,8 @@ pub struct How {
     pub timeout_ms: u64,
     /// `--codex-ask prompt`: leave to Codex the asks it will prompt for.
     pub codex_prompt: bool,
+    /// `--event permission-request`: the host's prompt, answered through this server.
+    pub remote: Option<RemoteAt>,
 }
 
 /// The gate's answer before it is put in the host's words.
@@ -288,204 +344,14 @@ pub fn unattended(mode: Option<&str>) -> Option<&str> {
     }
 }
 
-/// The host's fields this hook reads.
-struct Input {
-    /// The host's permission mode (`permission_mode`), when it says.
-    mode: Option<String>,
-    tool: String,
-    args: Value,
-    cwd: Option<String>,
-    session_id: Option<String>,
-    tool_use_id: Option<String>,
-    transcript_path: Option<String>,
-}
-
-fn parse_input(host: Host, text: &str) -> Result<Input, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("the input is not JSON: {e}"))?;
-    let obj = v.as_object().ok_or("the input is not a JSON object")?;
-    match host {
-        Host::Copilot => return copilot_input(obj),
-        Host::Agy => return agy_input(obj),
-        Host::Cursor => return cursor_input(obj),
-        _ => {}
-    }
-    match obj.get("hook_event_name").and_then(Value::as_str) {
-        Some(e) if e == host.event() => {}
-        Some(e) => return Err(format!("event `{e}` is not {}", host.event())),
-        None => return Err("no hook_event_name".into()),
-    }
-    let tool = obj
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty())
-        .ok_or("no tool_name")?
-        .to_string();
-    let args = obj.get("tool_input").cloned().unwrap_or(Value::Null);
-    if !args.is_object() {
-        return Err("tool_input is not an object".into());
-    }
-    let cwd = obj
-        .get("cwd")
-        .and_then(Value::as_str)
-        .filter(|c| c.starts_with('/'))
-        .map(str::to_string);
-    let text_of = |k: &str| text_field(obj, k);
-    Ok(Input {
-        mode: text_of("permission_mode"),
-        tool,
-        args,
-        cwd,
-        session_id: text_of("session_id"),
-        tool_use_id: text_of("tool_use_id"),
-        transcript_path: text_of("transcript_path"),
-    })
-}
-
-/// The non-empty string at `key` of a host's input.
-fn text_field(obj: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
-    obj.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
-/// Copilot CLI's `preToolUse` input: `{sessionId, timestamp, cwd, toolName, toolArgs}`
-/// (as Copilot CLI 1.0.102 sends it to its hooks); it names no event and no permission
-/// mode (Copilot CLI denies an `ask` itself where nobody is watching: `-p`, autopilot).
-/// `toolArgs` is an object, or the same as a JSON string (its docs); a freeform tool's
-/// text (`apply_patch`) is `{"input": TEXT}`.
-fn copilot_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
-    let text_of = |k: &str| text_field(obj, k);
-    if let Some(e) = text_of("hookEventName").or_else(|| text_of("hook_event_name")) {
-        if !e.eq_ignore_ascii_case("preToolUse") {
-            return Err(format!("event `{e}` is not preToolUse"));
-        }
-    }
-    let tool = text_of("toolName").ok_or("no toolName")?;
-    let args = match obj.get("toolArgs") {
-        Some(Value::Object(o)) => Value::Object(o.clone()),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) | Err(_) => json!({ "input": s }),
-        },
-        None | Some(Value::Null) => json!({}),
-        Some(_) => return Err("toolArgs is not an object".into()),
-    };
-    Ok(Input {
-        mode: None,
-        tool,
-        args,
-        cwd: text_of("cwd").filter(|c| c.starts_with('/')),
-        session_id: text_of("sessionId"),
-        tool_use_id: None,
-        transcript_path: None,
-    })
-}
-
-/// Antigravity's `run_command` arguments that change nothing about what runs (whether it
-/// blocks, how long it waits, the model's own claim that it is safe).
-const AGY_INERT: &[&str] = &["Blocking", "WaitMsBeforeAsync", "SafeToAutoRun"];
-
-/// Antigravity CLI's `PreToolUse` input for its shell tool, protojson:
-/// `{"toolCall": {"name": "run_command", "args": {"CommandLine": …, "Cwd": …}},
-/// "workspacePaths": […]}` (as safe-chains' live check of agy 1.1.2 records it:
-/// michaeldhopkins/safe-chains `src/targets/agy.rs`). The command is judged as a shell
-/// call: `Cwd` as its working directory, the first workspace path as the session's; any
-/// other argument but [`AGY_INERT`] asks, naming it.
-fn agy_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
-    let call = obj
-        .get("toolCall")
-        .and_then(Value::as_object)
-        .ok_or("no toolCall")?;
-    match call.get("name").and_then(Value::as_str) {
-        Some("run_command") | None => {}
-        Some(other) => return Err(format!("tool `{other}` is not run_command")),
-    }
-    let given = call
-        .get("args")
-        .and_then(Value::as_object)
-        .ok_or("toolCall.args is not an object")?;
-    let mut args = serde_json::Map::new();
-    for (k, v) in given {
-        match k.as_str() {
-            "CommandLine" => {
-                args.insert("command".into(), v.clone());
-            }
-            "Cwd" => {
-                args.insert("cwd".into(), v.clone());
-            }
-            k if AGY_INERT.contains(&k) => {}
-            _ => {
-                args.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    if !args.get("command").is_some_and(Value::is_string) {
-        return Err("no toolCall.args.CommandLine".into());
-    }
-    let cwd = obj
-        .get("workspacePaths")
-        .and_then(Value::as_array)
-        .and_then(|w| w.first())
-        .and_then(Value::as_str)
-        .filter(|c| c.starts_with('/'))
-        .map(str::to_string);
-    Ok(Input {
-        mode: None,
-        tool: "bash".into(),
-        args: Value::Object(args),
-        cwd,
-        session_id: None,
-        tool_use_id: None,
-        transcript_path: None,
-    })
-}
-
-/// Cursor's `beforeShellExecution` input: `{hook_event_name, conversation_id,
-/// generation_id, workspace_roots, command, cwd, sandbox, …}` (Cursor's docs' sample, as
-/// safe-chains quotes it: michaeldhopkins/safe-chains `src/targets/cursor.rs`). The
-/// workspace is the first workspace root; a `cwd` elsewhere is judged as the command's
-/// directory (`cd DIR` before it).
-fn cursor_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
-    let text_of = |k: &str| text_field(obj, k);
-    if let Some(e) = text_of("hook_event_name") {
-        if e != "beforeShellExecution" {
-            return Err(format!("event `{e}` is not beforeShellExecution"));
-        }
-    }
-    let command = obj
-        .get("command")
-        .and_then(Value::as_str)
-        .ok_or("no command")?;
-    let root = obj
-        .get("workspace_roots")
-        .and_then(Value::as_array)
-        .and_then(|w| w.first())
-        .and_then(Value::as_str)
-        .filter(|r| r.starts_with('/'))
-        .map(str::to_string);
-    let dir = text_of("cwd").filter(|c| c.starts_with('/'));
-    let mut args = serde_json::Map::new();
-    args.insert("command".into(), Value::String(command.to_string()));
-    if let (Some(d), Some(r)) = (&dir, &root) {
-        if d != r {
-            args.insert("cwd".into(), Value::String(d.clone()));
-        }
-    }
-    Ok(Input {
-        mode: None,
-        tool: "bash".into(),
-        args: Value::Object(args),
-        cwd: root.or(dir),
-        session_id: text_of("conversation_id"),
-        tool_use_id: text_of("generation_id"),
-        transcript_path: text_of("transcript_path"),
-    })
-}
-
 /// Reads, loads and classifies: the answer for one hook call.
 fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (Answer, Value) {
-    let input = match parse_input(host, text) {
+    let event = if how.remote.is_some() {
+        "PermissionRequest"
+    } else {
+        host.event()
+    };
+    let input = match parse_input(host, event, text) {
         Ok(i) => i,
         Err(why) => return (Answer::failed(why), Value::Null),
     };
@@ -500,6 +366,9 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
         Err(e) => return (Answer::failed(format!("its policy: {e}")), input.args),
     };
     let call = ToolCall::new(input.tool.clone(), input.args.clone());
+    if let Some(at) = &how.remote {
+        return (remotely(at, &policy, &call, &input, how.fs), input.args);
+    }
     let (verdict, args) = contain(host, &policy, &call, &input, &env, how.fs);
     if let (Host::ClaudeCode, Some(at), Tier::Ask) = (host, &how.defer, verdict.tier) {
         return (deferred(at, &input, &call, &verdict), input.args);
@@ -541,7 +410,7 @@ fn contain(
     fs: bool,
 ) -> (Verdict, Value) {
     let shell = match host {
-        Host::ClaudeCode | Host::Codex | Host::Copilot => "bash",
+        Host::ClaudeCode | Host::Codex | Host::Copilot | Host::OpenCode => "bash",
         Host::Gemini => "run_shell_command",
         // Not rewritten: a `sandbox` verdict asks there.
         Host::Agy | Host::Cursor => {
@@ -590,11 +459,62 @@ fn sandboxed_args(
             let copilot_home = std::env::var("COPILOT_HOME").ok();
             crate::contained::copilot_sandboxes(copilot_home.as_deref(), cwd, home)?
         }
+        // OpenCode has no sandbox of its own.
+        Host::OpenCode => {}
         Host::Agy | Host::Cursor => return Err("this host's calls are not rewritten".into()),
     }
     crate::sandbox::probe()?;
     let exe = std::env::current_exe().map_err(|e| format!("toolgate's own path: {e}"))?;
     crate::contained::rewritten(&input.args, &exe, workspace, hosts)
+}
+
+/// `--event permission-request`: a call the policy denies is denied; any other is put to
+/// the server's panel, and what a person answers there is the answer (no answer: the
+/// host's prompt, an `ask`).
+fn remotely(at: &RemoteAt, policy: &Policy, call: &ToolCall, input: &Input, fs: bool) -> Answer {
+    let verdict = toolgate_fs::classify(policy, call, fs);
+    if verdict.tier == Tier::Deny {
+        return Answer::of(&verdict);
+    }
+    let server = match crate::remote::Server::new(&at.url, &at.token) {
+        Ok(s) => s,
+        Err(why) => return Answer::failed(why),
+    };
+    let session = input.session_id.as_deref().unwrap_or("claude-code");
+    let wait = Duration::from_millis(at.wait_ms);
+    let (tier, reason) = match crate::remote::ask(&server, session, call, wait) {
+        crate::remote::Remote::Allow { by } => (
+            Tier::Auto,
+            match by {
+                Some(b) => format!("toolgate: approved in toolgate's panel by {b}"),
+                None => "toolgate: approved in toolgate's panel".to_string(),
+            },
+        ),
+        crate::remote::Remote::Deny { reason } => (Tier::Deny, format!("toolgate: {reason}")),
+        crate::remote::Remote::NoAnswer(why) => {
+            (Tier::Ask, format!("toolgate: {why}; asking here"))
+        }
+    };
+    Answer {
+        tier,
+        reason,
+        host_prompts: false,
+        defer: false,
+    }
+}
+
+/// Claude Code's `PermissionRequest` answer: `allow` or `deny` (with the message), or
+/// no decision (its prompt asks), each with a line for the person (`systemMessage`).
+pub fn render_permission(answer: &Answer) -> Value {
+    let decision = match answer.tier {
+        Tier::Auto => json!({ "behavior": "allow" }),
+        Tier::Deny => json!({ "behavior": "deny", "message": answer.reason }),
+        Tier::Ask | Tier::Sandbox => return json!({ "systemMessage": answer.reason }),
+    };
+    json!({
+        "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision },
+        "systemMessage": answer.reason,
+    })
 }
 
 /// `--defer`: park the ask, or answer what a person decided for this tool use, once.
@@ -655,13 +575,6 @@ pub fn unattend(mut answer: Answer, mode: Option<&str>) -> Answer {
         );
     }
     answer
-}
-
-/// The `permission_mode` of a hook input, read leniently: an input that fails to parse
-/// as the host's may still say it.
-fn mode_of(text: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    v.get("permission_mode")?.as_str().map(str::to_string)
 }
 
 /// The answer in `host`'s words: the JSON to print.
@@ -759,6 +672,16 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
             };
             json!({ "permission": permission, "user_message": reason, "agent_message": reason })
         }
+        // OpenCode (toolgate's plugin): anything but `allow` is thrown, which OpenCode
+        // hands the model as the tool's result; `args` replaces a sandboxed call's.
+        Host::OpenCode => match answer.tier {
+            Tier::Auto => json!({ "decision": "allow", "reason": answer.reason }),
+            Tier::Sandbox => json!({ "decision": "allow", "reason": answer.reason, "args": args }),
+            Tier::Ask => {
+                json!({ "decision": "ask", "reason": format!("{} — it needs a person's approval, which an OpenCode plugin cannot ask for", answer.reason) })
+            }
+            Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
+        },
     }
 }
 
@@ -784,6 +707,7 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let timeout_ms = how.timeout_ms;
+    let permission_request = how.remote.is_some();
     let (tx, rx) = mpsc::channel();
     // The input's permission mode, once read: a timeout or a panic after it is judged
     // in that mode too.
@@ -828,8 +752,13 @@ pub fn run(
         ),
         Err(_) => (Answer::refused("starting its thread panicked"), Value::Null),
     };
-    let answer = unattend(answer, mode.get().and_then(Option::as_deref));
-    let rendered = render(host, &answer, &args);
+    let rendered = if permission_request {
+        // The host is about to ask a person: no decision is its prompt.
+        render_permission(&answer)
+    } else {
+        let answer = unattend(answer, mode.get().and_then(Option::as_deref));
+        render(host, &answer, &args)
+    };
     if rendered.is_null() {
         // Codex reads a quiet hook as no decision: its approval flow goes on.
         return out.flush().map_err(CliError::io("writing stdout"));
@@ -878,5 +807,8 @@ mod tests {
         let out = render(Host::Copilot, &answer(Tier::Sandbox), &wrapped);
         assert_eq!(out["permissionDecision"], "allow");
         assert_eq!(out["modifiedArgs"], wrapped);
+        let out = render(Host::OpenCode, &answer(Tier::Sandbox), &wrapped);
+        assert_eq!(out["decision"], "allow");
+        assert_eq!(out["args"], wrapped);
     }
 }

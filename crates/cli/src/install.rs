@@ -9,6 +9,11 @@
 //! | Copilot CLI | `$COPILOT_HOME/hooks/toolgate.json` (`~/.copilot`) | `.github/hooks/toolgate.json` | `preToolUse` |
 //! | Antigravity CLI | `~/.gemini/config/hooks.json` | `.agents/hooks.json` | `toolgate.PreToolUse` |
 //! | Cursor | `~/.cursor/hooks.json` | `.cursor/hooks.json` | `beforeShellExecution` |
+//! | OpenCode | `~/.config/opencode/plugins/toolgate.js` (`$XDG_CONFIG_HOME`) | `.opencode/plugins/toolgate.js` | `tool.execute.before` |
+//!
+//! OpenCode has no hook commands: it loads JavaScript plugins from its plugins
+//! directories, so its install writes toolgate's plugin there (a file of toolgate's
+//! own, [`crate::opencode::PLUGIN`], with the hook command in it) and `--uninstall` removes it.
 //!
 //! Idempotent: a hook entry whose command runs `toolgate … hook` is ours, and a second
 //! install changes nothing. Before a write the file is copied beside itself
@@ -20,126 +25,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-
 use crate::error::CliError;
-use crate::hook::Host;
-
-/// A JSON value that keeps its objects' key order (`serde_json::Value` sorts keys).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Json {
-    Null,
-    Bool(bool),
-    Number(serde_json::Number),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Json;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("JSON")
-            }
-            fn visit_unit<E>(self) -> Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
-                Ok(Json::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Json, E> {
-                serde_json::Number::from_f64(n)
-                    .map(Json::Number)
-                    .ok_or_else(|| E::custom("a number JSON cannot hold"))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
-                Ok(Json::String(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Json, E> {
-                Ok(Json::String(s))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
-                let mut v = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    v.push(x);
-                }
-                Ok(Json::Array(v))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
-                let mut v = Vec::new();
-                while let Some((k, x)) = a.next_entry()? {
-                    v.push((k, x));
-                }
-                Ok(Json::Object(v))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Serialize for Json {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Json::Null => s.serialize_unit(),
-            Json::Bool(b) => s.serialize_bool(*b),
-            Json::Number(n) => n.serialize(s),
-            Json::String(t) => s.serialize_str(t),
-            Json::Array(v) => {
-                let mut seq = s.serialize_seq(Some(v.len()))?;
-                for x in v {
-                    seq.serialize_element(x)?;
-                }
-                seq.end()
-            }
-            Json::Object(v) => {
-                let mut map = s.serialize_map(Some(v.len()))?;
-                for (k, x) in v {
-                    map.serialize_entry(k, x)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
-impl Json {
-    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
-        match self {
-            Json::Object(v) => v.iter_mut().find(|(k, _)| k == key).map(|(_, x)| x),
-            _ => None,
-        }
-    }
-    pub(crate) fn get(&self, key: &str) -> Option<&Json> {
-        match self {
-            Json::Object(v) => v.iter().find(|(k, _)| k == key).map(|(_, x)| x),
-            _ => None,
-        }
-    }
-    /// The member `key` of an object, added as `fresh` when absent.
-    fn entry(&mut self, key: &str, fresh: Json) -> Option<&mut Json> {
-        let Json::Object(v) = self else { return None };
-        if !v.iter().any(|(k, _)| k == key) {
-            v.push((key.to_string(), fresh));
-        }
-        v.iter_mut().find(|(k, _)| k == key).map(|(_, x)| x)
-    }
-    pub(crate) fn str(&self) -> Option<&str> {
-        match self {
-            Json::String(s) => Some(s),
-            _ => None,
-        }
-    }
-}
+use crate::hook::{Event, Host};
+pub(crate) use crate::ordered_json::Json;
 
 /// Where the hook goes: a user's settings or a project's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -172,6 +60,16 @@ pub struct Install {
     /// Take the hook out
     #[arg(long)]
     pub uninstall: bool,
+    /// Claude Code: `permission-request` installs the hook that puts its own prompt to
+    /// toolgate-server's panel (with --server and --token-file)
+    #[arg(long, value_enum, default_value_t = Event::PreToolUse)]
+    pub event: Event,
+    /// With --event permission-request: the toolgate-server URL
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// With --event permission-request: the file holding the server's agent token
+    #[arg(long, value_name = "F")]
+    pub token_file: Option<PathBuf>,
 }
 
 pub(crate) fn host_word(host: Host) -> &'static str {
@@ -182,6 +80,7 @@ pub(crate) fn host_word(host: Host) -> &'static str {
         Host::Copilot => "copilot",
         Host::Agy => "agy",
         Host::Cursor => "cursor",
+        Host::OpenCode => "opencode",
     }
 }
 
@@ -253,11 +152,15 @@ pub(crate) fn settings_file(
         (Host::Agy, Scope::User) => base.join(".gemini/config/hooks.json"),
         (Host::Agy, Scope::Project) => base.join(".agents/hooks.json"),
         (Host::Cursor, _) => base.join(".cursor/hooks.json"),
+        (Host::OpenCode, Scope::User) => var("XDG_CONFIG_HOME")
+            .map_or_else(|| base.join(".config"), PathBuf::from)
+            .join("opencode/plugins/toolgate.js"),
+        (Host::OpenCode, Scope::Project) => base.join(".opencode/plugins/toolgate.js"),
     })
 }
 
 /// The hook entry for `host`: its event, and the matcher group to add.
-fn entry(host: Host, command: &str) -> (&'static str, Json) {
+fn entry(host: Host, event: Event, command: &str) -> (&'static str, Json) {
     let s = |t: &str| Json::String(t.to_string());
     let mut hook = vec![
         ("type".to_string(), s("command")),
@@ -267,6 +170,15 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
         // A hook that cannot start, times out or exits unexpectedly blocks the call
         // (Claude Code 2.1.295; older versions ignore the key and rely on the guard).
         hook.push(("onFailure".to_string(), s("block")));
+    }
+    if event == Event::PermissionRequest {
+        // Seconds: the hook waits up to --wait-ms (90 s) for the panel, then answers.
+        hook.push(("timeout".to_string(), Json::Number(120.into())));
+        let group = Json::Object(vec![
+            ("matcher".to_string(), s("*")),
+            ("hooks".to_string(), Json::Array(vec![Json::Object(hook)])),
+        ]);
+        return ("PermissionRequest", group);
     }
     let event = match host {
         // Seconds; the hook answers within its own --timeout-ms (10 s).
@@ -287,6 +199,8 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
         }
         // No timeout key is known for Antigravity; the hook answers within its own.
         Host::Agy => "PreToolUse",
+        // The plugin's own event (its file is written whole: [`edit_plugin`]).
+        Host::OpenCode => "tool.execute.before",
         // Seconds; `failClosed`: a hook that fails or answers nothing blocks (Cursor's
         // option, as its docs are quoted; not checked against a real cursor-agent here).
         Host::Cursor => {
@@ -304,7 +218,7 @@ fn entry(host: Host, command: &str) -> (&'static str, Json) {
         // Its shell tool only: the hook reads `run_command`'s arguments.
         Host::Agy => "run_command",
         // No matcher: the event is the shell's (the group is unwrapped, [`flat`]).
-        Host::Cursor => "",
+        Host::Cursor | Host::OpenCode => "",
     };
     let group = Json::Object(vec![
         ("matcher".to_string(), s(matcher)),
@@ -364,7 +278,9 @@ pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
     let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
     match host {
         Host::ClaudeCode => wrapped && on_failure,
-        Host::Codex | Host::Gemini | Host::Copilot | Host::Agy | Host::Cursor => wrapped,
+        Host::Codex | Host::Gemini | Host::Copilot | Host::Agy | Host::Cursor | Host::OpenCode => {
+            wrapped
+        }
     }
 }
 
@@ -385,11 +301,17 @@ pub(crate) fn our_hooks(host: Host, path: &Path) -> Result<Option<Vec<Json>>, St
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
+    if host == Host::OpenCode {
+        let command = crate::opencode::installed_command(&text)
+            .ok_or("a toolgate.js that `toolgate install opencode` did not write")?;
+        let hook = vec![("command".to_string(), Json::String(command))];
+        return Ok(Some(vec![Json::Object(hook)]));
+    }
     if text.trim().is_empty() {
         return Ok(Some(Vec::new()));
     }
     let doc: Json = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
-    let (event, _) = entry(host, "");
+    let (event, _) = entry(host, Event::PreToolUse, "");
     let root = root_key(host);
     let groups = match doc.get(root).and_then(|h| h.get(event)) {
         None => return Ok(Some(Vec::new())),
@@ -552,15 +474,98 @@ fn hook_command(req: &Install) -> Result<(String, String), CliError> {
     Ok((command, note))
 }
 
+/// OpenCode's install: the plugin file, written whole (a newer toolgate's plugin
+/// replaces an older one's), or removed; a file of the same name that toolgate did not
+/// write is refused unchanged.
+fn edit_plugin(
+    req: &Install,
+    path: &Path,
+    command: &str,
+    old: Option<String>,
+    note: &str,
+) -> Result<String, CliError> {
+    let refuse = |why: &str| CliError::Runs(format!("{}: {why}; nothing changed", path.display()));
+    let installed = match old.as_deref() {
+        None => None,
+        Some(t) => Some(
+            crate::opencode::installed_command(t)
+                .ok_or_else(|| refuse("a file toolgate did not write is in the way"))?,
+        ),
+    };
+    let fresh = crate::opencode::plugin(command);
+    let dry = if req.dry_run {
+        " (--dry-run: nothing written)"
+    } else {
+        ""
+    };
+    if req.uninstall {
+        let Some(was) = installed else {
+            return Ok(format!(
+                "{}: no toolgate plugin; nothing changed\n",
+                path.display()
+            ));
+        };
+        if !req.dry_run {
+            std::fs::remove_file(path)
+                .map_err(CliError::io(format!("removing {}", path.display())))?;
+        }
+        return Ok(format!(
+            "{}: removed toolgate's OpenCode plugin (`{}`){dry}\n",
+            path.display(),
+            crate::text::shown(&was)
+        ));
+    }
+    if old.as_deref() == Some(fresh.as_str()) {
+        return Ok(format!(
+            "{}: toolgate's plugin is already there (`{}`); nothing changed\n",
+            path.display(),
+            crate::text::shown(command)
+        ));
+    }
+    let what = if installed.is_some() {
+        "replaced toolgate's OpenCode plugin with this toolgate's"
+    } else {
+        "wrote toolgate's OpenCode plugin"
+    };
+    if req.dry_run {
+        let mut out = format!("{}: would have {what}{dry}\n", path.display());
+        out.push_str(&diff(old.as_deref().unwrap_or(""), &fresh));
+        out.push_str(note);
+        return Ok(out);
+    }
+    // No backup: the file is toolgate's own, written whole.
+    write(path, false, &fresh)?;
+    Ok(format!(
+        "{}: {what}, running `{command}` for each tool call (OpenCode loads it when it \
+         starts)\n{note}",
+        path.display()
+    ))
+}
+
+/// The file at `path` as it is, `None` when there is none.
+fn read_old(path: &Path) -> Result<Option<String>, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CliError::io(format!("reading {}", path.display()))(e)),
+    }
+}
+
 /// The install or uninstall itself, on the file at `path`.
 fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
     let (command, note) = hook_command(req)?;
-    let command = fail_closed(&command);
-    let old = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(CliError::io(format!("reading {}", path.display()))(e)),
-    };
+    let remote = crate::remote::install_options(
+        req.event,
+        req.host,
+        req.uninstall,
+        req.server.as_deref(),
+        req.token_file.as_deref(),
+    )?;
+    let command = fail_closed(&format!("{command}{remote}"));
+    let old = read_old(&path)?;
+    if req.host == Host::OpenCode {
+        return edit_plugin(req, &path, &command, old, &note);
+    }
     let refuse =
         |why: String| CliError::Runs(format!("{}: {why}; nothing changed", path.display()));
     let mut doc: Json = match old.as_deref().map(str::trim) {
@@ -570,7 +575,7 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
     if !matches!(doc, Json::Object(_)) {
         return Err(refuse("not a JSON object".into()));
     }
-    let (event, group) = entry(req.host, &command);
+    let (event, group) = entry(req.host, req.event, &command);
     let root = root_key(req.host);
     let hooks = doc
         .entry(root, Json::Object(Vec::new()))
@@ -785,7 +790,10 @@ fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
     let name = path
         .file_name()
         .map_or_else(|| "settings".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.toolgate-{}", unpredictable()));
+    let tmp = path.with_file_name(format!(
+        ".{name}.toolgate-{}",
+        crate::random::unpredictable()
+    ));
     let written = write_new(&tmp, old.as_ref(), text);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
@@ -798,21 +806,6 @@ fn write(path: &Path, existed: bool, text: &str) -> Result<(), CliError> {
         let _ = std::fs::remove_file(&tmp);
         CliError::io(format!("replacing {shown}"))(e)
     })
-}
-
-/// 16 hex digits nobody can guess: from the kernel's random source, else from the
-/// clock and the process.
-fn unpredictable() -> String {
-    use std::io::Read as _;
-    let mut b = [0u8; 8];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
-    if random.is_err() {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        b = ((t as u64) ^ u64::from(std::process::id()).rotate_left(32)).to_le_bytes();
-    }
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// A line diff of `a` → `b` (`-` removed, `+` added, two lines of context).

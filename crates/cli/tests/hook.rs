@@ -711,6 +711,195 @@ fn cursor_each_tier_in_its_words() {
     }
 }
 
+/// What toolgate's OpenCode plugin sends: `tool.execute.before`'s input and arguments,
+/// and OpenCode's directory.
+fn opencode(ws: &str, tool: &str, args: Value) -> String {
+    json!({ "tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": args, "directory": ws, "worktree": ws })
+        .to_string()
+}
+
+/// OpenCode (through toolgate's plugin): `decision` allow / ask / deny with toolgate's
+/// reason, an ask saying a person must approve it (the plugin throws it); OpenCode's
+/// tools by their own names and arguments (`filePath`, `patchText`, `workdir`); bad
+/// input asks, never allows.
+#[test]
+fn opencode_each_tier_in_its_words() {
+    let ws = workspace();
+    for (tool, args, want, says) in [
+        (
+            "bash",
+            json!({ "command": "git status", "timeout": 5000, "description": "d" }),
+            "allow",
+            "builtin.shell.readonly",
+        ),
+        (
+            "read",
+            json!({ "filePath": format!("{ws}/src/main.rs") }),
+            "allow",
+            "workspace",
+        ),
+        (
+            "edit",
+            json!({ "filePath": "/etc/hosts", "oldString": "a", "newString": "b" }),
+            "deny",
+            "builtin.edit-system",
+        ),
+        (
+            "apply_patch",
+            json!({ "patchText": "*** Begin Patch\n*** Delete File: /usr/bin/ls\n*** End Patch\n" }),
+            "deny",
+            "system",
+        ),
+        (
+            "bash",
+            json!({ "command": "echo x > pre-commit", "workdir": format!("{ws}/.git/hooks") }),
+            "ask",
+            "builtin.edit-git",
+        ),
+        (
+            "bash",
+            json!({ "command": "npm publish" }),
+            "ask",
+            "a person's approval",
+        ),
+        (
+            "webfetch",
+            json!({ "url": "http://169.254.169.254/latest/meta-data", "format": "text" }),
+            "deny",
+            "metadata",
+        ),
+    ] {
+        let (code, v) = answer(&hook(&["opencode"], &opencode(&ws, tool, args.clone())));
+        assert_eq!(
+            (code, v["decision"].as_str()),
+            (0, Some(want)),
+            "{tool} {args}: {v}"
+        );
+        let reason = v["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.starts_with("toolgate: ") && reason.contains(says),
+            "{tool} {args}: {v}"
+        );
+        assert!(v.get("args").is_none(), "{v}");
+    }
+    for (what, input) in [
+        ("not JSON", "{\"tool\": ".to_string()),
+        (
+            "no tool",
+            json!({ "args": {}, "directory": ws }).to_string(),
+        ),
+        ("args not an object", opencode(&ws, "bash", json!("ls"))),
+    ] {
+        let (code, v) = answer(&hook(&["opencode"], &input));
+        assert_eq!(
+            (code, v["decision"].as_str()),
+            (0, Some("ask")),
+            "{what}: {v}"
+        );
+        assert!(
+            v["reason"]
+                .as_str()
+                .unwrap_or("")
+                .contains("could not judge"),
+            "{what}: {v}"
+        );
+    }
+}
+
+/// `--event permission-request`: its options are checked before any input is read (a
+/// usage error exits 2, which Claude Code reads as "block"); a server that does not
+/// answer is no decision (Claude Code's own prompt), never an allow; a call the policy
+/// denies is denied without asking the server. (The server's side, end to end:
+/// web/e2e/remote.test.mjs.)
+#[test]
+fn permission_request_needs_a_server_and_never_allows_without_one() {
+    let ws = workspace();
+    let token = format!("{ws}/agent.token");
+    std::fs::write(&token, "agent-secret-0123456789\n").unwrap();
+    let input = claude(&ws, "Bash", json!({ "command": "touch x" }))
+        .replace("\"PreToolUse\"", "\"PermissionRequest\"");
+    for (args, says) in [
+        (
+            vec!["claude-code", "--event", "permission-request"],
+            "needs --server",
+        ),
+        (
+            vec![
+                "claude-code",
+                "--event",
+                "permission-request",
+                "--server",
+                "ftp://x",
+            ],
+            "token",
+        ),
+        (
+            vec![
+                "codex",
+                "--event",
+                "permission-request",
+                "--server",
+                "http://127.0.0.1:9",
+            ],
+            "is for `hook claude-code`",
+        ),
+        (
+            vec!["claude-code", "--server", "http://127.0.0.1:9"],
+            "are for --event permission-request",
+        ),
+    ] {
+        let o = hook(&args, &input);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(says),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // Nothing listens on port 9 (discard): no decision, the reason for the person.
+    let remote = [
+        "claude-code",
+        "--event",
+        "permission-request",
+        "--server",
+        "http://127.0.0.1:9",
+        "--token-file",
+        token.as_str(),
+        "--wait-ms",
+        "1000",
+    ];
+    let (code, v) = answer(&hook(&remote, &input));
+    assert_eq!(code, 0, "{v}");
+    assert!(v.get("hookSpecificOutput").is_none(), "{v}");
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not reachable"),
+        "{v}"
+    );
+    // Input that is not a PermissionRequest: no decision either.
+    let (code, v) = answer(&hook(
+        &remote,
+        &claude(&ws, "Bash", json!({ "command": "ls" })),
+    ));
+    assert_eq!(code, 0, "{v}");
+    assert!(v.get("hookSpecificOutput").is_none(), "{v}");
+    // The policy denies: deny, without the server.
+    let deny = claude(&ws, "Bash", json!({ "command": "sudo rm -rf /" }))
+        .replace("\"PreToolUse\"", "\"PermissionRequest\"");
+    let (code, v) = answer(&hook(&remote, &deny));
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        v["hookSpecificOutput"]["decision"]["behavior"], "deny",
+        "{v}"
+    );
+    assert_eq!(
+        v["hookSpecificOutput"]["hookEventName"],
+        "PermissionRequest"
+    );
+}
+
 #[test]
 fn bad_input_answers_and_never_allows() {
     let ws = workspace();

@@ -24,6 +24,7 @@ fn install(home: &Path, args: &[&str]) -> Output {
         .args(args)
         .env("HOME", home)
         .env_remove("CODEX_HOME")
+        .env_remove("XDG_CONFIG_HOME")
         .current_dir(home)
         .output()
         .unwrap()
@@ -386,6 +387,189 @@ fn cursor_gets_a_flat_entry_beside_the_users_own() {
         json!([{"command": "./audit.sh"}]),
         "{v}"
     );
+}
+
+/// OpenCode: toolgate's plugin file in `~/.config/opencode/plugins/` (or
+/// `$XDG_CONFIG_HOME`'s), with the hook command in it; a second install changes
+/// nothing, another command replaces toolgate's file, a file toolgate did not write is
+/// refused unchanged, and `--uninstall` removes only toolgate's.
+#[test]
+fn opencode_gets_toolgates_plugin_file() {
+    let h = home("opencode");
+    let file = h.join(".config/opencode/plugins/toolgate.js");
+    let o = install(&h, &["opencode"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let js = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        js.starts_with("// Written by `toolgate install opencode`"),
+        "{js}"
+    );
+    let line = js
+        .lines()
+        .find(|l| l.starts_with("const INSTALLED_COMMAND = "))
+        .unwrap();
+    assert!(
+        line.ends_with(" hook opencode || exit 2\";") && line.contains(BIN),
+        "{line}"
+    );
+    assert!(js.contains("export default { id: \"toolgate\", server };"));
+    assert!(text(&install(&h, &["opencode"])).contains("already there"));
+    let o = install(
+        &h,
+        &["opencode", "--command", "/opt/toolgate hook opencode"],
+    );
+    assert!(text(&o).contains("replaced"), "{}", text(&o));
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("\"/opt/toolgate hook opencode || exit 2\""));
+    // The doctor reads the command back from the file.
+    let d = Command::new(BIN)
+        .args(["doctor", "opencode"])
+        .env("HOME", &h)
+        .env_remove("XDG_CONFIG_HOME")
+        .current_dir(&h)
+        .output()
+        .unwrap();
+    assert!(
+        text(&d).contains("installed: /opt/toolgate hook opencode || exit 2")
+            && text(&d).contains("UNRESOLVABLE"),
+        "{}",
+        text(&d)
+    );
+    let o = install(&h, &["opencode", "--uninstall"]);
+    assert!(o.status.success() && !file.exists(), "{}", text(&o));
+    // A plugin of the same name that toolgate did not write.
+    std::fs::write(&file, "export default {};\n").unwrap();
+    for args in [&["opencode"][..], &["opencode", "--uninstall"][..]] {
+        let o = install(&h, args);
+        assert!(!o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("did not write"), "{}", text(&o));
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "export default {};\n"
+        );
+    }
+    // $XDG_CONFIG_HOME is OpenCode's configuration root when it is set.
+    let xdg = h.join("xdg");
+    let o = Command::new(BIN)
+        .args(["install", "opencode", "--dry-run"])
+        .env("HOME", &h)
+        .env("XDG_CONFIG_HOME", &xdg)
+        .current_dir(&h)
+        .output()
+        .unwrap();
+    assert!(
+        text(&o).contains(&format!("{}/opencode/plugins/toolgate.js", xdg.display()))
+            && !xdg.exists(),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Claude Code's PermissionRequest hook (remote answers): its own entry beside the
+/// PreToolUse one, the server and the token's file on its command (the token itself
+/// never in the settings file), a longer timeout; its options are checked.
+#[test]
+fn claude_code_permission_request_entry() {
+    let h = home("permission-request");
+    let file = h.join(".claude/settings.json");
+    let token = h.join("agent.token");
+    std::fs::write(&token, "agent-secret-0123456789\n").unwrap();
+    let token = token.to_string_lossy().into_owned();
+    assert!(install(&h, &["claude-code"]).status.success());
+    let pr = [
+        "claude-code",
+        "--event",
+        "permission-request",
+        "--server",
+        "https://agents.example.com",
+        "--token-file",
+        token.as_str(),
+    ];
+    let o = install(&h, &pr);
+    assert!(o.status.success(), "{}", text(&o));
+    let settings = std::fs::read_to_string(&file).unwrap();
+    assert!(!settings.contains("agent-secret"), "{settings}");
+    let v: Value = serde_json::from_str(&settings).unwrap();
+    let group = &v["hooks"]["PermissionRequest"][0];
+    assert_eq!(group["matcher"], "*", "{v}");
+    let entry = &group["hooks"][0];
+    let cmd = entry["command"].as_str().unwrap();
+    assert!(
+        cmd.contains(" hook claude-code --event permission-request --server https://agents.example.com --token-file ")
+            && cmd.contains(&token)
+            && cmd.ends_with(" || exit 2"),
+        "{cmd}"
+    );
+    assert_eq!(
+        (&entry["timeout"], &entry["onFailure"]),
+        (&json!(120), &json!("block"))
+    );
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1, "{v}");
+    assert!(text(&install(&h, &pr)).contains("already there"));
+    for (args, says) in [
+        (
+            vec!["claude-code", "--event", "permission-request"],
+            "needs --server URL and --token-file",
+        ),
+        (
+            vec![
+                "codex",
+                "--event",
+                "permission-request",
+                "--server",
+                "http://x",
+                "--token-file",
+                token.as_str(),
+            ],
+            "is for claude-code",
+        ),
+        (
+            vec!["claude-code", "--server", "http://x"],
+            "are for --event permission-request",
+        ),
+        (
+            vec![
+                "claude-code",
+                "--event",
+                "permission-request",
+                "--server",
+                "x",
+                "--token-file",
+                token.as_str(),
+            ],
+            "http:// or https://",
+        ),
+        (
+            vec![
+                "claude-code",
+                "--event",
+                "permission-request",
+                "--server",
+                "http://x",
+                "--token-file",
+                "/nonexistent/t",
+            ],
+            "reading /nonexistent/t",
+        ),
+    ] {
+        let o = install(&h, &args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+    }
+    let o = install(
+        &h,
+        &[
+            "claude-code",
+            "--event",
+            "permission-request",
+            "--uninstall",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(v["hooks"].get("PermissionRequest").is_none(), "{v}");
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1, "{v}");
 }
 
 #[test]

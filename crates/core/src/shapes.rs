@@ -30,8 +30,8 @@ pub enum Shape<'k> {
     Search(&'k [&'k str]),
     /// Fetches the URL at the first key present (only a policy's `[tools]` maps it).
     Fetch(&'k [&'k str]),
-    /// Codex's `apply_patch`: every file the patch adds, updates, deletes or moves is an
-    /// edit.
+    /// Codex's (and OpenCode's) `apply_patch`: every file the patch adds, updates,
+    /// deletes or moves is an edit.
     Patch,
     /// OpenAI's `local_shell`: `{action: {command: [argv]}}`.
     LocalShell,
@@ -61,6 +61,9 @@ pub const SHAPES: &[(&str, Shape<'static>)] = &[
     ("read_many_files", Shape::Read(&["paths", "include"])),
     // GitHub Copilot CLI (`bash`, `view`, `create`, `apply_patch` and `glob` above).
     ("rg", Shape::Search(&["paths", "path"])),
+    // OpenCode (`bash`, `read`, `write`, `edit` with `filePath`, `glob`, `grep` and
+    // `apply_patch` with `patchText` above): its language-server tool reads the file.
+    ("lsp", Shape::Read(&["filePath"])),
     // OpenAI Responses' local shell.
     ("local_shell", Shape::LocalShell),
     // OpenHands.
@@ -167,7 +170,7 @@ pub fn apply(shape: Shape<'_>, call: &ToolCall) -> Result<Vec<ToolCall>, String>
             let dirs: Vec<String> = dirs.iter().map(|d| quote(d)).collect();
             vec![shell(format!("rg -e x -- {}", dirs.join(" ")))]
         }),
-        Shape::Patch => ["input", "patch", "command"]
+        Shape::Patch => ["input", "patch", "command", "patchText"]
             .iter()
             .find_map(|k| obj.get(*k).and_then(Value::as_str))
             .ok_or_else(|| missing(&["input"]))

@@ -50,6 +50,74 @@ fn examples() -> Vec<(&'static str, Value, Tier, &'static str)> {
             Ask,
             "shellId",
         ),
+        // OpenCode: `filePath`, `patchText`, `workdir`.
+        (
+            "read",
+            json!({"filePath": "/home/dev/app/src/a.rs", "offset": 1, "limit": 20}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "read",
+            json!({"filePath": "/home/dev/.ssh/id_ed25519"}),
+            Ask,
+            "secret",
+        ),
+        (
+            "write",
+            json!({"filePath": "/home/dev/app/notes.md", "content": "x"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "edit",
+            json!({"filePath": "/etc/hosts", "oldString": "a", "newString": "b"}),
+            Deny,
+            "system",
+        ),
+        (
+            "edit",
+            json!({"filePath": 3, "oldString": "a"}),
+            Ask,
+            "filePath",
+        ),
+        (
+            "apply_patch",
+            json!({"patchText": "*** Begin Patch\n*** Add File: src/new.rs\n+fn x() {}\n*** End Patch\n"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "apply_patch",
+            json!({"patchText": "*** Begin Patch\n*** Delete File: /usr/bin/ls\n*** End Patch\n"}),
+            Deny,
+            "system",
+        ),
+        (
+            "bash",
+            json!({"command": "ls", "workdir": "/home/dev/app/src", "timeout": 5000}),
+            Auto,
+            "read-only",
+        ),
+        (
+            "bash",
+            json!({"command": "cat id_rsa", "workdir": "/home/dev/.ssh"}),
+            Ask,
+            "secret",
+        ),
+        (
+            "lsp",
+            json!({"operation": "hover", "filePath": "src/a.rs", "line": 1, "character": 1}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "lsp",
+            json!({"operation": "hover", "filePath": "/home/dev/.aws/credentials", "line": 1, "character": 1}),
+            Ask,
+            "secret",
+        ),
+        ("lsp", json!({"operation": "hover"}), Ask, "filePath"),
         // Claude Code
         (
             "MultiEdit",

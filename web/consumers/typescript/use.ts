@@ -53,3 +53,12 @@ const guarantee: ResumeGuarantee = gate.resumeGuarantee;
 const off = gate.onRunsChange((change: RunsChange) => console.log(change.runId));
 off();
 console.log(decided, tier, parts, trees, outcome, pending, questions, answer, counts, parked, status, results, guarantee);
+
+// toolgate/opencode: the OpenCode plugin module, its options and hooks typed.
+import opencodePlugin, { type ToolgateOpenCodeOptions, type ToolgateOpenCodeHooks } from "toolgate/opencode";
+const ocOptions: ToolgateOpenCodeOptions = { command: "toolgate hook opencode", timeoutMs: 30_000 };
+const ocHooks: ToolgateOpenCodeHooks = await opencodePlugin.server({ directory: "/w", worktree: "/w" }, ocOptions);
+const ocOutput = { args: { command: "ls" } };
+await ocHooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c" }, ocOutput);
+const ocId: "toolgate" = opencodePlugin.id;
+console.log(ocId, ocOutput.args.command);

@@ -14,8 +14,15 @@ use serde_json::Value;
 
 /// The keys that name the file of a read / edit call (DESIGN §1: `path` or `file_path`;
 /// Cursor's `target_file`; Gemini CLI's `absolute_path`, its `read_file` and
-/// `write_file` argument before `file_path`).
-pub(super) const PATH_KEYS: [&str; 4] = ["path", "file_path", "target_file", "absolute_path"];
+/// `write_file` argument before `file_path`; OpenCode's `filePath`, its `read`, `write`
+/// and `edit`).
+pub(super) const PATH_KEYS: [&str; 5] = [
+    "path",
+    "file_path",
+    "target_file",
+    "absolute_path",
+    "filePath",
+];
 
 /// Every path a read / edit call names, one per key present, duplicates dropped. The
 /// tool may use any of them, so each is classified and the strictest wins; a key that

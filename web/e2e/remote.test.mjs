@@ -1,0 +1,162 @@
+// Remote answers: `toolgate hook claude-code --event permission-request --server URL`
+// (the real binary, target/debug/toolgate) against the real toolgate-server on a SQLite
+// file, with Claude Code's PermissionRequest input on stdin, answered through the
+// server's panel API (what the panel calls) by approver tokens:
+// - approved in the panel while the hook waits → `allow`, saying by whom; the run is
+//   taken once (a second take is refused);
+// - denied with a message → `deny` with it;
+// - nobody answers within --wait-ms → no decision (Claude Code's own prompt asks), the
+//   run expired on the server, a late decision refused;
+// - two devices at once → exactly one decision is accepted, and the hook answers it;
+// - the server down, or a wrong token → no decision, never an allow;
+// - a call the policy denies → `deny` at once, nothing parked.
+//   node web/e2e/remote.test.mjs
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checker } from "./checks.mjs";
+import { api, startServer } from "./server-proc.mjs";
+import { ROOT } from "./tarball.mjs";
+
+const { check, finish } = checker();
+const toolgate = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "toolgate");
+const work = mkdtempSync(join(tmpdir(), "toolgate-remote-"));
+const AGENT = "agent-secret-0123456789";
+const PHONE = "phone-secret-0123456789";
+const LAPTOP = "laptop-secret-0123456789";
+const tokenFile = join(work, "agent.token");
+writeFileSync(tokenFile, `${AGENT}\n`);
+
+/** Claude Code's PermissionRequest input (as 2.1.332 sends it) for a Bash command. */
+const input = (command) =>
+  JSON.stringify({
+    session_id: "sess-remote-1",
+    transcript_path: join(work, "t.jsonl"),
+    cwd: work,
+    permission_mode: "default",
+    hook_event_name: "PermissionRequest",
+    tool_name: "Bash",
+    tool_input: { command, description: "x" },
+    permission_suggestions: [],
+  });
+
+/** Runs the hook: `{ code, out, json, ms }`. */
+function hook(stdin, { server, waitMs = 20_000, tokenPath = tokenFile } = {}) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const args = ["hook", "claude-code", "--event", "permission-request", "--server", server, "--token-file", tokenPath, "--wait-ms", String(waitMs)];
+    const child = spawn(toolgate, args, { cwd: work, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => {
+      let json = null;
+      try {
+        json = JSON.parse(out);
+      } catch {}
+      resolve({ code, out, err, json, ms: Date.now() - t0 });
+    });
+    child.stdin.end(stdin);
+  });
+}
+
+/** The run the hook parked for `command`, as an approver sees it (polled up to 10 s). */
+async function parked(url, token, command) {
+  for (let i = 0; i < 100; i++) {
+    const runs = (await api(url, "GET", "v1/runs?status=awaiting_permission", token)).json?.runs ?? [];
+    const run = runs.find((r) => r.marker?.calls?.[0]?.args?.command === command);
+    if (run) return run;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
+const decide = (url, token, run, decision, message) =>
+  api(url, "POST", `v1/runs/${run.runId}/decisions`, token, {
+    decisions: [{ toolCallId: "c1", anchor: run.marker.calls[0].anchor, decision, ...(message ? { message } : {}) }],
+  });
+
+const behavior = (r) => r.json?.hookSpecificOutput?.decision?.behavior;
+
+const server = await startServer({
+  db: join(work, "runs.db"),
+  tokens: [
+    { name: "ci-agent", owner: "alice", roles: ["agent"], token: AGENT },
+    { name: "alice-phone", owner: "alice", roles: ["approver"], token: PHONE },
+    { name: "alice-laptop", owner: "alice", roles: ["approver"], token: LAPTOP },
+  ],
+});
+try {
+  const url = server.url;
+  // Approved on the phone while the hook waits.
+  {
+    const command = "touch approved-marker";
+    const running = hook(input(command), { server: url });
+    const run = await parked(url, PHONE, command);
+    check("the host's prompt is parked on the server: the panel lists it with the command", run !== null, run);
+    const d = run ? await decide(url, PHONE, run, "allow") : null;
+    const r = await running;
+    check("approved in the panel → the hook answers allow, saying who approved it",
+      d?.status === 200 && behavior(r) === "allow" && /approved in toolgate's panel by alice-phone/.test(r.json?.systemMessage ?? ""), { d: d?.json, r });
+    const again = run ? await api(url, "POST", `v1/runs/${run.runId}/resume`, AGENT, {}) : null;
+    check("the decision was taken once: a second take is refused", again?.status === 409, again?.json);
+  }
+  // Denied with a message.
+  {
+    const command = "touch denied-marker";
+    const running = hook(input(command), { server: url });
+    const run = await parked(url, LAPTOP, command);
+    const d = run ? await decide(url, LAPTOP, run, "deny", "not on main") : null;
+    const r = await running;
+    check("denied in the panel → the hook answers deny with the person's message and who",
+      d?.status === 200 && behavior(r) === "deny" && /alice-laptop: not on main/.test(r.json?.hookSpecificOutput?.decision?.message ?? ""), { r });
+  }
+  // Nobody answers: the host's own prompt.
+  {
+    const command = "touch unanswered-marker";
+    const running = hook(input(command), { server: url, waitMs: 1500 });
+    const run = await parked(url, PHONE, command);
+    const r = await running;
+    check("nobody answers within --wait-ms → no decision (Claude Code's prompt asks), a note for the person",
+      r.code === 0 && r.json && !r.json.hookSpecificOutput && /nobody answered/.test(r.json.systemMessage ?? ""), r);
+    const late = run ? await decide(url, PHONE, run, "allow") : null;
+    check("a decision after the wait decides nothing (the run expired)", late && late.status >= 400, late?.json);
+  }
+  // Two devices at once: one decision wins.
+  {
+    const command = "touch raced-marker";
+    const running = hook(input(command), { server: url });
+    const run = await parked(url, PHONE, command);
+    const [a, b] = run ? await Promise.all([decide(url, PHONE, run, "allow"), decide(url, LAPTOP, run, "deny", "no")]) : [];
+    const r = await running;
+    const won = a?.status === 200 ? "allow" : b?.status === 200 ? "deny" : null;
+    check("two devices at once → exactly one decision is accepted, and the hook answers that one",
+      [a?.status, b?.status].filter((s) => s === 200).length === 1 && behavior(r) === won, { a: a?.json, b: b?.json, r });
+  }
+  // The policy denies: no park.
+  {
+    const r = await hook(input("sudo rm -rf /"), { server: url });
+    const listed = (await api(url, "GET", "v1/runs", PHONE)).json?.runs ?? [];
+    check("a call toolgate's policy denies is denied at once, never parked",
+      behavior(r) === "deny" && /toolgate: /.test(r.json?.hookSpecificOutput?.decision?.message ?? "") && !listed.some((x) => x.marker?.calls?.[0]?.args?.command === "sudo rm -rf /") && r.ms < 5000, r);
+  }
+  // A wrong token, and the server down: never an allow.
+  {
+    const bad = join(work, "bad.token");
+    writeFileSync(bad, "not-a-token-0123456789\n");
+    const r = await hook(input("touch wrong-token"), { server: url, tokenPath: bad });
+    check("a wrong token → no decision (the host's prompt), the reason said", r.code === 0 && r.json && !r.json.hookSpecificOutput && /did not park it \(401/.test(r.json.systemMessage ?? ""), r);
+  }
+  await server.stop();
+  {
+    const r = await hook(input("touch server-down"), { server: url });
+    check("the server down → no decision (the host's prompt), never an allow, at once",
+      r.code === 0 && r.json && !r.json.hookSpecificOutput && /not reachable/.test(r.json.systemMessage ?? "") && r.ms < 10_000, r);
+  }
+} finally {
+  await server.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+finish("remote answers (toolgate hook --event permission-request, toolgate-server)");
