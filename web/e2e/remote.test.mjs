@@ -2,8 +2,9 @@
 // (the real binary, target/debug/toolgate) against the real toolgate-server on a SQLite
 // file, with Claude Code's PermissionRequest input on stdin, answered through the
 // server's panel API (what the panel calls) by approver tokens:
-// - approved in the panel while the hook waits → `allow`, saying by whom; the run is
-//   taken once (a second take is refused);
+// - approved by a click in the server's panel (Chromium, the approver signed in) while
+//   the hook waits → `allow`, saying by whom; the same through the panel's API; the
+//   run is taken once (a second take is refused);
 // - denied with a message → `deny` with it;
 // - nobody answers within --wait-ms → no decision (Claude Code's own prompt asks), the
 //   run expired on the server, a late decision refused;
@@ -11,11 +12,11 @@
 // - the server down, or a wrong token → no decision, never an allow;
 // - a call the policy denies → `deny` at once, nothing parked.
 //   node web/e2e/remote.test.mjs
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checker } from "./checks.mjs";
+import { checker, launchChromium } from "./checks.mjs";
 import { api, startServer } from "./server-proc.mjs";
 import { ROOT } from "./tarball.mjs";
 
@@ -80,7 +81,10 @@ const decide = (url, token, run, decision, message) =>
 
 const behavior = (r) => r.json?.hookSpecificOutput?.decision?.behavior;
 
+// The panel the server serves (scripts/build-panel: the element's bundle and page).
+const panel = execFileSync(join(ROOT, "scripts", "build-panel"), [join(work, "panel")], { cwd: ROOT, encoding: "utf8" }).trim();
 const server = await startServer({
+  args: ["--panel", panel],
   db: join(work, "runs.db"),
   tokens: [
     { name: "ci-agent", owner: "alice", roles: ["agent"], token: AGENT },
@@ -88,8 +92,30 @@ const server = await startServer({
     { name: "alice-laptop", owner: "alice", roles: ["approver"], token: LAPTOP },
   ],
 });
+let browser;
 try {
   const url = server.url;
+  // Approved by a click in the panel, in a browser signed in as the phone.
+  {
+    browser = await launchChromium();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(url);
+    await page.getByTestId("token").fill(PHONE);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("who").waitFor({ state: "visible", timeout: 10_000 });
+    const command = "touch clicked-marker";
+    const running = hook(input(command), { server: url, waitMs: 30_000 });
+    const run = await parked(url, PHONE, command);
+    const prompt = page.locator(`article[data-run-id="${run?.runId}"]`);
+    await prompt.waitFor({ timeout: 15_000 });
+    const shown = await prompt.getByTestId("tool-args").textContent();
+    await prompt.getByTestId("approve-once").click();
+    const r = await running;
+    check("the panel in a browser shows Claude Code's prompt with the command; a click on Approve → the hook answers allow, saying who",
+      shown.includes(command) && behavior(r) === "allow" && /by alice-phone/.test(r.json?.systemMessage ?? ""), { shown, r });
+    await browser.close();
+    browser = null;
+  }
   // Approved on the phone while the hook waits.
   {
     const command = "touch approved-marker";
@@ -156,6 +182,7 @@ try {
       r.code === 0 && r.json && !r.json.hookSpecificOutput && /not reachable/.test(r.json.systemMessage ?? "") && r.ms < 10_000, r);
   }
 } finally {
+  await browser?.close();
   await server.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -6,11 +6,12 @@ import { ROOT } from "./tarball.mjs";
 
 const TARGET = process.env.CARGO_TARGET_DIR ?? join(ROOT, "target");
 
-/** `{ url, stop }` once the server listens; rejects if it does not within 20 s. */
-export function startServer({ db, tokens }) {
+/** `{ url, stop }` once the server listens; rejects if it does not within 20 s. `args`:
+ * more of the server's options (`--panel DIR`). */
+export function startServer({ db, tokens, args = [] }) {
   execFileSync("cargo", ["build", "-q", "-p", "toolgate-server", "--bin", "toolgate-server"], { cwd: ROOT, stdio: "inherit" });
   return new Promise((resolve, reject) => {
-    const child = spawn(join(TARGET, "debug", "toolgate-server"), ["--listen", "127.0.0.1:0", "--database", `sqlite:${db}`], {
+    const child = spawn(join(TARGET, "debug", "toolgate-server"), ["--listen", "127.0.0.1:0", "--database", `sqlite:${db}`, ...args], {
       env: { ...process.env, TOOLGATE_TOKENS: JSON.stringify(tokens) },
       stdio: ["ignore", "pipe", "ignore"],
     });

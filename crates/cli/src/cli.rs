@@ -84,7 +84,7 @@ pub enum Command {
     /// Keeps the rest of the file and a backup beside it (FILE.toolgate-backup-MS);
     /// the command is guarded (`|| exit 2`, and Claude Code's onFailure: block) so a
     /// hook that cannot run blocks. Idempotent.
-    Install(crate::install::Install),
+    Install(crate::install_all::InstallCmd),
     /// Says for each host whether toolgate's hook is installed, resolvable,
     /// failure-blocking and of a host version that has what it uses.
     ///

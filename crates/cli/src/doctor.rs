@@ -78,6 +78,9 @@ pub fn run(hosts: &[Host], env: &Env) -> (String, bool) {
             Ok((v, _)) => writeln!(out, "  {word} on PATH: {}", shown(v)),
             Err(why) => writeln!(out, "  {word} version: {}", shown(why)),
         };
+        for line in mode_lines(host, env) {
+            let _ = writeln!(out, "  {}", shown(&line));
+        }
     }
     if !any {
         out.push_str("no toolgate hook is installed: toolgate install claude-code|codex|gemini\n");
@@ -89,6 +92,97 @@ pub fn run(hosts: &[Host], env: &Env) -> (String, bool) {
         "problems found (above)\n"
     });
     (out, ok)
+}
+
+/// What toolgate's `ask` and `sandbox` verdicts become in `host`, as its settings here
+/// say (the same reading the hook makes).
+fn mode_lines(host: Host, env: &Env) -> Vec<String> {
+    use crate::contained as c;
+    let (cwd, home) = (
+        env.cwd.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        env.home.as_deref(),
+    );
+    let cwd = cwd.as_deref();
+    let var = |k: &str| std::env::var(k).ok();
+    let ask = match host {
+        Host::ClaudeCode => match claude_mode(cwd, home) {
+            Some(m) if crate::hook::unattended(Some(&m)).is_some() => format!(
+                "mode: permissions.defaultMode = {m}: nobody answers an ask there, so an ask is a deny"
+            ),
+            Some(m) => format!("mode: permissions.defaultMode = {m}: an ask is Claude Code's prompt"),
+            None => "mode: default: an ask is Claude Code's prompt".into(),
+        },
+        Host::Codex => {
+            let policies = c::codex_settings(var("CODEX_HOME").as_deref(), cwd, home, "approval_policy", false);
+            let said = match &policies {
+                Ok(p) if p.is_empty() => "approval_policy not set".to_string(),
+                Ok(p) => p.iter().map(|(f, v)| format!("{f}: approval_policy = {v}")).collect::<Vec<_>>().join(", "),
+                Err(e) => format!("its config cannot be read ({e})"),
+            };
+            format!("mode: {said}: an ask is a deny (a Codex hook cannot ask; --codex-ask prompt hands patches to its prompt under \"untrusted\")")
+        }
+        Host::Gemini => "mode: an ask is a deny (Gemini CLI's hook answers allow or deny)".into(),
+        Host::Copilot => "mode: an ask is Copilot CLI's prompt (a deny in -p and autopilot)".into(),
+        Host::Agy => "mode: an ask is agy's prompt (force_ask)".into(),
+        Host::Cursor => "mode: an ask is a deny (Cursor's auto-review runs a hook's ask unasked)".into(),
+        Host::OpenCode => "mode: an ask is refused (an OpenCode plugin cannot ask)".into(),
+    };
+    let own = match host {
+        Host::ClaudeCode => c::claude_code_sandboxes(cwd, home),
+        Host::Codex => c::codex_unsandboxed(var("CODEX_HOME").as_deref(), cwd, home),
+        Host::Gemini => c::gemini_sandboxes(cwd, home, &var),
+        Host::Copilot => c::copilot_sandboxes(var("COPILOT_HOME").as_deref(), cwd, home),
+        Host::OpenCode => Ok(()),
+        Host::Agy | Host::Cursor => Err("this host's calls are not rewritten".into()),
+    };
+    let sandbox = match own.and_then(|()| crate::sandbox::probe()) {
+        Ok(_) => "sandbox verdicts: run contained in toolgate sandbox".to_string(),
+        Err(why) => format!("sandbox verdicts: asked ({why})"),
+    };
+    let mut lines = vec![ask, sandbox];
+    if host == Host::ClaudeCode {
+        if let Some(cmd) = home.and_then(|h| remote_hook(&format!("{h}/.claude/settings.json"))) {
+            lines.push(format!(
+                "remote answers: its prompt goes to toolgate-server first (PermissionRequest: {cmd})"
+            ));
+        }
+    }
+    lines
+}
+
+/// The command of toolgate's PermissionRequest hook in the Claude Code settings file
+/// at `file`, if there is one.
+fn remote_hook(file: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+    v["hooks"]["PermissionRequest"]
+        .as_array()?
+        .iter()
+        .filter_map(|g| g["hooks"].as_array())
+        .flatten()
+        .filter_map(|h| h["command"].as_str())
+        .find(|c| install::is_ours(c) && c.contains("permission-request"))
+        .map(str::to_string)
+}
+
+/// Claude Code's `permissions.defaultMode` as its user, project and local settings set
+/// it (the last one that says wins).
+fn claude_mode(cwd: Option<&str>, home: Option<&str>) -> Option<String> {
+    let mut files = Vec::new();
+    if let Some(h) = home {
+        files.push(format!("{h}/.claude/settings.json"));
+    }
+    if let Some(c) = cwd {
+        files.push(format!("{c}/.claude/settings.json"));
+        files.push(format!("{c}/.claude/settings.local.json"));
+    }
+    files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .filter_map(|t| {
+            serde_json::from_str::<serde_json::Value>(&crate::contained::without_comments(&t)).ok()
+        })
+        .filter_map(|v| v["permissions"]["defaultMode"].as_str().map(str::to_string))
+        .next_back()
 }
 
 fn scope_word(s: Scope) -> &'static str {
@@ -210,15 +304,7 @@ use toolgate_fs::is_executable;
 /// `HOST --version` on `$PATH`, within 10 seconds: the version as printed and as
 /// numbers.
 fn host_version(host: Host) -> Result<(String, [u32; 3]), String> {
-    let program = match host {
-        Host::ClaudeCode => "claude",
-        Host::Codex => "codex",
-        Host::Gemini => "gemini",
-        Host::Copilot => "copilot",
-        Host::Agy => "agy",
-        Host::Cursor => "cursor-agent",
-        Host::OpenCode => "opencode",
-    };
+    let program = host.program();
     let path = crate::which::on_path(program).ok_or(format!("`{program}` is not on PATH"))?;
     let mut child = Command::new(&path)
         .arg("--version")

@@ -42,6 +42,33 @@ pub enum Event {
 }
 
 impl Host {
+    /// The host's command.
+    pub(crate) fn program(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Copilot => "copilot",
+            Host::Agy => "agy",
+            Host::Cursor => "cursor-agent",
+            Host::OpenCode => "opencode",
+        }
+    }
+
+    /// The directory under the home that says the host is used here, where it has one
+    /// of its own (Antigravity's lives in Gemini CLI's `~/.gemini`).
+    pub(crate) fn home_dir(self) -> Option<&'static str> {
+        match self {
+            Host::ClaudeCode => Some(".claude"),
+            Host::Codex => Some(".codex"),
+            Host::Gemini => Some(".gemini"),
+            Host::Copilot => Some(".copilot"),
+            Host::Agy => None,
+            Host::Cursor => Some(".cursor"),
+            Host::OpenCode => Some(".config/opencode"),
+        }
+    }
+
     /// The `hook_event_name` this hook answers.
     pub(crate) fn event(self) -> &'static str {
         match self {

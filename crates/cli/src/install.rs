@@ -38,11 +38,12 @@ pub enum Scope {
     Project,
 }
 
-/// What `toolgate install` was asked: its options.
+/// What `toolgate install` was asked for one host: its options (the host is
+/// [`InstallCmd`]'s, or each of `--all`'s).
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct Install {
-    /// The agent CLI
-    #[arg(value_enum)]
+    /// The agent CLI (set from the command line's host or `--all`)
+    #[arg(skip = Host::ClaudeCode)]
     pub host: Host,
     /// Whose settings
     #[arg(long, value_enum, default_value_t = Scope::User)]

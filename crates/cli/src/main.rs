@@ -14,6 +14,7 @@ mod explain;
 mod hook;
 mod host;
 mod install;
+mod install_all;
 mod load;
 mod netproxy;
 mod opencode;
@@ -106,7 +107,14 @@ fn run(command: Command) -> Result<(), CliError> {
             let imported = claude_settings::read(&files)?;
             print(&claude_settings::to_toml(&files, &imported))
         }
-        Command::Install(req) => print(&install::run(&req, &env)?),
+        Command::Install(cmd) => {
+            let (out, ok) = install_all::run(&cmd, &env)?;
+            print(&out)?;
+            if !ok {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Command::Doctor(args) => {
             let (report, ok) = doctor::run(&args.hosts(), &env);
             print(&report)?;

@@ -572,6 +572,78 @@ fn claude_code_permission_request_entry() {
     assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1, "{v}");
 }
 
+/// `install --all`: each host used here (its command on PATH or its directory in the
+/// home) gets toolgate's hook, the others are skipped; with none found it says so and
+/// fails; `--all` takes no host, file or command. `doctor` says what an ask and a
+/// sandbox verdict become in each host, from its settings.
+#[test]
+fn install_all_finds_the_hosts_used_here() {
+    let h = home("all");
+    std::fs::create_dir_all(h.join(".claude")).unwrap();
+    std::fs::create_dir_all(h.join(".config/opencode")).unwrap();
+    std::fs::write(
+        h.join(".claude/settings.json"),
+        r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("HOME", &h)
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .current_dir(&h)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["install", "--all"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("claude-code (")
+            && out.contains("added `")
+            && out.contains("opencode (")
+            && out.contains("codex: not found here (skipped)"),
+        "{out}"
+    );
+    assert!(h.join(".config/opencode/plugins/toolgate.js").exists());
+    assert!(std::fs::read_to_string(h.join(".claude/settings.json"))
+        .unwrap()
+        .contains(" hook claude-code || exit 2"));
+    let d = text(&run(&["doctor", "claude-code", "cursor"]));
+    assert!(
+        d.contains(
+            "defaultMode = bypassPermissions: nobody answers an ask there, so an ask is a deny"
+        ) && d.contains("mode: an ask is a deny (Cursor's")
+            && d.contains("sandbox verdicts: asked (this host's calls are not rewritten)"),
+        "{d}"
+    );
+    let o = run(&["install", "--all", "--uninstall"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!h.join(".config/opencode/plugins/toolgate.js").exists());
+    for args in [
+        &["install", "--all", "claude-code"][..],
+        &["install", "--all", "--file", "x.json"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+    }
+    let empty = home("all-empty");
+    let o = Command::new(BIN)
+        .args(["install", "--all"])
+        .env("HOME", &empty)
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(&empty)
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success() && text(&o).contains("no agent CLI found"),
+        "{}",
+        text(&o)
+    );
+}
+
 #[test]
 fn a_file_it_cannot_read_as_settings_is_left_unchanged() {
     let h = home("bad");
