@@ -130,6 +130,27 @@ const ranContained = (results, ws) =>
   results.some((t) => t.includes("sandboxed-ran 42") && t.includes("key refused")) && !results.some((t) => t.includes("sb-secret"))
   && existsSync(join(ws, "built.txt"));
 
+/** Starts an agent CLI run (`start()`, a promise of its result) whose call is `command`
+ * and, when `decision` is given, decides the call as a person would from the panel:
+ * finds it parked on toolgate-server (`remote`) as `token`, an approver, and posts the
+ * decision through the panel's API (a deny with the message "not now"). `{shown,
+ * answer, r}`. */
+async function answerRemotely(remote, token, command, decision, start) {
+  const running = start();
+  let shown = null;
+  for (let i = 0; i < 80 && !shown && decision; i++) {
+    const runs = (await api(remote.url, "GET", "v1/runs?status=awaiting_permission", token)).json?.runs ?? [];
+    shown = runs.find((x) => x.marker?.calls?.[0]?.args?.command === command) ?? null;
+    if (!shown) await new Promise((res) => setTimeout(res, 100));
+  }
+  const call = shown?.marker?.calls?.[0] ?? {};
+  const answer = shown
+    ? await api(remote.url, "POST", `v1/runs/${shown.runId}/decisions`, token,
+      { decisions: [{ toolCallId: call.toolCallId, anchor: call.anchor, decision, ...(decision === "deny" ? { message: "not now" } : {}) }] })
+    : null;
+  return { shown, answer, r: await running };
+}
+
 const geminiResults = (reqs) =>
   reqs.flatMap((r) => r.body.contents ?? []).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse)
     .map((p) => JSON.stringify(p.functionResponse.response));
@@ -248,18 +269,8 @@ try {
         const ask = async (marker, decision) => {
           script.input = { command: `touch ${marker}`, description: "x" };
           fake.requests.length = 0;
-          const running = claude(["-p", "make it"]);
-          let shown = null;
-          for (let i = 0; i < 60 && !shown && decision; i++) {
-            const runs = (await api(remote.url, "GET", "v1/runs?status=awaiting_permission", PHONE)).json?.runs ?? [];
-            shown = runs.find((x) => x.marker?.calls?.[0]?.args?.command === `touch ${marker}`) ?? null;
-            if (!shown) await new Promise((res) => setTimeout(res, 100));
-          }
-          const call = shown?.marker?.calls?.[0] ?? {};
-          const answer = shown
-            ? await api(remote.url, "POST", `v1/runs/${shown.runId}/decisions`, PHONE, { decisions: [{ toolCallId: call.toolCallId, anchor: call.anchor, decision, ...(decision === "deny" ? { message: "not now" } : {}) }] })
-            : null;
-          return { shown, answer, r: await running, results: claudeResults(fake.requests) };
+          const a = await answerRemotely(remote, PHONE, `touch ${marker}`, decision, () => claude(["-p", "make it"]));
+          return { ...a, results: claudeResults(fake.requests) };
         };
         const approvedMarker = join(work, "made-remote-approved");
         let a = await ask(approvedMarker, "allow");
@@ -445,6 +456,49 @@ try {
     results = copilotResults(fake.requests);
     check("copilot -p: a script (sandbox) runs inside toolgate sandbox, as the hook's modifiedArgs rewrote it: it ran, wrote in the workspace, and could not read the home's key",
       ranContained(results, ws), { r, results });
+    // Remote answers: Copilot CLI's permissionRequest put to toolgate-server, answered
+    // through the panel's API while `copilot -p` (without --allow-all-tools) waits. Only
+    // that hook: in -p a preToolUse `ask` is denied without reaching permissionRequest.
+    {
+      const AGENT = "agent-secret-0123456789";
+      const PHONE = "phone-secret-0123456789";
+      const tokenFile = join(work, "copilot-agent.token");
+      writeFileSync(tokenFile, `${AGENT}\n`);
+      const remote = await startServer({ db: join(work, "copilot-remote.db"), tokens: [
+        { name: "ci-agent", owner: "alice", roles: ["agent"], token: AGENT },
+        { name: "alice-phone", owner: "alice", roles: ["approver"], token: PHONE },
+      ] });
+      try {
+        install({ HOME: home, PATH: process.env.PATH }, ["copilot", "--uninstall"]);
+        const pr = install({ HOME: home, PATH: process.env.PATH }, ["copilot", "--event", "permission-request",
+          "--server", remote.url, "--token-file", tokenFile, "--command", `${toolgate} hook copilot --wait-ms 8000`]);
+        check("copilot: `toolgate install copilot --event permission-request …` adds a permissionRequest hook", pr.ok && /hooks\.permissionRequest/.test(pr.out), pr.out);
+        const copilotAsks = () => exec(join(BIN, "copilot"), ["-p", "do it"], ws, env);
+        const ask = async (marker, decision) => {
+          script.arguments = { command: `touch ${marker}`, description: "x" };
+          fake.requests.length = 0;
+          const a = await answerRemotely(remote, PHONE, `touch ${marker}`, decision, copilotAsks);
+          return { ...a, results: copilotResults(fake.requests) };
+        };
+        const approved = join(work, "made-copilot-remote-approved");
+        let a = await ask(approved, "allow");
+        check("copilot -p: the permission request reaches toolgate-server's panel; approved there, the call runs", a.answer?.status === 200 && existsSync(approved), { a: a.answer?.json, results: a.results });
+        const denied = join(work, "made-copilot-remote-denied");
+        a = await ask(denied, "deny");
+        check("copilot -p: denied in the panel, the call does not run and the model is told who and why",
+          !existsSync(denied) && a.results.some((t) => t.includes("alice-phone: not now")), { results: a.results });
+        const unanswered = join(work, "made-copilot-remote-unanswered");
+        a = await ask(unanswered, null);
+        check("copilot -p: nobody answers → Copilot CLI's own flow, which -p denies: it does not run", !existsSync(unanswered), { results: a.results });
+        await remote.stop();
+        const down = join(work, "made-copilot-remote-down");
+        a = await ask(down, null);
+        check("copilot -p: toolgate-server down → never an allow: it does not run", !existsSync(down), { results: a.results });
+        install({ HOME: home, PATH: process.env.PATH }, ["copilot", "--event", "permission-request", "--uninstall"]);
+      } finally {
+        await remote.stop();
+      }
+    }
     // The hook cannot run (its binary removed): the guard's exit 2 blocks the call.
     const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "copilot", "copilot");
     check("copilot: the hook is reinstalled with the failure guard", gone.inst.ok, gone.inst.out);

@@ -42,11 +42,11 @@ const input = (command) =>
     permission_suggestions: [],
   });
 
-/** Runs the hook: `{ code, out, json, ms }`. */
-function hook(stdin, { server, waitMs = 20_000, tokenPath = tokenFile } = {}) {
+/** Runs the hook (for `host`, default Claude Code): `{ code, out, json, ms }`. */
+function hook(stdin, { server, waitMs = 20_000, tokenPath = tokenFile, host = "claude-code" } = {}) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const args = ["hook", "claude-code", "--event", "permission-request", "--server", server, "--token-file", tokenPath, "--wait-ms", String(waitMs)];
+    const args = ["hook", host, "--event", "permission-request", "--server", server, "--token-file", tokenPath, "--wait-ms", String(waitMs)];
     const child = spawn(toolgate, args, { cwd: work, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     let err = "";
@@ -160,6 +160,19 @@ try {
     const won = a?.status === 200 ? "allow" : b?.status === 200 ? "deny" : null;
     check("two devices at once → exactly one decision is accepted, and the hook answers that one",
       [a?.status, b?.status].filter((s) => s === 200).length === 1 && behavior(r) === won, { a: a?.json, b: b?.json, r });
+  }
+  // Copilot CLI's permissionRequest (its input as 1.0.102 sends it): `{behavior}`.
+  {
+    const copilotInput = (command) => JSON.stringify({ hookName: "permissionRequest", sessionId: "cp-1", timestamp: 1, cwd: work, toolName: "bash", toolInput: { command }, permissionSuggestions: [] });
+    const copilotHook = (stdin, waitMs = 20_000) => hook(stdin, { server: url, waitMs, host: "copilot" });
+    const command = "touch copilot-marker";
+    const running = copilotHook(copilotInput(command));
+    const run = await parked(url, PHONE, command);
+    const d = run ? await decide(url, PHONE, run, "allow") : null;
+    const r = await running;
+    check("Copilot CLI's permissionRequest: approved in the panel → {behavior: allow}", d?.status === 200 && r.json?.behavior === "allow", { r });
+    const quiet = await copilotHook(copilotInput("touch copilot-unanswered"), 1500);
+    check("Copilot CLI's permissionRequest: nobody answers → {} (Copilot CLI's own flow), never an allow", quiet.code === 0 && quiet.json && Object.keys(quiet.json).length === 0, quiet);
   }
   // The policy denies: no park.
   {

@@ -141,7 +141,7 @@ impl HookArgs {
                 }
                 None
             }
-            (Event::PermissionRequest, Host::ClaudeCode) => {
+            (Event::PermissionRequest, Host::ClaudeCode | Host::Copilot) => {
                 if self.defer {
                     return usage("--defer is for --event pre-tool-use");
                 }
@@ -175,7 +175,9 @@ impl HookArgs {
                 })
             }
             (Event::PermissionRequest, _) => {
-                return usage("--event permission-request is for `hook claude-code`")
+                return usage(
+                    "--event permission-request is for `hook claude-code` and `hook copilot`",
+                )
             }
         };
         let defer = if self.defer {
@@ -346,10 +348,10 @@ pub fn unattended(mode: Option<&str>) -> Option<&str> {
 
 /// Reads, loads and classifies: the answer for one hook call.
 fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (Answer, Value) {
-    let event = if how.remote.is_some() {
-        "PermissionRequest"
-    } else {
-        host.event()
+    let event = match (&how.remote, host) {
+        (Some(_), Host::Copilot) => "permissionRequest",
+        (Some(_), _) => "PermissionRequest",
+        (None, _) => host.event(),
     };
     let input = match parse_input(host, event, text) {
         Ok(i) => i,
@@ -503,9 +505,18 @@ fn remotely(at: &RemoteAt, policy: &Policy, call: &ToolCall, input: &Input, fs: 
     }
 }
 
-/// Claude Code's `PermissionRequest` answer: `allow` or `deny` (with the message), or
-/// no decision (its prompt asks), each with a line for the person (`systemMessage`).
-pub fn render_permission(answer: &Answer) -> Value {
+/// The permission request's answer: Claude Code's `PermissionRequest` `allow` or `deny`
+/// (with the message), or no decision (its prompt asks), each with a line for the person
+/// (`systemMessage`); Copilot CLI's `permissionRequest` `{behavior, message}`, or `{}`
+/// (its own flow: its prompt, or in `-p` its "no interactive user" denial).
+pub fn render_permission(host: Host, answer: &Answer) -> Value {
+    if host == Host::Copilot {
+        return match answer.tier {
+            Tier::Auto => json!({ "behavior": "allow", "message": answer.reason }),
+            Tier::Deny => json!({ "behavior": "deny", "message": answer.reason }),
+            Tier::Ask | Tier::Sandbox => json!({}),
+        };
+    }
     let decision = match answer.tier {
         Tier::Auto => json!({ "behavior": "allow" }),
         Tier::Deny => json!({ "behavior": "deny", "message": answer.reason }),
@@ -754,7 +765,7 @@ pub fn run(
     };
     let rendered = if permission_request {
         // The host is about to ask a person: no decision is its prompt.
-        render_permission(&answer)
+        render_permission(host, &answer)
     } else {
         let answer = unattend(answer, mode.get().and_then(Option::as_deref));
         render(host, &answer, &args)

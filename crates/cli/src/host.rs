@@ -36,7 +36,8 @@ pub enum Event {
     /// BeforeTool, …)
     #[default]
     PreToolUse,
-    /// Claude Code's PermissionRequest: its own prompt, answered from toolgate-server's
+    /// Claude Code's PermissionRequest, Copilot CLI's permissionRequest: the host's own
+    /// prompt, answered from toolgate-server's
     /// panel (--server)
     PermissionRequest,
 }
@@ -97,7 +98,7 @@ pub(crate) fn parse_input(host: Host, event: &str, text: &str) -> Result<Input, 
     let v: Value = serde_json::from_str(text).map_err(|e| format!("the input is not JSON: {e}"))?;
     let obj = v.as_object().ok_or("the input is not a JSON object")?;
     match host {
-        Host::Copilot => return copilot_input(obj),
+        Host::Copilot => return copilot_input(obj, event),
         Host::Agy => return agy_input(obj),
         Host::Cursor => return cursor_input(obj),
         Host::OpenCode => return opencode_input(obj),
@@ -148,15 +149,23 @@ pub(crate) fn text_field(obj: &serde_json::Map<String, Value>, key: &str) -> Opt
 /// mode (Copilot CLI denies an `ask` itself where nobody is watching: `-p`, autopilot).
 /// `toolArgs` is an object, or the same as a JSON string (its docs); a freeform tool's
 /// text (`apply_patch`) is `{"input": TEXT}`.
-fn copilot_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
+fn copilot_input(obj: &serde_json::Map<String, Value>, event: &str) -> Result<Input, String> {
     let text_of = |k: &str| text_field(obj, k);
-    if let Some(e) = text_of("hookEventName").or_else(|| text_of("hook_event_name")) {
-        if !e.eq_ignore_ascii_case("preToolUse") {
-            return Err(format!("event `{e}` is not preToolUse"));
+    let named = text_of("hookEventName")
+        .or_else(|| text_of("hook_event_name"))
+        .or_else(|| text_of("hookName"));
+    match named {
+        Some(e) if !e.eq_ignore_ascii_case(event) => {
+            return Err(format!("event `{e}` is not {event}"))
         }
+        // The permission request names itself (`hookName`, Copilot CLI 1.0.102); an
+        // input that does not is not one.
+        None if event == "permissionRequest" => return Err("no hookName".into()),
+        _ => {}
     }
     let tool = text_of("toolName").ok_or("no toolName")?;
-    let args = match obj.get("toolArgs") {
+    // `toolArgs` in preToolUse, `toolInput` in permissionRequest.
+    let args = match obj.get("toolArgs").or_else(|| obj.get("toolInput")) {
         Some(Value::Object(o)) => Value::Object(o.clone()),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(v @ Value::Object(_)) => v,

@@ -174,12 +174,17 @@ fn entry(host: Host, event: Event, command: &str) -> (&'static str, Json) {
     }
     if event == Event::PermissionRequest {
         // Seconds: the hook waits up to --wait-ms (90 s) for the panel, then answers.
-        hook.push(("timeout".to_string(), Json::Number(120.into())));
+        // Copilot CLI matches the whole tool name as a regular expression.
+        let (key, name, matcher) = match host {
+            Host::Copilot => ("timeoutSec", "permissionRequest", ".*"),
+            _ => ("timeout", "PermissionRequest", "*"),
+        };
+        hook.push((key.to_string(), Json::Number(120.into())));
         let group = Json::Object(vec![
-            ("matcher".to_string(), s("*")),
+            ("matcher".to_string(), s(matcher)),
             ("hooks".to_string(), Json::Array(vec![Json::Object(hook)])),
         ]);
-        return ("PermissionRequest", group);
+        return (name, group);
     }
     let event = match host {
         // Seconds; the hook answers within its own --timeout-ms (10 s).

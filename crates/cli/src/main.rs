@@ -145,11 +145,16 @@ fn run(command: Command) -> Result<(), CliError> {
             )?)
         }
         Command::Completions { shell } => print(&cli::completions(shell)),
+        #[cfg(unix)]
         Command::SandboxBridge(args) => {
             let status = netproxy::bridge(&args.socket, &args.command)
                 .map_err(|why| CliError::Usage(format!("sandbox-bridge: {why}")))?;
             std::process::exit(i32::from(sandbox::exit_of(status)));
         }
+        #[cfg(not(unix))]
+        Command::SandboxBridge(_) => Err(CliError::Usage(
+            "sandbox-bridge runs only inside toolgate sandbox on Linux".into(),
+        )),
         Command::Sandbox(args) => {
             let code = sandbox::run(&args, &env)?;
             if code != 0 {

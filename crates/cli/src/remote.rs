@@ -220,10 +220,10 @@ pub fn install_options(
             usage("--server and --token-file are for --event permission-request")
         }
         (Event::PreToolUse, _) => Ok(String::new()),
-        (Event::PermissionRequest, Host::ClaudeCode) if uninstall => {
+        (Event::PermissionRequest, Host::ClaudeCode | Host::Copilot) if uninstall => {
             Ok(" --event permission-request".into())
         }
-        (Event::PermissionRequest, Host::ClaudeCode) => {
+        (Event::PermissionRequest, Host::ClaudeCode | Host::Copilot) => {
             let (Some(url), Some(file)) = (server, token_file) else {
                 return usage("--event permission-request needs --server URL and --token-file F");
             };
@@ -242,6 +242,8 @@ pub fn install_options(
                 q(&file.to_string_lossy())
             ))
         }
-        (Event::PermissionRequest, _) => usage("--event permission-request is for claude-code"),
+        (Event::PermissionRequest, _) => {
+            usage("--event permission-request is for claude-code and copilot")
+        }
     }
 }

@@ -35,6 +35,10 @@
 //! `--allow-host`, HTTPS to the hosts named goes through toolgate's proxy
 //! ([`crate::netproxy`]); nothing else of the network.
 
+// Windows has no sandbox to build: the plan and bubblewrap's pieces go unused there
+// (`contain` refuses).
+#![cfg_attr(not(any(target_os = "linux", target_os = "macos")), allow(dead_code))]
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 #[cfg(not(target_os = "macos"))]
@@ -701,9 +705,24 @@ fn contain(
     outcome
 }
 
+/// Elsewhere (Windows) there is no sandbox to run `program` in: an error, never a run.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn contain(
+    _bwrap: &Path,
+    _plan: &Plan,
+    _start: PathBuf,
+    _program: &[OsString],
+    _hosts: Vec<String>,
+) -> std::io::Result<(std::process::ExitStatus, bool)> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "toolgate sandbox runs on Linux and macOS only",
+    ))
+}
+
 /// Runs `program` contained by `plan` with bubblewrap (`runner`), starting in `start`:
 /// its status and whether it ran.
-#[cfg(not(target_os = "macos"))]
+#[cfg(target_os = "linux")]
 fn contain(
     bwrap: &Path,
     plan: &Plan,

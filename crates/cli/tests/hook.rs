@@ -841,7 +841,7 @@ fn permission_request_needs_a_server_and_never_allows_without_one() {
                 "--server",
                 "http://127.0.0.1:9",
             ],
-            "is for `hook claude-code`",
+            "is for `hook claude-code` and `hook copilot`",
         ),
         (
             vec!["claude-code", "--server", "http://127.0.0.1:9"],

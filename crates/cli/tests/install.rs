@@ -522,7 +522,7 @@ fn claude_code_permission_request_entry() {
                 "--token-file",
                 token.as_str(),
             ],
-            "is for claude-code",
+            "is for claude-code and copilot",
         ),
         (
             vec!["claude-code", "--server", "http://x"],
@@ -570,6 +570,22 @@ fn claude_code_permission_request_entry() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(v["hooks"].get("PermissionRequest").is_none(), "{v}");
     assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 1, "{v}");
+    // Copilot CLI: its permissionRequest event, a regular expression matcher, seconds.
+    let mut cp = pr.to_vec();
+    cp[0] = "copilot";
+    let o = install(&h, &cp);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(h.join(".copilot/hooks/toolgate.json")).unwrap(),
+    )
+    .unwrap();
+    let entry = &v["hooks"]["permissionRequest"][0];
+    assert_eq!(entry["matcher"], ".*", "{v}");
+    assert_eq!(entry["hooks"][0]["timeoutSec"], 120, "{v}");
+    assert!(entry["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .contains(" hook copilot --event permission-request --server "));
 }
 
 /// `install --all`: each host used here (its command on PATH or its directory in the
