@@ -31,6 +31,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLIS = join(ROOT, "web", "agent-clis");
 const BIN = join(CLIS, "node_modules", ".bin");
 const toolgate = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "toolgate");
+/** TOOLGATE_AGENT_CLIS=gemini,codex runs only those CLIs (all by default). */
+const want = (name) => !process.env.TOOLGATE_AGENT_CLIS || process.env.TOOLGATE_AGENT_CLIS.split(",").includes(name);
 const work = mkdtempSync(join(tmpdir(), "toolgate-agent-clis-"));
 const pwned = join(work, "pwned");
 const made = join(work, "made");
@@ -52,6 +54,42 @@ function exec(cmd, args, cwd, env, timeoutMs = 120_000) {
       resolve({ code, out, err });
     });
   });
+}
+
+/**
+ * Runs `cmd args` in a terminal (util-linux `script` gives it one) until `prompt` shows
+ * on its screen; checks for a few seconds that `done()` is still false (the call waits
+ * for the person), presses Enter, and waits for `done()`. Kills the whole process group.
+ */
+async function inTerminal(cmd, args, cwd, env, prompt, done, timeoutMs = 90_000) {
+  const quote = (a) => `'${a.replaceAll("'", "'\\''")}'`;
+  const line = ["stty cols 120 rows 40;", quote(cmd), ...args.map(quote)].join(" ");
+  const child = spawn("script", ["-qfec", line, "/dev/null"], {
+    cwd, env: { PATH: process.env.PATH, TERM: "xterm-256color", ...env }, stdio: ["pipe", "pipe", "pipe"], detached: true,
+  });
+  let screen = "";
+  child.stdout.on("data", (d) => (screen += d));
+  child.stderr.on("data", (d) => (screen += d));
+  const plain = () => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const until = async (f, ms) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end && !f()) await sleep(250);
+    return f();
+  };
+  const result = { asked: false, ranBefore: false, ran: false };
+  try {
+    result.asked = await until(() => prompt.test(plain()) && /toolgate: /.test(plain()), timeoutMs);
+    if (result.asked) {
+      await sleep(4_000);
+      result.ranBefore = done();
+      child.stdin.write("\r");
+      result.ran = await until(done, 30_000);
+    }
+  } finally {
+    try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ }
+  }
+  return { ...result, screen: plain() };
 }
 
 /** A fresh HOME and workspace for one CLI. */
@@ -161,7 +199,7 @@ try {
   check("the toolgate binary is built (cargo build -p toolgate-cli)", existsSync(toolgate), toolgate);
 
   // --- Claude Code ---
-  {
+  if (want("claude")) {
     const { home, ws } = fresh("claude");
     const script = { name: "Bash", input: { command: HARMLESS, description: "greet" } };
     const fake = await anthropic(script);
@@ -316,7 +354,7 @@ try {
   }
 
   // --- Codex ---
-  {
+  if (want("codex")) {
     const { home, ws } = fresh("codex");
     const script = { name: "exec_command", arguments: { cmd: HARMLESS } };
     const fake = await openai(script);
@@ -358,7 +396,7 @@ try {
   }
 
   // --- Gemini CLI ---
-  {
+  if (want("gemini")) {
     const { home, ws } = fresh("gemini");
     const script = { name: "run_shell_command", args: { command: HARMLESS } };
     const fake = await gemini(script);
@@ -387,6 +425,24 @@ try {
     results = geminiResults(fake.requests);
     check("gemini -p: a script (sandbox) runs inside toolgate sandbox, as the hook's tool_input rewrote it: it ran, wrote in the workspace, and could not read the home's key",
       ranContained(results, ws), { r, results });
+    // An ask: headless (`-p`), nobody would answer Gemini CLI's confirmation, so the hook
+    // denies it saying why, and the run ends (an `ask` there would wait forever).
+    const asked = join(work, "made-gemini-asked");
+    script.args = { command: "touch ../made-gemini-asked" };
+    fake.requests.length = 0;
+    r = await gem();
+    results = geminiResults(fake.requests);
+    check("gemini -p: an ask is a deny saying Gemini CLI runs headless there, and the call does not run",
+      results.some((t) => t.includes("runs headless here")) && !existsSync(asked), { r, results });
+    // Interactive (a terminal, the prompt given with -i): the hook answers ask, Gemini CLI
+    // (0.36.0 and later) puts it to you even in yolo mode: the call waits, and runs once
+    // Enter (its first choice, allow once) is pressed.
+    fake.requests.length = 0;
+    const tty = await inTerminal(join(BIN, "gemini"), ["-i", "do it", "--approval-mode", "yolo"], ws, env,
+      /Action Required/, () => existsSync(asked));
+    check("gemini -i in a terminal: the hook's ask is Gemini CLI's confirmation (toolgate's reason shown), the call waits for it",
+      tty.asked && !tty.ranBefore, { screen: tty.screen.slice(-1500) });
+    check("gemini -i in a terminal: Enter at the confirmation runs the call", tty.ran, { screen: tty.screen.slice(-1500) });
     // The hook cannot run (its binary removed): Gemini CLI only warns on a failed hook,
     // but the guard's exit 2 is its "block".
     const gone = removableHook({ HOME: home, PATH: process.env.PATH }, "gemini", "gemini");
@@ -410,7 +466,7 @@ try {
   }
 
   // --- GitHub Copilot CLI ---
-  {
+  if (want("copilot")) {
     const { home, ws } = fresh("copilot");
     const script = { name: "bash", arguments: { command: HARMLESS, description: "greet" } };
     const fake = await openaiChat(script);
@@ -520,7 +576,7 @@ try {
   }
 
   // --- OpenCode ---
-  {
+  if (want("opencode")) {
     const { home, ws } = fresh("opencode");
     const script = { name: "bash", arguments: { command: HARMLESS, description: "greet" } };
     const fake = await openaiChat(script);

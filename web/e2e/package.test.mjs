@@ -108,6 +108,7 @@ console.log(JSON.stringify({ v7, v6, odd }));
   writeFileSync(
     join(app, "opencode.mjs"),
     `import plugin from "toolgate/opencode";
+import { readFileSync } from "node:fs";
 const exe = ${JSON.stringify(exe)};
 const hooks = await plugin.server({ directory: process.cwd(), worktree: process.cwd() }, { command: \`'\${exe}' hook opencode\` });
 const before = hooks["tool.execute.before"];
@@ -128,7 +129,15 @@ console.log(JSON.stringify({
   todo: await run("todowrite", { todos: [] }),
   sandbox: await run("bash", { command: "python3 t.py" }),
   gone: await run("bash", { command: "ls" }, { command: "/nonexistent/toolgate hook opencode" }),
-  slow: await run("bash", { command: "ls" }, { command: "sleep 5", timeoutMs: 200 }),
+  slow: await run("bash", { command: "ls" }, { command: "sh -c 'echo $$ > slow.pid; exec sleep 5'", timeoutMs: 200 }),
+  slowLeft: await new Promise((r) => setTimeout(r, 300)).then(() => {
+    try {
+      process.kill(Number(readFileSync("slow.pid", "utf8").trim()), 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
 }));
 `,
   );
@@ -139,14 +148,14 @@ console.log(JSON.stringify({
   } catch {}
   const bwrap = run(exe, ["sandbox", "--", "true"], app).ok;
   check(
-    "toolgate/opencode: auto runs unchanged; a deny and an ask throw toolgate's reason; bookkeeping tools pass; a sandboxed command is rewritten in place (where toolgate sandbox runs); a hook that cannot run or answer in time throws",
+    "toolgate/opencode: auto runs unchanged; a deny and an ask throw toolgate's reason; bookkeeping tools pass; a sandboxed command is rewritten in place (where toolgate sandbox runs); a hook that cannot run or answer in time throws (and one that does not answer in time is killed, its whole process group)",
     o && o.id === "toolgate" && o.auto.ran && o.auto.args.command === "ls -la"
       && !o.deny.ran && o.deny.error.startsWith("toolgate: ") && !o.deny.error.includes("approval")
       && !o.ask.ran && o.ask.error.includes("needs a person's approval")
       && o.todo.ran
       && (bwrap ? o.sandbox.ran && o.sandbox.args.command.includes(" sandbox --workspace ") : !o.sandbox.ran)
       && !o.gone.ran && o.gone.error.includes("could not judge")
-      && !o.slow.ran && o.slow.error.includes("no answer within 200 ms"),
+      && !o.slow.ran && o.slow.error.includes("no answer within 200 ms") && o.slowLeft === false,
     oc.out,
   );
 

@@ -9,11 +9,13 @@
 // - nobody answers within --wait-ms → no decision (Claude Code's own prompt asks), the
 //   run expired on the server, a late decision refused;
 // - two devices at once → exactly one decision is accepted, and the hook answers it;
+// - answered in Claude Code's own prompt meanwhile (the call's result in its transcript)
+//   → the parked run is cancelled, the audit says so, and the hook stops waiting;
 // - the server down, or a wrong token → no decision, never an allow;
 // - a call the policy denies → `deny` at once, nothing parked.
 //   node web/e2e/remote.test.mjs
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checker, launchChromium } from "./checks.mjs";
@@ -160,6 +162,39 @@ try {
     const won = a?.status === 200 ? "allow" : b?.status === 200 ? "deny" : null;
     check("two devices at once → exactly one decision is accepted, and the hook answers that one",
       [a?.status, b?.status].filter((s) => s === 200).length === 1 && behavior(r) === won, { a: a?.json, b: b?.json, r });
+  }
+  // Answered in Claude Code's own prompt meanwhile: Claude Code writes the call's
+  // result to its transcript; the hook withdraws the parked run, and the audit says so.
+  {
+    const command = "touch terminal-marker";
+    const transcript = join(work, "t.jsonl");
+    const line = (o) => appendFileSync(transcript, `${JSON.stringify(o)}\n`);
+    line({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_t1", name: "Bash", input: { command, description: "x" } }] } });
+    const running = hook(input(command), { server: url, waitMs: 30_000 });
+    const run = await parked(url, PHONE, command);
+    line({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_t1", content: "", is_error: false }] } });
+    const r = await running;
+    const after = run ? await api(url, "GET", `v1/runs/${run.runId}`, PHONE) : null;
+    const records = (await api(url, "GET", "v1/audit", PHONE)).json?.records ?? [];
+    const rec = records.find((x) => x.runId === run?.runId);
+    check("answered in Claude Code's own prompt meanwhile → the hook stops waiting with no decision, saying the panel's request is withdrawn",
+      run !== null && r.code === 0 && r.json && !r.json.hookSpecificOutput && /answered in Claude Code's own prompt; the request in toolgate's panel is withdrawn/.test(r.json.systemMessage ?? "") && r.ms < 10_000, r);
+    check("the withdrawn run is cancelled on the server, and the audit says why",
+      after?.json?.status === "cancelled" && rec?.outcome === "cancelled" && /Claude Code's own prompt/.test(rec?.message ?? ""), { run: after?.json, rec });
+    const late = run ? await decide(url, PHONE, run, "allow") : null;
+    check("a decision in the panel after that decides nothing", late && late.status >= 400, late?.json);
+  }
+  // Codex's PermissionRequest (its input as 0.171.0's schema has it: Claude Code's
+  // fields and `turn_id`, `model`): the same answer as Claude Code's.
+  {
+    const codexInput = (command) => JSON.stringify({ session_id: "cx-1", turn_id: "t-1", transcript_path: null, cwd: work, hook_event_name: "PermissionRequest", model: "gpt-5", permission_mode: "default", tool_name: "Bash", tool_input: { command } });
+    const command = "touch codex-marker";
+    const running = hook(codexInput(command), { server: url, host: "codex" });
+    const run = await parked(url, PHONE, command);
+    const d = run ? await decide(url, LAPTOP, run, "deny", "not now") : null;
+    const r = await running;
+    check("Codex's PermissionRequest: denied in the panel → deny with the message and who",
+      d?.status === 200 && behavior(r) === "deny" && /alice-laptop: not now/.test(r.json?.hookSpecificOutput?.decision?.message ?? ""), { r });
   }
   // Copilot CLI's permissionRequest (its input as 1.0.102 sends it): `{behavior}`.
   {

@@ -58,7 +58,10 @@ function ask(command, input, cwd, timeoutMs) {
   return new Promise((resolve, reject) => {
     let child;
     try {
-      child = spawn(command, { shell: true, cwd, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+      // Its own process group (POSIX), so that a timeout kills the hook itself and not
+      // only the shell that started it.
+      const detached = process.platform !== "win32";
+      child = spawn(command, { shell: true, cwd, stdio: ["pipe", "pipe", "pipe"], windowsHide: true, detached });
     } catch (e) {
       reject(e);
       return;
@@ -66,7 +69,12 @@ function ask(command, input, cwd, timeoutMs) {
     let out = "";
     let err = "";
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      try {
+        if (process.platform === "win32") child.kill("SIGKILL");
+        else process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
       reject(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
     child.stdout.setEncoding("utf8").on("data", (d) => (out += d));

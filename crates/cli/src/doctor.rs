@@ -121,7 +121,7 @@ fn mode_lines(host: Host, env: &Env) -> Vec<String> {
             };
             format!("mode: {said}: an ask is a deny (a Codex hook cannot ask; --codex-ask prompt hands patches to its prompt under \"untrusted\")")
         }
-        Host::Gemini => "mode: an ask is a deny (Gemini CLI's hook answers allow or deny)".into(),
+        Host::Gemini => "mode: an ask is Gemini CLI's prompt where it runs interactively (0.36.0 and later, read from its process on Linux); headless (-p, a prompt argument, no terminal, CI) or older, a deny".into(),
         Host::Copilot => "mode: an ask is Copilot CLI's prompt (a deny in -p and autopilot)".into(),
         Host::Agy => "mode: an ask is agy's prompt (force_ask)".into(),
         Host::Cursor => "mode: an ask is a deny (Cursor's auto-review runs a hook's ask unasked)".into(),
@@ -140,21 +140,33 @@ fn mode_lines(host: Host, env: &Env) -> Vec<String> {
         Err(why) => format!("sandbox verdicts: asked ({why})"),
     };
     let mut lines = vec![ask, sandbox];
-    if host == Host::ClaudeCode {
-        if let Some(cmd) = home.and_then(|h| remote_hook(&format!("{h}/.claude/settings.json"))) {
-            lines.push(format!(
-                "remote answers: its prompt goes to toolgate-server first (PermissionRequest: {cmd})"
-            ));
+    let remote = match host {
+        Host::ClaudeCode => {
+            home.map(|h| (format!("{h}/.claude/settings.json"), "PermissionRequest"))
         }
+        Host::Codex => var("CODEX_HOME")
+            .filter(|v| !v.is_empty())
+            .or_else(|| home.map(|h| format!("{h}/.codex")))
+            .map(|d| (format!("{d}/hooks.json"), "PermissionRequest")),
+        Host::Copilot => var("COPILOT_HOME")
+            .filter(|v| !v.is_empty())
+            .or_else(|| home.map(|h| format!("{h}/.copilot")))
+            .map(|d| (format!("{d}/hooks/toolgate.json"), "permissionRequest")),
+        _ => None,
+    };
+    if let Some(cmd) = remote.and_then(|(file, event)| remote_hook(&file, event)) {
+        lines.push(format!(
+            "remote answers: its prompt goes to toolgate-server first (its permission request hook: {cmd})"
+        ));
     }
     lines
 }
 
-/// The command of toolgate's PermissionRequest hook in the Claude Code settings file
-/// at `file`, if there is one.
-fn remote_hook(file: &str) -> Option<String> {
+/// The command of toolgate's permission request hook (`event`) in the hooks or
+/// settings file at `file`, if there is one.
+fn remote_hook(file: &str, event: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
-    v["hooks"]["PermissionRequest"]
+    v["hooks"][event]
         .as_array()?
         .iter()
         .filter_map(|g| g["hooks"].as_array())
@@ -213,6 +225,16 @@ fn check(host: Host, path: &Path, version: Result<&(String, [u32; 3]), &String>)
     };
     f.installed = true;
     f.sound = true;
+    let unhooked = crate::hooks_file::events_without_hook(host, path);
+    if !unhooked.is_empty() {
+        f.sound = false;
+        f.lines.push(format!(
+            "NOT EVERY EVENT: no toolgate hook on {} (an older install); run `toolgate \
+             install {}` again",
+            unhooked.join(", "),
+            install::host_word(host)
+        ));
+    }
     for h in &hooks {
         let cmd = h.get("command").and_then(Json::str).unwrap_or("");
         f.lines.push(format!("installed: {}", shown(cmd)));

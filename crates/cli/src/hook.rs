@@ -12,15 +12,16 @@
 //! | tier | Claude Code (`PreToolUse`) | Codex (`PreToolUse`) | Gemini CLI (`BeforeTool`) |
 //! | --- | --- | --- | --- |
 //! | auto | `allow` | `allow` (with `updatedInput`, the call unchanged) | `allow` |
-//! | ask | `ask` | `deny` (a Codex hook cannot ask) | `deny` (`ask` is not in its protocol) |
+//! | ask | `ask` | `deny` (a Codex hook cannot ask) | `ask` where Gemini CLI runs interactively, 0.36.0 and later ([`crate::gemini_mode`]); else `deny` |
 //! | sandbox | `allow`, `updatedInput`: the command in `toolgate sandbox` | the same | `allow`, `hookSpecificOutput.tool_input`: the same |
 //! | deny | `deny` | `deny` | `deny` |
 //!
 //! Copilot CLI (`preToolUse`): `allow` / `ask` / `deny`, a `sandbox` verdict `allow` with
 //! `modifiedArgs` (the command in `toolgate sandbox`).
 //! Antigravity (`run_command`): `allow` / `force_ask` / `deny`. Cursor
-//! (`beforeShellExecution`): `allow` / `deny`, an `ask` a `deny` saying a person must
-//! approve it. OpenCode (its plugin's `tool.execute.before`, which sends
+//! (`beforeShellExecution`, `beforeReadFile`, `beforeMCPExecution`, and `preToolUse` for
+//! its file edits and searches): `allow` / `deny`, an `ask` a `deny` saying a person must
+//! approve it; no decision (`{}`) for a `preToolUse` of a tool it leaves to Cursor. OpenCode (its plugin's `tool.execute.before`, which sends
 //! `{tool, sessionID, callID, args, directory}`): `{decision: allow|ask|deny, reason}`,
 //! a `sandbox` verdict `allow` with `args` (the command in `toolgate sandbox`); the
 //! plugin throws for anything but `allow`, so an ask is refused saying a person must
@@ -141,7 +142,7 @@ impl HookArgs {
                 }
                 None
             }
-            (Event::PermissionRequest, Host::ClaudeCode | Host::Copilot) => {
+            (Event::PermissionRequest, Host::ClaudeCode | Host::Codex | Host::Copilot) => {
                 if self.defer {
                     return usage("--defer is for --event pre-tool-use");
                 }
@@ -176,7 +177,8 @@ impl HookArgs {
             }
             (Event::PermissionRequest, _) => {
                 return usage(
-                    "--event permission-request is for `hook claude-code` and `hook copilot`",
+                    "--event permission-request is for `hook claude-code`, `hook codex` and \
+                     `hook copilot`",
                 )
             }
         };
@@ -248,7 +250,8 @@ pub struct Answer {
     pub tier: Tier,
     pub reason: String,
     /// An `ask` the host's own approval flow is sure to put to a person: with
-    /// `--codex-ask prompt` the hook then gives no decision.
+    /// `--codex-ask prompt` the hook then gives no decision; for a Cursor tool the hook
+    /// does not judge, no decision either (Cursor's own permissions).
     pub host_prompts: bool,
     /// Parked with `--defer`: Claude Code's `defer`.
     pub defer: bool,
@@ -357,6 +360,18 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
         Ok(i) => i,
         Err(why) => return (Answer::failed(why), Value::Null),
     };
+    if input.host_decides {
+        let answer = Answer {
+            tier: Tier::Ask,
+            reason: format!(
+                "toolgate: `{}` is left to the host's own permissions",
+                input.tool
+            ),
+            host_prompts: true,
+            defer: false,
+        };
+        return (answer, input.args);
+    }
     // The workspace is where the agent works, unless the command line or the policy
     // file says otherwise.
     let mut env = env.clone();
@@ -369,13 +384,22 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
     };
     let call = ToolCall::new(input.tool.clone(), input.args.clone());
     if let Some(at) = &how.remote {
-        return (remotely(at, &policy, &call, &input, how.fs), input.args);
+        return (
+            remotely(host, at, &policy, &call, &input, how.fs),
+            input.args,
+        );
     }
     let (verdict, args) = contain(host, &policy, &call, &input, &env, how.fs);
     if let (Host::ClaudeCode, Some(at), Tier::Ask) = (host, &how.defer, verdict.tier) {
         return (deferred(at, &input, &call, &verdict), input.args);
     }
     let mut answer = Answer::of(&verdict);
+    if host == Host::Gemini && verdict.tier == Tier::Ask {
+        match crate::gemini_mode::find().and_then(|g| crate::gemini_mode::asks(&g)) {
+            Ok(()) => answer.host_prompts = true,
+            Err(why) => answer.reason = format!("{} ({why})", answer.reason),
+        }
+    }
     if host == Host::Codex
         && how.codex_prompt
         && verdict.tier == Tier::Ask
@@ -473,7 +497,14 @@ fn sandboxed_args(
 /// `--event permission-request`: a call the policy denies is denied; any other is put to
 /// the server's panel, and what a person answers there is the answer (no answer: the
 /// host's prompt, an `ask`).
-fn remotely(at: &RemoteAt, policy: &Policy, call: &ToolCall, input: &Input, fs: bool) -> Answer {
+fn remotely(
+    host: Host,
+    at: &RemoteAt,
+    policy: &Policy,
+    call: &ToolCall,
+    input: &Input,
+    fs: bool,
+) -> Answer {
     let verdict = toolgate_fs::classify(policy, call, fs);
     if verdict.tier == Tier::Deny {
         return Answer::of(&verdict);
@@ -482,9 +513,22 @@ fn remotely(at: &RemoteAt, policy: &Policy, call: &ToolCall, input: &Input, fs: 
         Ok(s) => s,
         Err(why) => return Answer::failed(why),
     };
-    let session = input.session_id.as_deref().unwrap_or("claude-code");
+    let session = input.session_id.as_deref().unwrap_or(host.word());
     let wait = Duration::from_millis(at.wait_ms);
-    let (tier, reason) = match crate::remote::ask(&server, session, call, wait) {
+    // Claude Code's own prompt, answered in its terminal meanwhile, shows in its
+    // transcript; no other host says.
+    let mut watch = match (host, &input.transcript_path) {
+        (Host::ClaudeCode, Some(t)) => Some(crate::remote::TerminalWatch::new(
+            std::path::Path::new(t),
+            call,
+        )),
+        _ => None,
+    };
+    let mut elsewhere = || {
+        let answered = watch.as_mut().is_some_and(|w| w.answered());
+        answered.then(|| "answered in Claude Code's own prompt".to_string())
+    };
+    let (tier, reason) = match crate::remote::ask(&server, session, call, wait, &mut elsewhere) {
         crate::remote::Remote::Allow { by } => (
             Tier::Auto,
             match by {
@@ -634,8 +678,12 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
                 "reason": answer.reason,
                 "hookSpecificOutput": { "hookEventName": "BeforeTool", "tool_input": args },
             }),
+            // Gemini CLI (0.36.0 and later, interactive) puts it to a person.
+            Tier::Ask if answer.host_prompts => {
+                json!({ "decision": "ask", "reason": answer.reason, "systemMessage": answer.reason })
+            }
             Tier::Ask => {
-                json!({ "decision": "deny", "reason": format!("{} — it needs a person's approval, which a Gemini CLI hook cannot ask for", answer.reason) })
+                json!({ "decision": "deny", "reason": format!("{} — it needs a person's approval, which this Gemini CLI cannot ask for", answer.reason) })
             }
             Tier::Deny => json!({ "decision": "deny", "reason": answer.reason }),
         },
@@ -670,6 +718,8 @@ pub fn render(host: Host, answer: &Answer, args: &Value) -> Value {
         // its agent was seen to ignore `allow` (its own allowlist still applies).
         Host::Cursor => {
             let (permission, reason) = match answer.tier {
+                // A tool toolgate's hook does not judge (`preToolUse`): no decision.
+                Tier::Ask if answer.host_prompts => return json!({}),
                 Tier::Auto => ("allow", answer.reason.clone()),
                 Tier::Sandbox | Tier::Ask => (
                     "deny",

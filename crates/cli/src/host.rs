@@ -56,6 +56,19 @@ impl Host {
         }
     }
 
+    /// The host's name on toolgate's command line (`toolgate hook WORD`).
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Copilot => "copilot",
+            Host::Agy => "agy",
+            Host::Cursor => "cursor",
+            Host::OpenCode => "opencode",
+        }
+    }
+
     /// The directory under the home that says the host is used here, where it has one
     /// of its own (Antigravity's lives in Gemini CLI's `~/.gemini`).
     pub(crate) fn home_dir(self) -> Option<&'static str> {
@@ -92,6 +105,9 @@ pub(crate) struct Input {
     pub(crate) session_id: Option<String>,
     pub(crate) tool_use_id: Option<String>,
     pub(crate) transcript_path: Option<String>,
+    /// A call toolgate's hook does not judge in this host: the host's own permissions
+    /// decide (Cursor's tools other than [`CURSOR_JUDGED`]).
+    pub(crate) host_decides: bool,
 }
 
 pub(crate) fn parse_input(host: Host, event: &str, text: &str) -> Result<Input, String> {
@@ -133,6 +149,7 @@ pub(crate) fn parse_input(host: Host, event: &str, text: &str) -> Result<Input, 
         session_id: text_of("session_id"),
         tool_use_id: text_of("tool_use_id"),
         transcript_path: text_of("transcript_path"),
+        host_decides: false,
     })
 }
 
@@ -182,6 +199,7 @@ fn copilot_input(obj: &serde_json::Map<String, Value>, event: &str) -> Result<In
         session_id: text_of("sessionId"),
         tool_use_id: None,
         transcript_path: None,
+        host_decides: false,
     })
 }
 
@@ -241,25 +259,41 @@ fn agy_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
         session_id: None,
         tool_use_id: None,
         transcript_path: None,
+        host_decides: false,
     })
 }
 
-/// Cursor's `beforeShellExecution` input: `{hook_event_name, conversation_id,
-/// generation_id, workspace_roots, command, cwd, sandbox, …}` (Cursor's docs' sample, as
-/// safe-chains quotes it: michaeldhopkins/safe-chains `src/targets/cursor.rs`). The
-/// workspace is the first workspace root; a `cwd` elsewhere is judged as the command's
-/// directory (`cd DIR` before it).
+/// Cursor's agent tools that `preToolUse` is judged for: its file edits (`Write`
+/// `{path, contents}`, `StrReplace`, `Delete`, `EditNotebook`) and content searches
+/// (`Grep`, `Glob`), which no event of their own covers. Its shell commands, file reads
+/// and MCP tools have their own events; any other tool (its to-do list, plans,
+/// sub-agents, web search) is left to Cursor's own permissions.
+pub(crate) const CURSOR_JUDGED: &[&str] = &[
+    "Write",
+    "StrReplace",
+    "Delete",
+    "EditNotebook",
+    "Grep",
+    "Glob",
+];
+
+/// Cursor's hook input, by its `hook_event_name` (Cursor's docs' samples, as
+/// safe-chains and Cupcake quote them: michaeldhopkins/safe-chains
+/// `src/targets/cursor.rs`, cupcake.eqtylab.io's Cursor reference):
+/// - `beforeShellExecution` `{command, cwd}`: a shell call;
+/// - `beforeReadFile` `{file_path, content, attachments}`: a read of `file_path`;
+/// - `beforeMCPExecution` `{tool_name, tool_input, url | command}`: an MCP tool's call,
+///   `mcp__cursor__NAME` (Cursor does not name the server), `tool_input` an object or
+///   the same as a JSON string;
+/// - `preToolUse` `{tool_name, tool_input, tool_use_id}`: one of [`CURSOR_JUDGED`], or
+///   left to Cursor (`host_decides`).
+///
+/// Each also has `{conversation_id, generation_id, workspace_roots}`: the workspace is
+/// the first root; a `cwd` elsewhere is judged as the command's directory (`cd DIR`
+/// before it). Any other event is an error (the hook denies).
 fn cursor_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
     let text_of = |k: &str| text_field(obj, k);
-    if let Some(e) = text_of("hook_event_name") {
-        if e != "beforeShellExecution" {
-            return Err(format!("event `{e}` is not beforeShellExecution"));
-        }
-    }
-    let command = obj
-        .get("command")
-        .and_then(Value::as_str)
-        .ok_or("no command")?;
+    let event = text_of("hook_event_name").unwrap_or_else(|| "beforeShellExecution".into());
     let root = obj
         .get("workspace_roots")
         .and_then(Value::as_array)
@@ -268,21 +302,66 @@ fn cursor_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String> {
         .filter(|r| r.starts_with('/'))
         .map(str::to_string);
     let dir = text_of("cwd").filter(|c| c.starts_with('/'));
-    let mut args = serde_json::Map::new();
-    args.insert("command".into(), Value::String(command.to_string()));
-    if let (Some(d), Some(r)) = (&dir, &root) {
-        if d != r {
-            args.insert("cwd".into(), Value::String(d.clone()));
+    let tool_input = || -> Result<Value, String> {
+        match obj.get("tool_input") {
+            Some(Value::Object(o)) => Ok(Value::Object(o.clone())),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(v @ Value::Object(_)) => Ok(v),
+                _ => Err("tool_input is not a JSON object".into()),
+            },
+            None | Some(Value::Null) => Ok(json!({})),
+            Some(_) => Err("tool_input is not an object".into()),
         }
-    }
+    };
+    let mut host_decides = false;
+    let (tool, args) = match event.as_str() {
+        "beforeShellExecution" => {
+            let command = obj
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or("no command")?;
+            let mut args = serde_json::Map::new();
+            args.insert("command".into(), Value::String(command.to_string()));
+            if let (Some(d), Some(r)) = (&dir, &root) {
+                if d != r {
+                    args.insert("cwd".into(), Value::String(d.clone()));
+                }
+            }
+            ("bash".to_string(), Value::Object(args))
+        }
+        "beforeReadFile" => {
+            let path = text_of("file_path").ok_or("no file_path")?;
+            ("read".to_string(), json!({ "file_path": path }))
+        }
+        "beforeMCPExecution" => {
+            let name = text_of("tool_name").ok_or("no tool_name")?;
+            let tool = if name.to_ascii_lowercase().starts_with("mcp__") {
+                name
+            } else {
+                format!("mcp__cursor__{name}")
+            };
+            (tool, tool_input()?)
+        }
+        "preToolUse" => {
+            let name = text_of("tool_name").ok_or("no tool_name")?;
+            host_decides = !CURSOR_JUDGED.contains(&name.as_str());
+            (name, tool_input()?)
+        }
+        e => {
+            return Err(format!(
+                "event `{e}` is not one toolgate's Cursor hook answers"
+            ))
+        }
+    };
     Ok(Input {
         mode: None,
-        tool: "bash".into(),
-        args: Value::Object(args),
+        tool,
+        args,
         cwd: root.or(dir),
         session_id: text_of("conversation_id"),
-        tool_use_id: text_of("generation_id"),
+        tool_use_id: text_of("tool_use_id").or_else(|| text_of("generation_id")),
         transcript_path: text_of("transcript_path"),
+        host_decides,
     })
 }
 
@@ -305,6 +384,7 @@ fn opencode_input(obj: &serde_json::Map<String, Value>) -> Result<Input, String>
         session_id: text_field(obj, "sessionID"),
         tool_use_id: text_field(obj, "callID"),
         transcript_path: None,
+        host_decides: false,
     })
 }
 

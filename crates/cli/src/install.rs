@@ -8,7 +8,7 @@
 //! | Gemini CLI | `~/.gemini/settings.json` | `.gemini/settings.json` | `BeforeTool` |
 //! | Copilot CLI | `$COPILOT_HOME/hooks/toolgate.json` (`~/.copilot`) | `.github/hooks/toolgate.json` | `preToolUse` |
 //! | Antigravity CLI | `~/.gemini/config/hooks.json` | `.agents/hooks.json` | `toolgate.PreToolUse` |
-//! | Cursor | `~/.cursor/hooks.json` | `.cursor/hooks.json` | `beforeShellExecution` |
+//! | Cursor | `~/.cursor/hooks.json` | `.cursor/hooks.json` | `beforeShellExecution`, `beforeReadFile`, `beforeMCPExecution`, `preToolUse` |
 //! | OpenCode | `~/.config/opencode/plugins/toolgate.js` (`$XDG_CONFIG_HOME`) | `.opencode/plugins/toolgate.js` | `tool.execute.before` |
 //!
 //! OpenCode has no hook commands: it loads JavaScript plugins from its plugins
@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::CliError;
 use crate::hook::{Event, Host};
+use crate::hooks_file::{apply, root_key, Change};
+pub(crate) use crate::hooks_file::{fail_closed, guarded, is_ours, our_hooks};
 pub(crate) use crate::ordered_json::Json;
 
 /// Where the hook goes: a user's settings or a project's.
@@ -74,50 +76,7 @@ pub struct Install {
 }
 
 pub(crate) fn host_word(host: Host) -> &'static str {
-    match host {
-        Host::ClaudeCode => "claude-code",
-        Host::Codex => "codex",
-        Host::Gemini => "gemini",
-        Host::Copilot => "copilot",
-        Host::Agy => "agy",
-        Host::Cursor => "cursor",
-        Host::OpenCode => "opencode",
-    }
-}
-
-/// Does the host list hook entries right under the event, without matcher groups
-/// (Cursor's `{"version": 1, "hooks": {"beforeShellExecution": [{"command": …}]}}`)?
-/// Its entries are read and written as one-hook groups ([`grouped`], [`ungrouped`]).
-fn flat(host: Host) -> bool {
-    host == Host::Cursor
-}
-
-/// Flat entries as groups of one hook each.
-fn grouped(entries: Vec<Json>) -> Vec<Json> {
-    entries
-        .into_iter()
-        .map(|h| Json::Object(vec![("hooks".to_string(), Json::Array(vec![h]))]))
-        .collect()
-}
-
-/// Groups back as flat entries.
-fn ungrouped(groups: Vec<Json>) -> Vec<Json> {
-    groups
-        .into_iter()
-        .flat_map(|g| match g.get("hooks") {
-            Some(Json::Array(hs)) => hs.clone(),
-            _ => vec![g],
-        })
-        .collect()
-}
-
-/// The key under which the file holds the hook's events: `hooks`, or for Antigravity,
-/// whose `hooks.json` holds named hooks at its top, the hook's own name.
-fn root_key(host: Host) -> &'static str {
-    match host {
-        Host::Agy => "toolgate",
-        _ => "hooks",
-    }
+    host.word()
 }
 
 /// The host's settings file for `scope`.
@@ -158,189 +117,6 @@ pub(crate) fn settings_file(
             .join("opencode/plugins/toolgate.js"),
         (Host::OpenCode, Scope::Project) => base.join(".opencode/plugins/toolgate.js"),
     })
-}
-
-/// The hook entry for `host`: its event, and the matcher group to add.
-fn entry(host: Host, event: Event, command: &str) -> (&'static str, Json) {
-    let s = |t: &str| Json::String(t.to_string());
-    let mut hook = vec![
-        ("type".to_string(), s("command")),
-        ("command".to_string(), s(command)),
-    ];
-    if host == Host::ClaudeCode {
-        // A hook that cannot start, times out or exits unexpectedly blocks the call
-        // (Claude Code 2.1.295; older versions ignore the key and rely on the guard).
-        hook.push(("onFailure".to_string(), s("block")));
-    }
-    if event == Event::PermissionRequest {
-        // Seconds: the hook waits up to --wait-ms (90 s) for the panel, then answers.
-        // Copilot CLI matches the whole tool name as a regular expression.
-        let (key, name, matcher) = match host {
-            Host::Copilot => ("timeoutSec", "permissionRequest", ".*"),
-            _ => ("timeout", "PermissionRequest", "*"),
-        };
-        hook.push((key.to_string(), Json::Number(120.into())));
-        let group = Json::Object(vec![
-            ("matcher".to_string(), s(matcher)),
-            ("hooks".to_string(), Json::Array(vec![Json::Object(hook)])),
-        ]);
-        return (name, group);
-    }
-    let event = match host {
-        // Seconds; the hook answers within its own --timeout-ms (10 s).
-        Host::ClaudeCode | Host::Codex => {
-            hook.push(("timeout".to_string(), Json::Number(30.into())));
-            "PreToolUse"
-        }
-        // Milliseconds.
-        Host::Gemini => {
-            hook.push(("timeout".to_string(), Json::Number(15_000.into())));
-            "BeforeTool"
-        }
-        // Seconds (Copilot CLI runs the call when its hook times out: the hook answers
-        // within 25 s).
-        Host::Copilot => {
-            hook.push(("timeoutSec".to_string(), Json::Number(30.into())));
-            "preToolUse"
-        }
-        // No timeout key is known for Antigravity; the hook answers within its own.
-        Host::Agy => "PreToolUse",
-        // The plugin's own event (its file is written whole: [`edit_plugin`]).
-        Host::OpenCode => "tool.execute.before",
-        // Seconds; `failClosed`: a hook that fails or answers nothing blocks (Cursor's
-        // option, as its docs are quoted; not checked against a real cursor-agent here).
-        Host::Cursor => {
-            hook.retain(|(k, _)| k != "type");
-            hook.push(("timeout".to_string(), Json::Number(30.into())));
-            hook.push(("failClosed".to_string(), Json::Bool(true)));
-            "beforeShellExecution"
-        }
-    };
-    let matcher = match host {
-        Host::ClaudeCode => CLAUDE_MATCHER,
-        Host::Codex => "*",
-        Host::Gemini => GEMINI_MATCHER,
-        Host::Copilot => COPILOT_MATCHER,
-        // Its shell tool only: the hook reads `run_command`'s arguments.
-        Host::Agy => "run_command",
-        // No matcher: the event is the shell's (the group is unwrapped, [`flat`]).
-        Host::Cursor | Host::OpenCode => "",
-    };
-    let group = Json::Object(vec![
-        ("matcher".to_string(), s(matcher)),
-        ("hooks".to_string(), Json::Array(vec![Json::Object(hook)])),
-    ]);
-    (event, group)
-}
-
-/// Every Claude Code tool but its own bookkeeping (the to-do list, sub-agents, whose
-/// every call is hooked on its own, a background shell's output, the plan and question
-/// prompts Claude Code puts to you itself): toolgate has no rule for those and would
-/// ask for each (its default for a tool it does not know). A JavaScript regex, as
-/// Claude Code reads a matcher with other characters than letters and `|`.
-pub const CLAUDE_MATCHER: &str =
-    "^(?!(TodoWrite|TodoRead|Task|BashOutput|KillShell|ExitPlanMode|AskUserQuestion)$).*";
-
-/// Every Gemini CLI tool but its to-do list (`write_todos`).
-pub const GEMINI_MATCHER: &str = "^(?!write_todos$).*";
-
-/// Every Copilot CLI tool but its own bookkeeping: reading, listing and stopping the
-/// shells it started, sub-agents (whose calls are hooked on their own), skills, its
-/// to-do list and intent, its documentation, the plan and question prompts it puts to
-/// you itself. (`write_bash`, which types into a running shell, stays hooked: it asks.)
-/// Copilot CLI matches the whole tool name, lookahead included (checked with 1.0.102).
-pub const COPILOT_MATCHER: &str = "^(?!(read_bash|list_bash|stop_bash|task|read_agent|list_agents|write_agent|skill|update_todo|report_intent|fetch_copilot_cli_documentation|exit_plan_mode|ask_user|get_context_remaining)$).*";
-
-/// What a host does when the hook command fails (cannot start, is killed, exits with
-/// another status than 0 or 2): Claude Code and Codex run the tool, Gemini CLI warns
-/// (Copilot CLI 1.0.102 denies it, but runs it when the hook times out)
-/// and runs it. Each runs a hook command through a shell (Codex: `$SHELL -lc`, openai/codex
-/// `codex-rs/hooks/src/engine/command_runner.rs`), so the command is guarded: any
-/// failure exits 2, which they read as "block" (Antigravity fails closed on any hook without a decision), with the shell's message (`toolgate:
-/// not found`) as the reason. `||` and `exit` mean the same in sh, bash, zsh and fish.
-pub const GUARD: &str = "|| exit 2";
-
-/// `command` with the failure guard ([`GUARD`]) after it, unless it ends in one.
-pub fn fail_closed(command: &str) -> String {
-    if is_guarded(command) {
-        command.to_string()
-    } else {
-        format!("{command} {GUARD}")
-    }
-}
-
-fn is_guarded(command: &str) -> bool {
-    command
-        .trim_end()
-        .strip_suffix("exit 2")
-        .is_some_and(|rest| rest.trim_end().ends_with("||"))
-}
-
-/// Does this hook entry block when it fails: the guard in its command, and for Claude
-/// Code `"onFailure": "block"` too (2.1.295+: also covers a hook its timeout kills).
-pub(crate) fn guarded(host: Host, hook: &Json) -> bool {
-    let cmd = hook.get("command").and_then(Json::str).unwrap_or("");
-    let wrapped = is_guarded(cmd);
-    let on_failure = hook.get("onFailure").and_then(Json::str) == Some("block");
-    match host {
-        Host::ClaudeCode => wrapped && on_failure,
-        Host::Codex | Host::Gemini | Host::Copilot | Host::Agy | Host::Cursor | Host::OpenCode => {
-            wrapped
-        }
-    }
-}
-
-/// Is this hook command toolgate's hook?
-pub(crate) fn is_ours(command: &str) -> bool {
-    let mut words = command.split_ascii_whitespace();
-    words.any(|w| {
-        let name = w.trim_matches(['"', '\'']).rsplit('/').next().unwrap_or("");
-        name == "toolgate"
-    }) && command.split_ascii_whitespace().any(|w| w == "hook")
-}
-
-/// toolgate's hook entries in the settings file at `path` for `host`'s event: `None`
-/// when the file does not exist; `Err` when it is not the host's shape.
-pub(crate) fn our_hooks(host: Host, path: &Path) -> Result<Option<Vec<Json>>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    if host == Host::OpenCode {
-        let command = crate::opencode::installed_command(&text)
-            .ok_or("a toolgate.js that `toolgate install opencode` did not write")?;
-        let hook = vec![("command".to_string(), Json::String(command))];
-        return Ok(Some(vec![Json::Object(hook)]));
-    }
-    if text.trim().is_empty() {
-        return Ok(Some(Vec::new()));
-    }
-    let doc: Json = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
-    let (event, _) = entry(host, Event::PreToolUse, "");
-    let root = root_key(host);
-    let groups = match doc.get(root).and_then(|h| h.get(event)) {
-        None => return Ok(Some(Vec::new())),
-        Some(Json::Array(g)) => g,
-        Some(_) => return Err(format!("`{root}.{event}` is not a list")),
-    };
-    let groups = if flat(host) {
-        grouped(groups.clone())
-    } else {
-        groups.clone()
-    };
-    Ok(Some(
-        groups
-            .iter()
-            .filter_map(|g| match g.get("hooks") {
-                Some(Json::Array(hs)) => Some(hs),
-                _ => None,
-            })
-            .flatten()
-            .filter(|h| h.get("command").and_then(Json::str).is_some_and(is_ours))
-            .cloned()
-            .collect(),
-    ))
 }
 
 /// Runs `toolgate install`; returns what to print.
@@ -578,110 +354,63 @@ fn edit(req: &Install, path: PathBuf) -> Result<String, CliError> {
         None | Some("") => Json::Object(Vec::new()),
         Some(text) => serde_json::from_str(text).map_err(|e| refuse(format!("not JSON: {e}")))?,
     };
-    if !matches!(doc, Json::Object(_)) {
-        return Err(refuse("not a JSON object".into()));
-    }
-    let (event, group) = entry(req.host, req.event, &command);
+    let changes = apply(&mut doc, req.host, req.event, &command, req.uninstall).map_err(refuse)?;
     let root = root_key(req.host);
-    let hooks = doc
-        .entry(root, Json::Object(Vec::new()))
-        .filter(|h| matches!(h, Json::Object(_)))
-        .ok_or_else(|| refuse(format!("`{root}` is not an object")))?;
-    let list = hooks
-        .entry(event, Json::Array(Vec::new()))
-        .ok_or_else(|| refuse(format!("`{root}.{event}` is not a list")))?;
-    let Json::Array(groups) = list else {
-        return Err(refuse(format!("`{root}.{event}` is not a list")));
+    let at = |keep: &dyn Fn(&Change) -> bool| -> String {
+        let names: Vec<String> = changes
+            .iter()
+            .filter(|(_, c)| keep(c))
+            .map(|(e, _)| format!("{root}.{e}"))
+            .collect();
+        names.join(", ")
     };
-    if flat(req.host) {
-        *groups = grouped(std::mem::take(groups));
-    }
-    let ours = |g: &Json| -> Vec<String> {
-        match g.get("hooks") {
-            Some(Json::Array(hs)) => hs
-                .iter()
-                .filter_map(|h| h.get("command").and_then(Json::str))
-                .filter(|c| is_ours(c))
-                .map(str::to_string)
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    let found: Vec<String> = groups.iter().flat_map(ours).collect();
-    // An entry of an older install (no failure guard): replaced by the new one.
-    let stale = !req.uninstall
-        && !found.is_empty()
-        && groups.iter().all(|g| match g.get("hooks") {
-            Some(Json::Array(hs)) => hs
-                .iter()
-                .filter(|h| h.get("command").and_then(Json::str).is_some_and(is_ours))
-                .all(|h| !guarded(req.host, h)),
-            _ => true,
-        });
-    if stale {
-        for g in groups.iter_mut() {
-            if let Some(Json::Array(hs)) = g.get_mut("hooks") {
-                hs.retain(|h| !h.get("command").and_then(Json::str).is_some_and(is_ours));
-            }
-        }
-        groups.retain(|g| !matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.is_empty()));
-    }
-    let found = if stale { Vec::new() } else { found };
     let what = if req.uninstall {
-        if found.is_empty() {
+        let removed: Vec<String> = changes
+            .iter()
+            .flat_map(|(_, c)| match c {
+                Change::Removed(cs) => cs.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        if removed.is_empty() {
             return Ok(format!(
                 "{}: no toolgate hook; nothing changed\n",
                 path.display()
             ));
         }
-        for g in groups.iter_mut() {
-            if let Some(Json::Array(hs)) = g.get_mut("hooks") {
-                hs.retain(|h| !h.get("command").and_then(Json::str).is_some_and(is_ours));
-            }
-        }
-        groups.retain(|g| !matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.is_empty()));
+        let mut removed_once = removed.clone();
+        removed_once.dedup();
         format!(
-            "removed the toolgate hook ({})",
-            crate::text::shown(&found.join("; "))
+            "removed the toolgate hook ({}) from {}",
+            crate::text::shown(&removed_once.join("; ")),
+            at(&|c| matches!(c, Change::Removed(_)))
         )
     } else {
-        if let Some(existing) = found.first() {
+        if let Some(Change::Present(existing)) = changes
+            .iter()
+            .map(|(_, c)| c)
+            .find(|c| matches!(c, Change::Present(_)))
+            .filter(|_| changes.iter().all(|(_, c)| matches!(c, Change::Present(_))))
+        {
             return Ok(format!(
                 "{}: toolgate's hook is already there (`{}`); nothing changed\n",
                 path.display(),
                 crate::text::shown(existing)
             ));
         }
-        groups.push(group);
-        if stale {
-            format!("replaced the toolgate hook (it had no failure guard) with `{command}` in {root}.{event}")
-        } else {
-            format!("added `{command}` to {root}.{event}")
+        let mut said = Vec::new();
+        let added = at(&|c| *c == Change::Added);
+        if !added.is_empty() {
+            said.push(format!("added `{command}` to {added}"));
         }
+        let replaced = at(&|c| *c == Change::Replaced);
+        if !replaced.is_empty() {
+            said.push(format!(
+                "replaced the toolgate hook (it had no failure guard) with `{command}` in {replaced}"
+            ));
+        }
+        said.join("; ")
     };
-    // Empty containers this run created are not left behind by an uninstall.
-    if req.uninstall {
-        if let Some(Json::Object(h)) = doc.get_mut(root) {
-            h.retain(|(_, v)| !matches!(v, Json::Array(a) if a.is_empty()));
-        }
-        // Antigravity's named hook is toolgate's alone: gone with its last event.
-        if req.host == Host::Agy {
-            if let Json::Object(top) = &mut doc {
-                top.retain(|(k, v)| !(k == root && matches!(v, Json::Object(o) if o.is_empty())));
-            }
-        }
-    }
-    if flat(req.host) {
-        if let Some(Json::Array(list)) = doc.get_mut(root).and_then(|h| h.get_mut(event)) {
-            *list = ungrouped(std::mem::take(list));
-        }
-        // Cursor's file names its schema's version.
-        if let (Json::Object(top), false) = (&mut doc, req.uninstall) {
-            if !top.iter().any(|(k, _)| k == "version") {
-                top.insert(0, ("version".to_string(), Json::Number(1.into())));
-            }
-        }
-    }
     let mut text = serde_json::to_string_pretty(&doc)
         .map_err(|e| CliError::Runs(format!("writing JSON: {e}")))?;
     text.push('\n');

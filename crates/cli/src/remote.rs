@@ -110,8 +110,17 @@ fn error_of(body: &Value) -> (String, String) {
 }
 
 /// Parks `call` on `server` for `session_id`, waits up to `wait` for a person's
-/// decision in the panel, and takes it once.
-pub fn ask(server: &Server, session_id: &str, call: &ToolCall, wait: Duration) -> Remote {
+/// decision in the panel, and takes it once. `elsewhere` is asked at each poll whether
+/// the host's own prompt was answered meanwhile (why, if so): the parked run is then
+/// withdrawn (`POST /v1/runs/{id}/cancel`, which the audit records with the reason), and
+/// there is no answer here.
+pub fn ask(
+    server: &Server,
+    session_id: &str,
+    call: &ToolCall,
+    wait: Duration,
+    elsewhere: &mut dyn FnMut() -> Option<String>,
+) -> Remote {
     let run_id = format!("permission-{}", crate::random::unpredictable());
     let ttl_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
     let park = json!({
@@ -150,12 +159,131 @@ pub fn ask(server: &Server, session_id: &str, call: &ToolCall, wait: Duration) -
                 None => return Remote::NoAnswer("the server's run has no status".into()),
             }
         }
+        if let Some(why) = elsewhere() {
+            return withdraw(server, &run_id, &why);
+        }
         if Instant::now() >= deadline {
             break;
         }
         std::thread::sleep(POLL);
     }
     take(server, &run_id, call, by)
+}
+
+/// The host's own prompt was answered: the parked run is cancelled with `why`, so the
+/// panel stops showing it and the audit says so. A decision the panel made meanwhile
+/// stands on the server, but the host has its answer already: none here either way.
+fn withdraw(server: &Server, run_id: &str, why: &str) -> Remote {
+    let body = json!({ "reason": why });
+    match server.call("POST", &format!("v1/runs/{run_id}/cancel"), Some(&body)) {
+        Ok((200, _)) => Remote::NoAnswer(format!(
+            "{why}; the request in toolgate's panel is withdrawn"
+        )),
+        Ok((status, body)) => {
+            let (code, message) = error_of(&body);
+            Remote::NoAnswer(format!(
+                "{why}; withdrawing it from toolgate's panel failed ({status} {code}: {message})"
+            ))
+        }
+        Err(e) => Remote::NoAnswer(format!(
+            "{why}; withdrawing it from toolgate's panel failed ({e})"
+        )),
+    }
+}
+
+/// Whether Claude Code's own prompt for a call was answered while its
+/// `PermissionRequest` hook waits. Claude Code shows its prompt and runs the hook side by
+/// side; the first answer wins, a later one is dropped, and the hook is not told (2.1.332:
+/// the hook's result is used only while the prompt is still unclaimed). What it does
+/// write is its transcript (`transcript_path`, JSON lines): the assistant's `tool_use`
+/// block for the call, then, once the call ran or was refused, a `tool_result` for that
+/// `tool_use_id`. The watch reads the transcript as it grows: the call is the last
+/// `tool_use` whose name and input are the call's that has no result yet when the hook
+/// starts (an identical earlier call already has one); a result for it is the answer.
+pub struct TerminalWatch {
+    path: std::path::PathBuf,
+    tool: String,
+    input: String,
+    /// Bytes read so far (complete lines only).
+    offset: u64,
+    /// The call's `tool_use` id, once seen.
+    id: Option<String>,
+    answered: bool,
+}
+
+impl TerminalWatch {
+    /// A watch on the transcript at `path` for `call`.
+    pub fn new(path: &std::path::Path, call: &ToolCall) -> TerminalWatch {
+        let mut w = TerminalWatch {
+            path: path.to_path_buf(),
+            tool: call.tool.clone(),
+            input: toolgate_core::canonical_json(&call.args),
+            offset: 0,
+            id: None,
+            answered: false,
+        };
+        w.read();
+        // A call already answered when the hook starts is an earlier one.
+        if w.answered {
+            w.id = None;
+            w.answered = false;
+        }
+        w
+    }
+
+    /// Has the call's result been written since the hook started?
+    pub fn answered(&mut self) -> bool {
+        if !self.answered {
+            self.read();
+        }
+        self.answered
+    }
+
+    /// Reads the lines added since the last read.
+    fn read(&mut self) {
+        use std::io::{Read, Seek, SeekFrom};
+        let Ok(mut f) = std::fs::File::open(&self.path) else {
+            return;
+        };
+        if f.seek(SeekFrom::Start(self.offset)).is_err() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        // At most 64 MiB a read; the rest waits for the next poll.
+        if f.take(64 << 20).read_to_end(&mut bytes).is_err() {
+            return;
+        }
+        let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else {
+            return;
+        };
+        self.offset += end as u64 + 1;
+        for line in bytes.get(..end).unwrap_or_default().split(|b| *b == b'\n') {
+            let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let blocks = v["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for b in &blocks {
+                match (v["type"].as_str(), b["type"].as_str()) {
+                    (Some("assistant"), Some("tool_use"))
+                        if b["name"].as_str() == Some(self.tool.as_str())
+                            && toolgate_core::canonical_json(&b["input"]) == self.input =>
+                    {
+                        self.id = b["id"].as_str().map(str::to_string);
+                        self.answered = false;
+                    }
+                    (Some("user"), Some("tool_result"))
+                        if self.id.is_some() && b["tool_use_id"].as_str() == self.id.as_deref() =>
+                    {
+                        self.answered = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
 }
 
 /// Takes the run's decision once (`resume`): the answer for the call.
@@ -220,10 +348,10 @@ pub fn install_options(
             usage("--server and --token-file are for --event permission-request")
         }
         (Event::PreToolUse, _) => Ok(String::new()),
-        (Event::PermissionRequest, Host::ClaudeCode | Host::Copilot) if uninstall => {
+        (Event::PermissionRequest, Host::ClaudeCode | Host::Codex | Host::Copilot) if uninstall => {
             Ok(" --event permission-request".into())
         }
-        (Event::PermissionRequest, Host::ClaudeCode | Host::Copilot) => {
+        (Event::PermissionRequest, Host::ClaudeCode | Host::Codex | Host::Copilot) => {
             let (Some(url), Some(file)) = (server, token_file) else {
                 return usage("--event permission-request needs --server URL and --token-file F");
             };
@@ -243,7 +371,76 @@ pub fn install_options(
             ))
         }
         (Event::PermissionRequest, _) => {
-            usage("--event permission-request is for claude-code and copilot")
+            usage("--event permission-request is for claude-code, codex and copilot")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+
+    fn tool_use(id: &str, command: &str) -> String {
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command, "description": "d"}}]}})
+        .to_string()
+    }
+
+    fn tool_result(id: &str) -> String {
+        json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "ok", "is_error": false}]}})
+        .to_string()
+    }
+
+    #[test]
+    fn the_watch_sees_only_this_calls_result_written_after_the_hook_started() {
+        let path =
+            std::env::temp_dir().join(format!("toolgate-watch-{}.jsonl", std::process::id()));
+        let call = ToolCall::new(
+            "Bash",
+            json!({"description": "d", "command": "make deploy"}),
+        );
+        let append = |line: &str, newline: bool| {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .unwrap();
+            write!(f, "{line}{}", if newline { "\n" } else { "" }).unwrap();
+        };
+        let _ = std::fs::remove_file(&path);
+        // An identical earlier call, answered; then this one, waiting.
+        append(&tool_use("toolu_1", "make deploy"), true);
+        append(&tool_result("toolu_1"), true);
+        append(&tool_use("toolu_2", "make deploy"), true);
+        let mut w = TerminalWatch::new(&path, &call);
+        assert!(!w.answered());
+        append(&tool_result("toolu_9"), true);
+        append(&tool_use("toolu_3", "ls"), true);
+        assert!(!w.answered());
+        // A line still being written is not read yet.
+        let result = tool_result("toolu_2");
+        let (head, tail) = result.split_at(20);
+        append(head, false);
+        assert!(!w.answered());
+        append(tail, true);
+        assert!(w.answered());
+
+        // Only the earlier call in the transcript when the hook starts: not this one.
+        let _ = std::fs::remove_file(&path);
+        append(&tool_use("toolu_1", "make deploy"), true);
+        append(&tool_result("toolu_1"), true);
+        let mut w = TerminalWatch::new(&path, &call);
+        assert!(!w.answered());
+        append(&tool_use("toolu_4", "make deploy"), true);
+        assert!(!w.answered());
+        append(&tool_result("toolu_4"), true);
+        assert!(w.answered());
+
+        // No transcript: never answered.
+        let _ = std::fs::remove_file(&path);
+        let mut w = TerminalWatch::new(&path, &call);
+        assert!(!w.answered());
     }
 }

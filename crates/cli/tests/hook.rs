@@ -475,6 +475,94 @@ fn gemini_cli_decision_and_reason_at_the_top() {
     }
 }
 
+/// Gemini CLI puts a hook's `ask` to a person from 0.36.0 on, and only where it runs
+/// interactively: the hook reads the Gemini CLI process above it (its `package.json`,
+/// its arguments, whether its input and output are a terminal). A stand-in for
+/// Gemini CLI (a script at `…/@google/gemini-cli/bundle/gemini.js` that runs the hook
+/// as Gemini CLI does, through a shell) runs under `script`, which gives it a terminal.
+#[cfg(target_os = "linux")]
+#[test]
+fn gemini_cli_asks_only_where_it_runs_interactively() {
+    let ws = workspace();
+    let root = std::env::temp_dir().join(format!("toolgate-fake-gemini-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let input = root.join("input.json");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        &input,
+        gemini(&ws, "run_shell_command", bash("npm publish")),
+    )
+    .unwrap();
+    let run = |version: &str, args: &str, tty: bool| -> Value {
+        let pkg = root.join(format!("{version}/lib/node_modules/@google/gemini-cli"));
+        std::fs::create_dir_all(pkg.join("bundle")).unwrap();
+        std::fs::write(
+            pkg.join("package.json"),
+            json!({ "name": "@google/gemini-cli", "version": version }).to_string(),
+        )
+        .unwrap();
+        let script = pkg.join("bundle/gemini.js");
+        let out = root.join("out.json");
+        let _ = std::fs::remove_file(&out);
+        std::fs::write(
+            &script,
+            "#!/bin/bash\n/bin/sh -c \"$TOOLGATE hook gemini\" < \"$INPUT\" > \"$OUT\"\nstatus=$?\nexit $status\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let line = format!("{} {args}", script.display());
+        let mut cmd = if tty {
+            let mut c = Command::new("script");
+            c.args(["-qec", &line, "/dev/null"]);
+            c
+        } else {
+            let mut c = Command::new("/bin/sh");
+            c.args(["-c", &line]);
+            c
+        };
+        let o = cmd
+            .env("TOOLGATE", BIN)
+            .env("INPUT", &input)
+            .env("OUT", &out)
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+            panic!(
+                "{version} {args}: {text:?}: {e}; {}",
+                String::from_utf8_lossy(&o.stdout)
+            )
+        })
+    };
+    let v = run("0.61.0", "-m gemini-2.5-pro --approval-mode yolo", true);
+    assert_eq!(v["decision"], "ask", "{v}");
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap_or("")
+            .contains("builtin.default"),
+        "{v}"
+    );
+    for (version, args, tty, why) in [
+        ("0.61.0", "-p 'publish it'", true, "`-p`"),
+        ("0.61.0", "'publish it'", true, "prompt argument"),
+        ("0.61.0", "", false, "not a terminal"),
+        ("0.35.3", "", true, "runs a hook's ask unasked"),
+    ] {
+        let v = run(version, args, tty);
+        let (d, reason) = decision(&v);
+        assert!(
+            d == "deny" && reason.contains(why),
+            "{version} {args} {tty}: {v}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// Copilot CLI: `permissionDecision` allow / ask / deny with toolgate's reason, for its
 /// own tools (`bash` with its options, `view`, `rg`, a freeform `apply_patch` whose
 /// `toolArgs` is the patch's text, `toolArgs` as a JSON string); bad input asks, which
@@ -692,7 +780,19 @@ fn cursor_each_tier_in_its_words() {
         ),
         (
             "another event",
+            cursor(&ws, "ls", &ws).replace("beforeShellExecution", "afterFileEdit"),
+        ),
+        (
+            "a read without file_path",
             cursor(&ws, "ls", &ws).replace("beforeShellExecution", "beforeReadFile"),
+        ),
+        (
+            "an MCP call whose tool_input is not an object",
+            cursor_event(
+                &ws,
+                "beforeMCPExecution",
+                json!({ "tool_name": "q", "tool_input": "[1]" }),
+            ),
         ),
     ] {
         let (code, v) = answer(&hook(&["cursor"], &input));
@@ -709,6 +809,110 @@ fn cursor_each_tier_in_its_words() {
             "{what}: {v}"
         );
     }
+}
+
+/// Cursor's input for `event`, with its common fields and `fields`.
+fn cursor_event(ws: &str, event: &str, fields: Value) -> String {
+    let mut v = json!({
+        "conversation_id": "abc-123", "generation_id": "gen-456",
+        "hook_event_name": event, "cursor_version": "2.0.77", "workspace_roots": [ws],
+    });
+    for (k, f) in fields.as_object().unwrap() {
+        v[k] = f.clone();
+    }
+    v.to_string()
+}
+
+/// Cursor's other events, each in its documented shape: `beforeReadFile` judges the read
+/// of `file_path`; `beforeMCPExecution` the MCP tool as `mcp__cursor__NAME` (its
+/// `tool_input` an object or a JSON string), which the policy can allow by that name;
+/// `preToolUse` the file edits and searches (`Write`, `StrReplace`, `Delete`, `Glob`,
+/// …) and no decision (`{}`) for a tool it leaves to Cursor.
+#[test]
+fn cursor_reads_mcp_calls_and_edits_are_judged_too() {
+    let ws = workspace();
+    std::fs::write(format!("{ws}/src/a.rs"), "fn main() {}\n").unwrap();
+    let policy = format!("{ws}/cursor-policy.toml");
+    std::fs::write(&policy, "[rules]\nallow = [\"mcp__cursor__list_issues\"]\n").unwrap();
+    for (what, event, fields, want, says) in [
+        (
+            "a read in the workspace",
+            "beforeReadFile",
+            json!({ "file_path": format!("{ws}/src/a.rs"), "content": "fn main() {}", "attachments": [] }),
+            "allow",
+            "workspace",
+        ),
+        (
+            "a read of a secret",
+            "beforeReadFile",
+            json!({ "file_path": format!("{ws}/.env"), "content": "KEY=1", "attachments": [] }),
+            "deny",
+            ".env",
+        ),
+        (
+            "a read of /etc/shadow",
+            "beforeReadFile",
+            json!({ "file_path": "/etc/shadow", "content": "" }),
+            "deny",
+            "/etc/shadow",
+        ),
+        (
+            "an MCP tool the policy allows",
+            "beforeMCPExecution",
+            json!({ "tool_name": "list_issues", "tool_input": "{\"repo\": \"a/b\"}", "command": "npx mcp-server" }),
+            "allow",
+            "user.allow[0]",
+        ),
+        (
+            "another MCP tool",
+            "beforeMCPExecution",
+            json!({ "tool_name": "delete_repo", "tool_input": { "repo": "a/b" }, "url": "http://localhost:3000" }),
+            "deny",
+            "mcp__cursor__delete_repo",
+        ),
+        (
+            "a Write in the workspace",
+            "preToolUse",
+            json!({ "tool_name": "Write", "tool_input": { "path": format!("{ws}/src/b.rs"), "contents": "x" }, "tool_use_id": "t1" }),
+            "allow",
+            "workspace",
+        ),
+        (
+            "a StrReplace in .git/hooks",
+            "preToolUse",
+            json!({ "tool_name": "StrReplace", "tool_input": { "path": format!("{ws}/.git/hooks/pre-commit"), "old_string": "a", "new_string": "b" } }),
+            "deny",
+            "builtin.edit-git",
+        ),
+        (
+            "a Delete of a system file, its tool_input a JSON string",
+            "preToolUse",
+            json!({ "tool_name": "Delete", "tool_input": "{\"path\": \"/etc/passwd\"}" }),
+            "deny",
+            "system",
+        ),
+    ] {
+        let input = cursor_event(&ws, event, fields);
+        let (code, v) = answer(&hook(&["cursor", "--policy", &policy], &input));
+        assert_eq!(
+            (code, v["permission"].as_str()),
+            (0, Some(want)),
+            "{what}: {v}"
+        );
+        let reason = v["agent_message"].as_str().unwrap_or("");
+        assert!(
+            reason.starts_with("toolgate: ") && reason.contains(says),
+            "{what}: {v}"
+        );
+    }
+    // A tool toolgate leaves to Cursor: no decision.
+    let input = cursor_event(
+        &ws,
+        "preToolUse",
+        json!({ "tool_name": "TodoWrite", "tool_input": { "todos": [] } }),
+    );
+    let (code, v) = answer(&hook(&["cursor"], &input));
+    assert_eq!((code, &v), (0, &json!({})), "{v}");
 }
 
 /// What toolgate's OpenCode plugin sends: `tool.execute.before`'s input and arguments,
@@ -835,13 +1039,13 @@ fn permission_request_needs_a_server_and_never_allows_without_one() {
         ),
         (
             vec![
-                "codex",
+                "gemini",
                 "--event",
                 "permission-request",
                 "--server",
                 "http://127.0.0.1:9",
             ],
-            "is for `hook claude-code` and `hook copilot`",
+            "is for `hook claude-code`, `hook codex` and `hook copilot`",
         ),
         (
             vec!["claude-code", "--server", "http://127.0.0.1:9"],

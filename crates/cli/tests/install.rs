@@ -360,7 +360,7 @@ fn cursor_gets_a_flat_entry_beside_the_users_own() {
     let list = v["hooks"]["beforeShellExecution"].as_array().unwrap();
     assert_eq!(list.len(), 2, "{v}");
     assert_eq!(list[0]["command"], "./audit.sh");
-    let ours = &list[1];
+    let ours = list[1].clone();
     assert!(
         ours["command"]
             .as_str()
@@ -378,14 +378,55 @@ fn cursor_gets_a_flat_entry_beside_the_users_own() {
         "{v}"
     );
     assert_eq!(v["hooks"]["afterFileEdit"][0]["command"], "fmt");
+    // The same entry on its file reads, MCP calls and (preToolUse) edits.
+    for event in ["beforeReadFile", "beforeMCPExecution", "preToolUse"] {
+        assert_eq!(v["hooks"][event], json!([ours]), "{event}: {v}");
+    }
     assert!(text(&install(&h, &["cursor"])).contains("already there"));
     let o = install(&h, &["cursor", "--uninstall"]);
     assert!(o.status.success(), "{}", text(&o));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(
-        v["hooks"]["beforeShellExecution"],
-        json!([{"command": "./audit.sh"}]),
+        v["hooks"],
+        json!({"beforeShellExecution": [{"command": "./audit.sh"}], "afterFileEdit": [{"command": "fmt"}]}),
         "{v}"
+    );
+    // An older install (the shell's event only): doctor says so, and the next install
+    // adds the others.
+    let older = json!({"version": 1, "hooks": {"beforeShellExecution": [ours]}});
+    std::fs::write(&file, older.to_string()).unwrap();
+    let doctor = || {
+        Command::new(BIN)
+            .args(["doctor", "cursor"])
+            .env("HOME", &h)
+            .current_dir(&h)
+            .output()
+            .unwrap()
+    };
+    let o = doctor();
+    assert!(
+        o.status.code() == Some(1)
+            && text(&o).contains(
+                "NOT EVERY EVENT: no toolgate hook on beforeReadFile, beforeMCPExecution, preToolUse"
+            ),
+        "{}",
+        text(&o)
+    );
+    let o = install(&h, &["cursor"]);
+    assert!(
+        o.status.success()
+            && text(&o)
+                .contains("to hooks.beforeReadFile, hooks.beforeMCPExecution, hooks.preToolUse"),
+        "{}",
+        text(&o)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["beforeShellExecution"], json!([ours]), "{v}");
+    assert_eq!(v["hooks"]["preToolUse"], json!([ours]), "{v}");
+    assert!(
+        !text(&doctor()).contains("NOT EVERY EVENT"),
+        "{}",
+        text(&doctor())
     );
 }
 
@@ -514,7 +555,7 @@ fn claude_code_permission_request_entry() {
         ),
         (
             vec![
-                "codex",
+                "gemini",
                 "--event",
                 "permission-request",
                 "--server",
@@ -522,7 +563,7 @@ fn claude_code_permission_request_entry() {
                 "--token-file",
                 token.as_str(),
             ],
-            "is for claude-code and copilot",
+            "is for claude-code, codex and copilot",
         ),
         (
             vec!["claude-code", "--server", "http://x"],
@@ -586,6 +627,37 @@ fn claude_code_permission_request_entry() {
         .as_str()
         .unwrap()
         .contains(" hook copilot --event permission-request --server "));
+    // Codex: its PermissionRequest event in its hooks.json, Claude Code's shape.
+    let mut cx = pr.to_vec();
+    cx[0] = "codex";
+    let o = install(&h, &cx);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    let entry = &v["hooks"]["PermissionRequest"][0];
+    assert_eq!(
+        (&entry["matcher"], &entry["hooks"][0]["timeout"]),
+        (&json!("*"), &json!(120)),
+        "{v}"
+    );
+    assert!(entry["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .contains(" hook codex --event permission-request --server "));
+    for host in ["claude-code", "codex", "copilot"] {
+        let o = Command::new(BIN)
+            .args(["doctor", host])
+            .env("HOME", &h)
+            .env_remove("CODEX_HOME")
+            .env_remove("COPILOT_HOME")
+            .current_dir(&h)
+            .output()
+            .unwrap();
+        let remote = text(&o).contains("remote answers: its prompt goes to toolgate-server first");
+        // Claude Code's was uninstalled above.
+        assert_eq!(remote, host != "claude-code", "{host}: {}", text(&o));
+    }
 }
 
 /// `install --all`: each host used here (its command on PATH or its directory in the

@@ -46,7 +46,10 @@ pub const SHAPES: &[(&str, Shape<'static>)] = &[
     ("multiedit", Shape::Edit(&["file_path"])),
     ("notebookedit", Shape::Edit(&["notebook_path"])),
     ("notebookread", Shape::Read(&["notebook_path"])),
-    ("glob", Shape::List(&["path", "dir_path", "paths"])),
+    (
+        "glob",
+        Shape::List(&["path", "dir_path", "paths", "target_directory"]),
+    ),
     ("grep", Shape::Search(&["path", "dir_path"])),
     // Codex.
     ("view_image", Shape::Read(&["path"])),
@@ -75,7 +78,11 @@ pub const SHAPES: &[(&str, Shape<'static>)] = &[
     ("replace_in_file", Shape::Edit(&["path"])),
     ("list_files", Shape::List(&["path"])),
     ("search_files", Shape::Search(&["path"])),
-    // Cursor.
+    // Cursor (its agent's `Write` is the family's; `Grep` and `Glob` above, its
+    // `Glob` and `LS` naming the directory `target_directory`).
+    ("strreplace", Shape::Edit(&["path", "file_path"])),
+    ("delete", Shape::Edit(&["path", "file_path"])),
+    ("editnotebook", Shape::Edit(&["target_notebook", "path"])),
     ("run_terminal_cmd", Shape::Shell(&["command"])),
     ("edit_file", Shape::Edit(&["target_file", "path"])),
     ("delete_file", Shape::Edit(&["target_file", "path"])),

@@ -488,6 +488,54 @@ fn examples() -> Vec<(&'static str, Value, Tier, &'static str)> {
             Ask,
             "relative_workspace_path",
         ),
+        // Cursor's agent (`preToolUse`): `Write`, `StrReplace`, `Delete`, `EditNotebook`
+        // with `path`, `Glob` with `target_directory`.
+        (
+            "Write",
+            json!({"path": "/home/dev/app/src/a.rs", "contents": "x"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "StrReplace",
+            json!({"path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "StrReplace",
+            json!({"path": "/home/dev/.bashrc", "old_string": "a", "new_string": "b"}),
+            Ask,
+            "bashrc",
+        ),
+        ("StrReplace", json!({"old_string": "a"}), Ask, "path"),
+        ("Delete", json!({"path": "/etc/passwd"}), Deny, "system"),
+        ("Delete", json!({"path": "src/old.rs"}), Auto, "workspace"),
+        ("Delete", json!({}), Ask, "path"),
+        (
+            "EditNotebook",
+            json!({"target_notebook": "nb/a.ipynb", "cell_idx": 0, "old_string": "", "new_string": "x"}),
+            Auto,
+            "workspace",
+        ),
+        (
+            "EditNotebook",
+            json!({"target_notebook": "/home/dev/.ssh/a.ipynb", "new_string": "x"}),
+            Ask,
+            "secret",
+        ),
+        (
+            "EditNotebook",
+            json!({"cell_idx": 0}),
+            Ask,
+            "target_notebook",
+        ),
+        (
+            "Glob",
+            json!({"glob_pattern": "*.pem", "target_directory": "/home/dev/.ssh"}),
+            Ask,
+            "secret",
+        ),
         // The MCP reference filesystem server
         (
             "mcp__filesystem__read_text_file",

@@ -544,6 +544,66 @@ pub async fn take(
     json(StatusCode::OK, &ResumedView::from(&taken))
 }
 
+/// `{reason}`: why the agent withdraws the run it parked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CancelRequest {
+    reason: String,
+}
+
+/// The longest reason a cancel records.
+const CANCEL_REASON_MAX: usize = 500;
+
+/// `POST /v1/runs/{id}/cancel` (role agent; only the agent that parked the run): withdraws
+/// a run that still waits for a person, because its host answered the call itself (a
+/// person answered in the agent's own terminal) or the session ended. The run is
+/// `cancelled` with the reason, its marker cleared, so nobody can decide or take it any
+/// more; the audit records it (`cancelled`, the reason). A run that no longer waits
+/// (decided, expired, finished) is 409 `not_awaiting_permission`: a decision made stands.
+pub async fn cancel(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(req): JsonBody<CancelRequest>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Agent)?;
+    check_id(&id)?;
+    let reason = req.reason.trim().to_string();
+    if reason.is_empty() || reason.chars().count() > CANCEL_REASON_MAX {
+        return Err(ApiError::bad_input(format!(
+            "reason: 1 to {CANCEL_REASON_MAX} characters"
+        )));
+    }
+    let store = state.store.clone();
+    let owner = caller.owner.clone();
+    let run_id = id.clone();
+    let who = caller.clone();
+    let cancelled = blocking(move || {
+        let runs = Runs::new(store.owner(&owner));
+        match runs.run_of(&run_id, &owner, now_ms())? {
+            Some(run)
+                if sees(&who, &run) && run.parked_by.as_deref() == Some(who.name.as_str()) =>
+            {
+                if run.status != RunStatus::AwaitingPermission {
+                    return Err(ApiError::new(
+                        StatusCode::CONFLICT,
+                        "not_awaiting_permission",
+                        format!("the run is {}: a decision made stands", run.status.as_str()),
+                    ));
+                }
+            }
+            _ => return Err(ApiError::not_found(&run_id)),
+        }
+        Ok(runs.cancel(&run_id, &owner, &reason, now_ms())?)
+    })
+    .await?;
+    eprintln!(
+        "toolgate-server: run {id} cancelled by `{}` (revision {})",
+        caller.name, cancelled.revision
+    );
+    json(StatusCode::OK, &shown(&caller, &cancelled)?)
+}
+
 /// `GET /v1/audit`'s query: `since` (ms), `limit`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1452,6 +1452,114 @@ fn the_agent_takes_the_decision_and_its_history_once() {
     drop(server);
 }
 
+/// The agent that parked a run withdraws it while it waits (`POST /v1/runs/{id}/cancel`,
+/// its host answered the call itself): the run is `cancelled`, nobody can decide or take
+/// it any more, and the audit records the reason. Only that agent, only while it waits:
+/// a decision already made stands.
+#[test]
+fn the_agent_that_parked_a_run_cancels_it_while_it_waits() {
+    let dir = temp_dir("cancel");
+    let server = start(&dir.join("toolgate.db"));
+    let a = server.addr.as_str();
+    let cancel = |id: &str, token: &str, reason: &str| {
+        req(
+            a,
+            "POST",
+            &format!("/v1/runs/{id}/cancel"),
+            Some(token),
+            Some(&json!({ "reason": reason })),
+            &[],
+        )
+    };
+    let code = |r: &Reply| (r.status, r.json()["error"]["code"].clone());
+    assert_eq!(park(a, "run-c", "make deploy").status, 201);
+    let anchor = req(a, "GET", "/v1/runs/run-c", Some(ALICE), None, &[]).json()["marker"]["calls"]
+        [0]["anchor"]
+        .clone();
+    assert_eq!(cancel("run-c", ALICE, "x").status, 403);
+    assert_eq!(cancel("run-c", AGENT_2, "x").status, 404);
+    assert_eq!(cancel("run-c", BOB, "x").status, 404);
+    assert_eq!(
+        code(&cancel("run-c", AGENT, " ")),
+        (400, json!("bad_input"))
+    );
+    assert_eq!(
+        code(&cancel("run-c", AGENT, &"x".repeat(501))),
+        (400, json!("bad_input"))
+    );
+    let done = cancel("run-c", AGENT, "answered in Claude Code's terminal");
+    assert_eq!(done.status, 200, "{}", String::from_utf8_lossy(&done.body));
+    assert_eq!(done.json()["status"], "cancelled");
+    let run = req(a, "GET", "/v1/runs/run-c", Some(ALICE), None, &[]).json();
+    assert_eq!(run["status"], "cancelled", "{run}");
+    // Nobody decides or takes it now, and a second cancel changes nothing.
+    let late = json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
+    let decided = req(
+        a,
+        "POST",
+        "/v1/runs/run-c/decisions",
+        Some(ALICE),
+        Some(&late),
+        &[],
+    );
+    assert_eq!(
+        decided.status,
+        409,
+        "{}",
+        String::from_utf8_lossy(&decided.body)
+    );
+    let taken = req(a, "POST", "/v1/runs/run-c/resume", Some(AGENT), None, &[]);
+    assert_eq!(
+        taken.status,
+        409,
+        "{}",
+        String::from_utf8_lossy(&taken.body)
+    );
+    assert_eq!(
+        code(&cancel("run-c", AGENT, "again")),
+        (409, json!("not_awaiting_permission"))
+    );
+    let records = req(a, "GET", "/v1/audit", Some(ALICE), None, &[]).json()["records"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let ends: Vec<String> = records
+        .iter()
+        .map(|r| format!("{} {} {}", r["runId"], r["outcome"], r["message"]))
+        .collect();
+    assert_eq!(
+        ends,
+        [r#""run-c" "cancelled" "answered in Claude Code's terminal""#],
+        "{records:?}"
+    );
+
+    // Decided first: the decision stands, and is taken as usual.
+    assert_eq!(park(a, "run-e", "make deploy").status, 201);
+    let anchor = req(a, "GET", "/v1/runs/run-e", Some(ALICE), None, &[]).json()["marker"]["calls"]
+        [0]["anchor"]
+        .clone();
+    let allow = json!({"decisions": [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}]});
+    assert_eq!(
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-e/decisions",
+            Some(ALICE),
+            Some(&allow),
+            &[]
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        code(&cancel("run-e", AGENT, "answered in the terminal")),
+        (409, json!("not_awaiting_permission"))
+    );
+    let taken = req(a, "POST", "/v1/runs/run-e/resume", Some(AGENT), None, &[]).json();
+    assert_eq!(taken["results"][0]["outcome"], "approved");
+    drop(server);
+}
+
 /// Pages of runs, the cap on waiting runs, and finished runs pruned (their audit
 /// records kept, naming the agent that asked).
 #[test]
