@@ -1,0 +1,144 @@
+"""toolgate: a human-in-the-loop gate for AI agents' tool calls.
+
+The same Rust core as the ``toolgate`` command and the npm package, through PyO3:
+``Policy.defaults(workspace=..., home=...)`` or ``Policy.from_toml(text)``, then
+``policy.classify(tool, args)`` gives a frozen :class:`Verdict` (``auto``, ``sandbox``,
+``ask`` or ``deny``, the rule that decided and why). Errors are :class:`ToolgateError`
+with a stable ``code``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping, Optional, Tuple, cast
+
+from . import _native
+from ._native import ToolgateError
+
+__all__ = ["Policy", "Verdict", "Part", "Tier", "ToolgateError", "__version__"]
+
+__version__: str = _native.__version__
+
+Tier = Literal["auto", "sandbox", "ask", "deny"]
+"""A verdict's tier, least to most strict: ``auto`` runs, ``sandbox`` runs contained,
+``ask`` waits for a person, ``deny`` never runs."""
+
+_TIERS = ("auto", "sandbox", "ask", "deny")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One simple command of a shell command, with its own verdict."""
+
+    tier: Tier
+    text: str
+    rule: str
+    reason: str
+    span: Optional[Tuple[int, int]] = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What toolgate says of one tool call.
+
+    ``span`` is the byte range of the shell command that decided (``None`` when there is
+    none); ``parts`` every simple command of a shell command (empty for other tools).
+    """
+
+    tier: Tier
+    rule: str
+    reason: str
+    span: Optional[Tuple[int, int]] = None
+    parts: Tuple[Part, ...] = ()
+
+    @staticmethod
+    def _from_json(text: str) -> "Verdict":
+        v = json.loads(text)
+        return Verdict(
+            tier=_tier(v["tier"]),
+            rule=v["rule"],
+            reason=v["reason"],
+            span=_span(v.get("span")),
+            parts=tuple(
+                Part(
+                    tier=_tier(p["tier"]),
+                    text=p["text"],
+                    rule=p["rule"],
+                    reason=p["reason"],
+                    span=_span(p.get("span")),
+                )
+                for p in v.get("parts") or ()
+            ),
+        )
+
+
+def _tier(t: str) -> Tier:
+    if t not in _TIERS:
+        raise _error("internal", f"unknown tier {t!r}")
+    return cast(Tier, t)
+
+
+def _span(s: Any) -> Optional[Tuple[int, int]]:
+    if s is None:
+        return None
+    start, end = s
+    return (int(start), int(end))
+
+
+class Policy:
+    """A policy: toolgate's built-in rules, or a policy file's, for one workspace and
+    home. Immutable; one policy may classify from many threads."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: _native.Policy) -> None:
+        self._inner = inner
+
+    @classmethod
+    def defaults(cls, *, workspace: str, home: str) -> "Policy":
+        """The built-in policy for ``workspace`` and ``home`` (absolute paths)."""
+        return cls(_native.Policy.defaults(workspace, home))
+
+    @classmethod
+    def from_toml(
+        cls, text: str, *, workspace: Optional[str] = None, home: Optional[str] = None
+    ) -> "Policy":
+        """A policy file's text (TOML, as ``toolgate --policy FILE`` reads it);
+        ``workspace`` and ``home`` override the file's. A bad file raises
+        :class:`ToolgateError` with code ``bad_policy``, naming the line."""
+        return cls(_native.Policy.from_toml(text, workspace, home))
+
+    @property
+    def workspace(self) -> str:
+        """The workspace paths are judged against."""
+        return self._inner.workspace
+
+    @property
+    def home(self) -> str:
+        """The home directory paths are judged against."""
+        return self._inner.home
+
+    def classify(self, tool: str, args: Mapping[str, Any], *, fs: bool = False) -> Verdict:
+        """The verdict for calling ``tool`` with ``args`` (a JSON-like mapping).
+
+        With ``fs=True`` paths are looked up on this machine (symbolic links, what
+        exists), as ``toolgate classify --fs`` does. Arguments that are not JSON (a set,
+        a NaN) raise :class:`ToolgateError` with code ``bad_input``.
+        """
+        if not isinstance(tool, str):
+            raise _error("bad_input", f"tool must be a str, not {type(tool).__name__}")
+        try:
+            call = json.dumps({"tool": tool, "args": args}, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise _error("bad_input", f"the arguments are not JSON: {e}") from None
+        return Verdict._from_json(self._inner.classify_json(call, fs))
+
+    def __repr__(self) -> str:
+        return f"Policy(workspace={self.workspace!r}, home={self.home!r})"
+
+
+def _error(code: str, message: str) -> ToolgateError:
+    e = ToolgateError(message)
+    e.code = code
+    return e
