@@ -104,10 +104,216 @@ impl Policy {
     }
 }
 
-/// The module: `Policy`, `ToolgateError`, and the core's version.
+/// A core error as `ToolgateError` with the core's code.
+fn core_error(py: Python<'_>, e: &toolgate_core::Error) -> PyErr {
+    error(py, e.code(), e.to_string())
+}
+
+/// JSON text of a wire view.
+fn to_json(py: Python<'_>, v: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(v).map_err(|e| error(py, "internal", e.to_string()))
+}
+
+/// Parked runs in a database (`sqlite:PATH` or `postgres://…`), the same tables and the
+/// same exactly-once guarantees as `toolgate-server`'s, so its panel shows and decides
+/// the runs parked here. Requests and results are the server's wire shapes, as JSON text.
+#[pyclass(frozen, module = "toolgate._native")]
+struct RunStore {
+    store: toolgate_store::SqlStore,
+    owner: String,
+    name: String,
+}
+
+#[pymethods]
+impl RunStore {
+    /// Opens (and migrates) the database at `url`; runs are parked as `owner`, by `name`
+    /// (the server's token name for an agent).
+    #[new]
+    fn new(py: Python<'_>, url: &str, owner: &str, name: &str) -> PyResult<RunStore> {
+        if owner.is_empty() || name.is_empty() {
+            return Err(error(py, "bad_input", "owner and name must not be empty"));
+        }
+        let store = py
+            .detach(|| toolgate_store::open(url, toolgate_store::StoreOptions::default()))
+            .map_err(|e| match e {
+                toolgate_store::OpenError::BadUrl(m) => error(py, "bad_url", m),
+                toolgate_store::OpenError::Store(e) => core_error(py, &e),
+                other => error(py, "store", other.to_string()),
+            })?;
+        Ok(RunStore {
+            store,
+            owner: owner.to_string(),
+            name: name.to_string(),
+        })
+    }
+
+    /// Parks a run (`{runId, sessionId?, calls, history, ttlMs?}`), each call classified
+    /// by `policy`; the parked run (`{run, …}`).
+    fn park_json(&self, py: Python<'_>, policy: &Policy, request: &str) -> PyResult<String> {
+        let req: toolgate_core::wire::ParkRequest = serde_json::from_str(request)
+            .map_err(|e| error(py, "bad_input", format!("the park request: {e}")))?;
+        let run_id = req
+            .run_id
+            .clone()
+            .ok_or_else(|| error(py, "bad_input", "the park request has no runId"))?;
+        if req.owner.as_ref().is_some_and(|o| *o != self.owner) {
+            return Err(error(
+                py,
+                "bad_input",
+                format!("owner: the store's owner is `{}`", self.owner),
+            ));
+        }
+        let calls = req
+            .tool_calls()
+            .into_iter()
+            .map(|(tool_call_id, call)| toolgate_core::ParkCall {
+                verdict: policy.inner.classify(&call),
+                tool_call_id,
+                call,
+            })
+            .collect();
+        let park = toolgate_core::Park {
+            session_id: req.session_id.clone().unwrap_or_else(|| run_id.clone()),
+            run_id,
+            owner: self.owner.clone(),
+            calls,
+            history: req.history,
+            ttl_ms: req.ttl_ms,
+            parked_by: Some(self.name.clone()),
+        };
+        let parked = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner))
+                    .park(park, toolgate_store::now_ms())
+            })
+            .map_err(|e| core_error(py, &e))?;
+        to_json(py, &toolgate_core::wire::ParkedView::from(&parked))
+    }
+
+    /// The run (`GET /v1/runs/{id}`'s shape), `None` when there is none.
+    fn run_json(&self, py: Python<'_>, run_id: &str) -> PyResult<Option<String>> {
+        let run = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner)).run_of(
+                    run_id,
+                    &self.owner,
+                    toolgate_store::now_ms(),
+                )
+            })
+            .map_err(|e| core_error(py, &e))?;
+        run.map(|r| to_json(py, &toolgate_core::wire::RunView::from(&r)))
+            .transpose()
+    }
+
+    /// Decides the run's pending calls (`{decisions, revision?}`, the panel's request)
+    /// as `by`, once; the history is kept for the agent to take (`take_json`).
+    #[pyo3(signature = (run_id, request, by))]
+    fn decide_json(
+        &self,
+        py: Python<'_>,
+        run_id: &str,
+        request: &str,
+        by: &str,
+    ) -> PyResult<String> {
+        let v: Value = serde_json::from_str(request)
+            .map_err(|e| error(py, "bad_input", format!("the decisions: {e}")))?;
+        let seen = v.get("revision").and_then(Value::as_u64);
+        let decisions: toolgate_core::wire::ResumeRequest = serde_json::from_value(
+            serde_json::json!({ "decisions": v.get("decisions").cloned().unwrap_or(Value::Null) }),
+        )
+        .map_err(|e| error(py, "bad_input", format!("the decisions: {e}")))?;
+        let decisions = decisions
+            .into_decisions()
+            .map_err(|m| error(py, "bad_input", m))?;
+        if decisions.is_empty() {
+            return Err(error(
+                py,
+                "bad_input",
+                "decisions: at least one is required",
+            ));
+        }
+        let resumed = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner))
+                    .keeping_history()
+                    .resume_seen(
+                        run_id,
+                        &self.owner,
+                        &decisions,
+                        toolgate_store::now_ms(),
+                        Some(by),
+                        seen,
+                    )
+            })
+            .map_err(|e| core_error(py, &e))?;
+        to_json(py, &toolgate_core::wire::ResumedView::from(&resumed))
+    }
+
+    /// What a person decided for the run's last marker (or, for an expired one, each
+    /// call `expired`) with the parked history: taken once (`POST …/resume`'s shape).
+    fn take_json(&self, py: Python<'_>, run_id: &str) -> PyResult<String> {
+        let taken = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner)).resume(
+                    run_id,
+                    &self.owner,
+                    &[],
+                    toolgate_store::now_ms(),
+                )
+            })
+            .map_err(|e| match e {
+                toolgate_core::Error::MissingDecision { .. } => error(
+                    py,
+                    "awaiting_permission",
+                    "nobody has decided yet: the run still awaits permission",
+                ),
+                e => core_error(py, &e),
+            })?;
+        to_json(py, &toolgate_core::wire::ResumedView::from(&taken))
+    }
+
+    /// Cancels a run that is running or awaits permission (its marker cleared); the run.
+    fn cancel_json(&self, py: Python<'_>, run_id: &str, reason: &str) -> PyResult<String> {
+        let run = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner)).cancel(
+                    run_id,
+                    &self.owner,
+                    reason,
+                    toolgate_store::now_ms(),
+                )
+            })
+            .map_err(|e| core_error(py, &e))?;
+        to_json(py, &toolgate_core::wire::RunView::from(&run))
+    }
+
+    /// The owner's runs (`GET /v1/runs`' `runs`), as a JSON list.
+    fn runs_json(&self, py: Python<'_>) -> PyResult<String> {
+        let runs = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner))
+                    .runs_of(&self.owner, toolgate_store::now_ms())
+            })
+            .map_err(|e| core_error(py, &e))?;
+        let views: Vec<_> = runs
+            .iter()
+            .map(toolgate_core::wire::RunView::from)
+            .collect();
+        to_json(py, &views)
+    }
+
+    /// The owner runs are parked as.
+    #[getter]
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+}
+
+/// The module: `Policy`, `RunStore`, `ToolgateError`, and the core's version.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Policy>()?;
+    m.add_class::<RunStore>()?;
     m.add("ToolgateError", m.py().get_type::<ToolgateError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -21,3 +21,16 @@ def gate(command: str) -> bool:
         code: str = e.code
         del code
     return tier == "auto"
+
+
+def park_and_take(url: str) -> Optional[str]:
+    store = toolgate.RunStore(url, owner="alice", name="agent")
+    policy = toolgate.Policy.defaults(workspace="/w", home="/h")
+    parked: toolgate.Wire = store.park(
+        policy, "run-1", [{"toolCallId": "c1", "tool": "bash", "args": {"command": "make"}}], "[]"
+    )
+    run: Optional[toolgate.Wire] = store.run("run-1")
+    del parked, run
+    taken = store.take("run-1")
+    outcome = taken["results"][0]["outcome"]
+    return outcome if isinstance(outcome, str) else None

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Optional, Tuple, cast
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, cast
 
 from . import _native
 from ._native import ToolgateError
 
-__all__ = ["Policy", "Verdict", "Part", "Tier", "ToolgateError", "__version__"]
+__all__ = ["Policy", "RunStore", "Verdict", "Part", "Tier", "Wire", "ToolgateError", "__version__"]
 
 __version__: str = _native.__version__
 
@@ -136,6 +136,101 @@ class Policy:
 
     def __repr__(self) -> str:
         return f"Policy(workspace={self.workspace!r}, home={self.home!r})"
+
+
+Wire = Dict[str, Any]
+"""A run, a parked run or a resumed run in the wire shape ``toolgate-server`` and the
+JavaScript API speak (camelCase keys: ``runId``, ``status``, ``marker``, ``results``…)."""
+
+
+class RunStore:
+    """Parked runs in a database: ``sqlite:PATH`` (created when absent) or
+    ``postgres://…``, the same tables ``toolgate-server`` uses, so its panel on any device
+    shows and decides the runs parked here, each decision exactly once.
+
+    A run is parked with its calls (each classified by the policy, never by the caller)
+    and the agent's history; a person decides (the panel, ``toolgate decide``, or
+    :meth:`decide`); the agent takes the decision once (:meth:`take`), in this process or
+    another after a restart. Runs are ``owner``'s and parked by ``name`` (the server's
+    token names).
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, url: str, *, owner: str = "local", name: str = "python") -> None:
+        self._inner = _native.RunStore(url, owner, name)
+
+    @property
+    def owner(self) -> str:
+        """The owner runs are parked as."""
+        return self._inner.owner
+
+    def park(
+        self,
+        policy: Policy,
+        run_id: str,
+        calls: Sequence[Mapping[str, Any]],
+        history: str,
+        *,
+        session_id: Optional[str] = None,
+        ttl_ms: Optional[int] = None,
+    ) -> Wire:
+        """Parks ``calls`` (each ``{"toolCallId", "tool", "args"}``) with ``history``;
+        the parked run (``{"run": …}``). A run id in use, a call the policy denies, or a
+        call that needs no person is a :class:`ToolgateError`."""
+        request: Dict[str, Any] = {"runId": run_id, "calls": list(calls), "history": history}
+        if session_id is not None:
+            request["sessionId"] = session_id
+        if ttl_ms is not None:
+            request["ttlMs"] = ttl_ms
+        return _wire(self._inner.park_json(policy._inner, _dumps(request)))
+
+    def run(self, run_id: str) -> Optional[Wire]:
+        """The run, or ``None`` when there is none."""
+        text = self._inner.run_json(run_id)
+        return None if text is None else _wire(text)
+
+    def runs(self) -> List[Wire]:
+        """The owner's runs."""
+        return cast(List[Wire], json.loads(self._inner.runs_json()))
+
+    def decide(
+        self,
+        run_id: str,
+        decisions: Sequence[Mapping[str, Any]],
+        *,
+        by: str,
+        revision: Optional[int] = None,
+    ) -> Wire:
+        """A person's decisions (``{"toolCallId", "anchor", "decision": "allow" |
+        "deny", "message"?}``, the anchor as the run's marker shows it), once; ``by``
+        names who decided. A second decision is ``already_resumed``; a wrong anchor
+        ``anchor_mismatch``."""
+        request: Dict[str, Any] = {"decisions": list(decisions)}
+        if revision is not None:
+            request["revision"] = revision
+        return _wire(self._inner.decide_json(run_id, _dumps(request), by))
+
+    def take(self, run_id: str) -> Wire:
+        """What a person decided (each call's ``outcome`` and the approved ``args``),
+        with the parked ``history``: once (then ``already_resumed``). Nobody decided yet
+        is ``awaiting_permission``; an expired marker gives each call ``expired``."""
+        return _wire(self._inner.take_json(run_id))
+
+    def cancel(self, run_id: str, reason: str) -> Wire:
+        """Cancels a run that runs or waits (its marker cleared, nothing resumes it)."""
+        return _wire(self._inner.cancel_json(run_id, reason))
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise _error("bad_input", f"not JSON: {e}") from None
+
+
+def _wire(text: str) -> Wire:
+    return cast(Wire, json.loads(text))
 
 
 def _error(code: str, message: str) -> ToolgateError:
