@@ -302,6 +302,20 @@ impl RunStore {
         to_json(py, &views)
     }
 
+    /// Marks a running run (its decision taken) completed; the run.
+    fn complete_json(&self, py: Python<'_>, run_id: &str) -> PyResult<String> {
+        let run = py
+            .detach(|| {
+                toolgate_core::Runs::new(self.store.owner(&self.owner)).complete(
+                    run_id,
+                    &self.owner,
+                    toolgate_store::now_ms(),
+                )
+            })
+            .map_err(|e| core_error(py, &e))?;
+        to_json(py, &toolgate_core::wire::RunView::from(&run))
+    }
+
     /// The owner runs are parked as.
     #[getter]
     fn owner(&self) -> &str {
@@ -309,11 +323,21 @@ impl RunStore {
     }
 }
 
-/// The module: `Policy`, `RunStore`, `ToolgateError`, and the core's version.
+/// A call's anchor (lowercase hex SHA-256 of the tool, a NUL and the canonical JSON of
+/// the arguments): what a decision is bound to.
+#[pyfunction]
+fn anchor(py: Python<'_>, tool: &str, args_json: &str) -> PyResult<String> {
+    let args: Value = serde_json::from_str(args_json)
+        .map_err(|e| error(py, "bad_input", format!("the arguments are not JSON: {e}")))?;
+    Ok(toolgate_core::call::anchor(tool, &args))
+}
+
+/// The module: `Policy`, `RunStore`, `anchor`, `ToolgateError`, and the core's version.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Policy>()?;
     m.add_class::<RunStore>()?;
+    m.add_function(wrap_pyfunction!(anchor, m)?)?;
     m.add("ToolgateError", m.py().get_type::<ToolgateError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

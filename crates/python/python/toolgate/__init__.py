@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple,
 from . import _native
 from ._native import ToolgateError
 
-__all__ = ["Policy", "RunStore", "Verdict", "Part", "Tier", "Wire", "ToolgateError", "__version__"]
+__all__ = ["Policy", "RunStore", "Verdict", "Part", "Tier", "Wire", "ToolgateError", "anchor", "__version__"]
 
 __version__: str = _native.__version__
 
@@ -217,9 +217,19 @@ class RunStore:
         is ``awaiting_permission``; an expired marker gives each call ``expired``."""
         return _wire(self._inner.take_json(run_id))
 
+    def complete(self, run_id: str) -> Wire:
+        """Marks a run whose decision was taken (``running``) completed."""
+        return _wire(self._inner.complete_json(run_id))
+
     def cancel(self, run_id: str, reason: str) -> Wire:
         """Cancels a run that runs or waits (its marker cleared, nothing resumes it)."""
         return _wire(self._inner.cancel_json(run_id, reason))
+
+
+def anchor(tool: str, args: Mapping[str, Any]) -> str:
+    """A call's anchor: lowercase hex SHA-256 of ``tool``, a NUL byte and the canonical
+    JSON of ``args`` (key order never matters), what a decision binds to."""
+    return _native.anchor(tool, _dumps(args))
 
 
 def _dumps(value: Any) -> str:
