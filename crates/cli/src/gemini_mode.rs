@@ -218,7 +218,8 @@ fn is_terminal_path(p: &Path) -> bool {
 }
 
 /// Where in a process's arguments Gemini CLI's script or binary is: `node …/gemini.js`,
-/// `node …/bin/gemini`, or a `gemini` binary.
+/// `node …/bin/gemini`, or a `gemini` binary. (Read from `/proc` on Linux only.)
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub fn gemini_at(argv: &[String]) -> Option<usize> {
     argv.iter().take(2).position(|a| {
         let base = a.rsplit('/').next().unwrap_or("");
