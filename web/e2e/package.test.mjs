@@ -130,10 +130,12 @@ console.log(JSON.stringify({
   sandbox: await run("bash", { command: "python3 t.py" }),
   gone: await run("bash", { command: "ls" }, { command: "/nonexistent/toolgate hook opencode" }),
   slow: await run("bash", { command: "ls" }, { command: "sh -c 'echo $$ > slow.pid; exec sleep 5'", timeoutMs: 200 }),
+  // Still running? A killed process whose parent died waits as a zombie (Z) for an
+  // init that may never reap it: dead all the same.
   slowLeft: await new Promise((r) => setTimeout(r, 300)).then(() => {
     try {
-      process.kill(Number(readFileSync("slow.pid", "utf8").trim()), 0);
-      return true;
+      const pid = Number(readFileSync("slow.pid", "utf8").trim());
+      return !/^\\d+ \\(.*\\) Z /.test(readFileSync(\`/proc/\${pid}/stat\`, "utf8"));
     } catch {
       return false;
     }
