@@ -1,0 +1,107 @@
+"""toolgate.langgraph with the real LangGraph (pinned in requirements-dev.txt), its SQLite
+checkpointer and LangChain's fake chat model: a read-only call runs at once; an ask
+interrupts the graph and parks; a new process resumes after a person's approval and the
+tool runs exactly once; a second resume is refused; a deny never runs and its reason
+reaches the model; a denial's message and an expiry reach the model; an edited graph
+state does not run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from typing import Any, Dict
+
+from langchain_core.messages import AIMessage
+
+import toolgate
+
+sys.path.insert(0, os.path.dirname(__file__))
+import lg_agent  # noqa: E402
+
+
+def process(directory: str, *args: str) -> Dict[str, Any]:
+    script = os.path.join(os.path.dirname(__file__), "lg_agent.py")
+    r = subprocess.run([sys.executable, script, directory, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
+    return dict(json.loads(r.stdout.strip().splitlines()[-1]))
+
+
+class LangGraph(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.store = toolgate.RunStore("sqlite:" + os.path.join(self.dir, "runs.db"))
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
+        run = self.store.run(run_id)
+        assert run is not None
+        d = {"toolCallId": "call-1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": decision}
+        if message:
+            d["message"] = message
+        self.store.decide(run_id, [d], by="alice-phone")
+
+    def test_a_read_only_call_runs_at_once(self) -> None:
+        out = lg_agent.start(self.dir, "ls -la")
+        self.assertEqual(out, {"tool_messages": ["ran ls -la"], "output": "done"})
+        self.assertEqual(lg_agent.ran(self.dir), ["ls -la"])
+
+    def test_an_ask_interrupts_and_a_new_process_runs_it_once_after_approval(self) -> None:
+        run_id = process(self.dir, "start", "make deploy")["interrupted"]
+        self.assertEqual(lg_agent.ran(self.dir), [])
+        run = self.store.run(run_id)
+        assert run is not None
+        self.assertEqual((run["status"], run["marker"]["calls"][0]["tool"]), ("awaiting_permission", "bash"))
+        self.assertEqual(process(self.dir, "resume")["error"], "awaiting_permission")
+        self.decide(run_id)
+        out = process(self.dir, "resume")
+        self.assertEqual(out["tool_messages"], ["ran make deploy"])
+        self.assertEqual(lg_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(process(self.dir, "resume")["error"], "not_awaiting_permission")
+        self.assertEqual(lg_agent.ran(self.dir), ["make deploy"])
+
+    def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
+        out = lg_agent.start(self.dir, "sudo rm -rf /tmp/x")
+        self.assertIn("toolgate denied this call: privilege escalation", out["tool_messages"][0])
+        self.assertEqual(lg_agent.ran(self.dir), [])
+
+    def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
+        run_id = process(self.dir, "start", "make deploy")["interrupted"]
+        self.decide(run_id, "deny", "not on Fridays")
+        self.assertIn("not on Fridays", process(self.dir, "resume")["tool_messages"][0])
+        with tempfile.TemporaryDirectory() as other:
+            process(other, "start", "make deploy", "1000")
+            time.sleep(1.2)
+            out = process(other, "resume")
+            self.assertIn("nobody answered the permission request in time", out["tool_messages"][0])
+            self.assertEqual(lg_agent.ran(other), [])
+        self.assertEqual(lg_agent.ran(self.dir), [])
+
+    def test_an_edited_state_does_not_run(self) -> None:
+        run_id = process(self.dir, "start", "make deploy")["interrupted"]
+        self.decide(run_id)
+        app, gate = lg_agent.build(self.dir, [AIMessage(content="done")])
+        snapshot = app.get_state(lg_agent.CONFIG)
+        last = snapshot.values["messages"][-1]
+        edited = AIMessage(
+            content="",
+            id=last.id,
+            tool_calls=[{"name": "run_shell", "args": {"command": "make deploy --prod"}, "id": "call-1"}],
+        )
+        app.update_state(lg_agent.CONFIG, {"messages": [edited]}, as_node="agent")
+        out = lg_agent.report(app.invoke(gate.resume(lg_agent.CONFIG), lg_agent.CONFIG))
+        self.assertIn("not the ones a person approved", " ".join(out.get("tool_messages", [])) + str(out))
+        self.assertEqual(lg_agent.ran(self.dir), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
