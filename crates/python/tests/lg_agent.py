@@ -9,10 +9,8 @@ the graph is checkpointed in SQLite (langgraph-checkpoint-sqlite) under thread `
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-import sys
 from typing import Any, Dict, List, Optional
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -23,6 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 import toolgate
+from frameworks import log_command, main
 from toolgate.langgraph import ToolGate
 
 WORKSPACE = "/home/dev/app"
@@ -31,14 +30,11 @@ CONFIG: RunnableConfig = {"configurable": {"thread_id": "t1"}}
 
 
 def build(directory: str, replies: List[AIMessage], ttl_ms: Optional[int] = None) -> Any:
-    log = os.path.join(directory, "ran.log")
 
     @tool
     def run_shell(command: str) -> str:
         """Runs a shell command."""
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(command + "\n")
-        return f"ran {command}"
+        return log_command(directory, command)
 
     model = GenericFakeChatModel(messages=iter(replies))
     gate = ToolGate(
@@ -66,12 +62,6 @@ def build(directory: str, replies: List[AIMessage], ttl_ms: Optional[int] = None
     return graph.compile(checkpointer=SqliteSaver(conn)), gate
 
 
-def ran(directory: str) -> List[str]:
-    try:
-        with open(os.path.join(directory, "ran.log"), encoding="utf-8") as f:
-            return f.read().splitlines()
-    except FileNotFoundError:
-        return []
 
 
 def report(out: Any) -> Dict[str, Any]:
@@ -96,12 +86,4 @@ def resume(directory: str) -> Dict[str, Any]:
 
 
 if __name__ == "__main__":
-    d, what = sys.argv[1], sys.argv[2]
-    try:
-        if what == "start":
-            out = start(d, sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else None)
-        else:
-            out = resume(d)
-    except toolgate.ToolgateError as e:
-        out = {"error": e.code, "message": str(e)}
-    print(json.dumps(out))
+    main(start, lambda d: resume(d))

@@ -10,15 +10,14 @@ starts a run (and parks it) or resumes one, printing JSON with what the model wa
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import sys
 from typing import Any, List, Optional, Tuple
 
 from agents import Agent, Runner, function_tool
 from agents.testing.model import ScriptedModel, assistant_message, function_call
 
 import toolgate
+from frameworks import log_command, main
 from toolgate.openai_agents import Gate
 
 WORKSPACE = "/home/dev/app"
@@ -26,14 +25,11 @@ HOME = "/home/dev"
 
 
 def agent(directory: str, steps: List[Any]) -> Tuple[Agent[Any], Gate, ScriptedModel]:
-    log = os.path.join(directory, "ran.log")
 
     @function_tool
     def run_shell(command: str) -> str:
         """Runs a shell command."""
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(command + "\n")
-        return f"ran {command}"
+        return log_command(directory, command)
 
     gate = Gate(
         toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME),
@@ -44,12 +40,6 @@ def agent(directory: str, steps: List[Any]) -> Tuple[Agent[Any], Gate, ScriptedM
     return a, gate, model
 
 
-def ran(directory: str) -> List[str]:
-    try:
-        with open(os.path.join(directory, "ran.log"), encoding="utf-8") as f:
-            return f.read().splitlines()
-    except FileNotFoundError:
-        return []
 
 
 def tool_output(model: ScriptedModel) -> Optional[str]:
@@ -77,10 +67,7 @@ async def resume(directory: str, run_id: str) -> Any:
 
 
 if __name__ == "__main__":
-    d, what, arg = sys.argv[1], sys.argv[2], sys.argv[3]
-    ttl = int(sys.argv[4]) if len(sys.argv) > 4 else None
-    try:
-        out = asyncio.run(start(d, arg, ttl) if what == "start" else resume(d, arg))
-    except toolgate.ToolgateError as e:
-        out = {"error": e.code, "message": str(e)}
-    print(json.dumps(out))
+    main(
+        lambda d, command, ttl: asyncio.run(start(d, command, ttl)),
+        lambda d, run_id: asyncio.run(resume(d, run_id)),
+    )

@@ -11,9 +11,7 @@ parks it) or resumes one, printing JSON.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import sys
 from typing import Any, List, Optional
 
 from pydantic_ai import Agent, DeferredToolRequests
@@ -22,6 +20,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
 import toolgate
+from frameworks import log_command, main
 from toolgate.pydantic_ai import Gate
 
 WORKSPACE = "/home/dev/app"
@@ -41,13 +40,10 @@ def model(command: str) -> FunctionModel:
 
 
 def agent(directory: str, command: str = "") -> "tuple[Agent[None, Any], Gate]":
-    log = os.path.join(directory, "ran.log")
 
     def bash(command: str) -> str:
         """Runs a shell command."""
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(command + "\n")
-        return f"ran {command}"
+        return log_command(directory, command)
 
     gate = Gate(
         toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME),
@@ -61,12 +57,6 @@ def agent(directory: str, command: str = "") -> "tuple[Agent[None, Any], Gate]":
     return a, gate
 
 
-def ran(directory: str) -> List[str]:
-    try:
-        with open(os.path.join(directory, "ran.log"), encoding="utf-8") as f:
-            return f.read().splitlines()
-    except FileNotFoundError:
-        return []
 
 
 async def start(directory: str, command: str, ttl_ms: Optional[int] = None) -> Any:
@@ -85,10 +75,7 @@ async def resume(directory: str, run_id: str) -> Any:
 
 
 if __name__ == "__main__":
-    d, what, arg = sys.argv[1], sys.argv[2], sys.argv[3]
-    ttl = int(sys.argv[4]) if len(sys.argv) > 4 else None
-    try:
-        out = asyncio.run(start(d, arg, ttl) if what == "start" else resume(d, arg))
-    except toolgate.ToolgateError as e:
-        out = {"error": e.code, "message": str(e)}
-    print(json.dumps(out))
+    main(
+        lambda d, command, ttl: asyncio.run(start(d, command, ttl)),
+        lambda d, run_id: asyncio.run(resume(d, run_id)),
+    )

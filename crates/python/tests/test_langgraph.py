@@ -8,9 +8,7 @@ state does not run.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,15 +20,12 @@ from langchain_core.messages import AIMessage
 import toolgate
 
 sys.path.insert(0, os.path.dirname(__file__))
+import frameworks  # noqa: E402
 import lg_agent  # noqa: E402
 
 
 def process(directory: str, *args: str) -> Dict[str, Any]:
-    script = os.path.join(os.path.dirname(__file__), "lg_agent.py")
-    r = subprocess.run([sys.executable, script, directory, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise AssertionError(r.stderr)
-    return dict(json.loads(r.stdout.strip().splitlines()[-1]))
+    return frameworks.process("lg_agent.py", directory, *args)
 
 
 class LangGraph(unittest.TestCase):
@@ -43,21 +38,16 @@ class LangGraph(unittest.TestCase):
         self.tmp.cleanup()
 
     def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        run = self.store.run(run_id)
-        assert run is not None
-        d = {"toolCallId": "call-1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": decision}
-        if message:
-            d["message"] = message
-        self.store.decide(run_id, [d], by="alice-phone")
+        frameworks.decide(self.store, run_id, decision, message)
 
     def test_a_read_only_call_runs_at_once(self) -> None:
         out = lg_agent.start(self.dir, "ls -la")
         self.assertEqual(out, {"tool_messages": ["ran ls -la"], "output": "done"})
-        self.assertEqual(lg_agent.ran(self.dir), ["ls -la"])
+        self.assertEqual(frameworks.ran(self.dir), ["ls -la"])
 
     def test_an_ask_interrupts_and_a_new_process_runs_it_once_after_approval(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["interrupted"]
-        self.assertEqual(lg_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual((run["status"], run["marker"]["calls"][0]["tool"]), ("awaiting_permission", "bash"))
@@ -65,14 +55,14 @@ class LangGraph(unittest.TestCase):
         self.decide(run_id)
         out = process(self.dir, "resume")
         self.assertEqual(out["tool_messages"], ["ran make deploy"])
-        self.assertEqual(lg_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
         self.assertEqual(process(self.dir, "resume")["error"], "not_awaiting_permission")
-        self.assertEqual(lg_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
         out = lg_agent.start(self.dir, "sudo rm -rf /tmp/x")
         self.assertIn("toolgate denied this call: privilege escalation", out["tool_messages"][0])
-        self.assertEqual(lg_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["interrupted"]
@@ -83,8 +73,8 @@ class LangGraph(unittest.TestCase):
             time.sleep(1.2)
             out = process(other, "resume")
             self.assertIn("nobody answered the permission request in time", out["tool_messages"][0])
-            self.assertEqual(lg_agent.ran(other), [])
-        self.assertEqual(lg_agent.ran(self.dir), [])
+            self.assertEqual(frameworks.ran(other), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_an_edited_state_does_not_run(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["interrupted"]
@@ -100,7 +90,7 @@ class LangGraph(unittest.TestCase):
         app.update_state(lg_agent.CONFIG, {"messages": [edited]}, as_node="agent")
         out = lg_agent.report(app.invoke(gate.resume(lg_agent.CONFIG), lg_agent.CONFIG))
         self.assertIn("not the ones a person approved", " ".join(out.get("tool_messages", [])) + str(out))
-        self.assertEqual(lg_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
 
 if __name__ == "__main__":

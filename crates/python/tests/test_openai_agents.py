@@ -8,9 +8,7 @@ and an expiry reach the model; an approval made outside toolgate does not run.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,15 +21,12 @@ from agents.testing.model import assistant_message
 import toolgate
 
 sys.path.insert(0, os.path.dirname(__file__))
+import frameworks  # noqa: E402
 import oai_agent  # noqa: E402
 
 
 def process(directory: str, *args: str) -> Dict[str, Any]:
-    script = os.path.join(os.path.dirname(__file__), "oai_agent.py")
-    r = subprocess.run([sys.executable, script, directory, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise AssertionError(r.stderr)
-    return dict(json.loads(r.stdout.strip().splitlines()[-1]))
+    return frameworks.process("oai_agent.py", directory, *args)
 
 
 class OpenAIAgents(unittest.TestCase):
@@ -44,22 +39,17 @@ class OpenAIAgents(unittest.TestCase):
         self.tmp.cleanup()
 
     def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        run = self.store.run(run_id)
-        assert run is not None
-        d = {"toolCallId": "call-1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": decision}
-        if message:
-            d["message"] = message
-        self.store.decide(run_id, [d], by="alice-phone")
+        frameworks.decide(self.store, run_id, decision, message)
 
     def test_a_read_only_call_runs_at_once(self) -> None:
         out = asyncio.run(oai_agent.start(self.dir, "ls -la"))
         self.assertEqual(out["output"], "done")
         self.assertEqual(out["tool_output"], "ran ls -la")
-        self.assertEqual(oai_agent.ran(self.dir), ["ls -la"])
+        self.assertEqual(frameworks.ran(self.dir), ["ls -la"])
 
     def test_an_ask_parks_and_a_new_process_runs_it_once_after_approval(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["parked"]
-        self.assertEqual(oai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual((run["status"], run["marker"]["calls"][0]["tool"]), ("awaiting_permission", "bash"))
@@ -67,14 +57,14 @@ class OpenAIAgents(unittest.TestCase):
         self.decide(run_id)
         out = process(self.dir, "resume", run_id)
         self.assertEqual((out["output"], out["tool_output"]), ("done", "ran make deploy"))
-        self.assertEqual(oai_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
         self.assertEqual(process(self.dir, "resume", run_id)["error"], "not_awaiting_permission")
-        self.assertEqual(oai_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
         out = asyncio.run(oai_agent.start(self.dir, "sudo rm -rf /tmp/x"))
         self.assertIn("toolgate denied this call: privilege escalation", out["tool_output"])
-        self.assertEqual(oai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["parked"]
@@ -84,7 +74,7 @@ class OpenAIAgents(unittest.TestCase):
         time.sleep(1.2)
         out = process(self.dir, "resume", run_id)
         self.assertIn("nobody answered the permission request in time", out["tool_output"])
-        self.assertEqual(oai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_an_approval_made_outside_toolgate_does_not_run(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["parked"]
@@ -100,7 +90,7 @@ class OpenAIAgents(unittest.TestCase):
 
         asyncio.run(own())
         self.assertIn("toolgate refused this call", str(oai_agent.tool_output(model)))
-        self.assertEqual(oai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
 
 if __name__ == "__main__":

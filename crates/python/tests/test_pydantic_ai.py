@@ -9,9 +9,7 @@ arguments are overridden into a denied command does not run.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,16 +23,12 @@ from pydantic_ai.tools import ToolApproved
 import toolgate
 
 sys.path.insert(0, os.path.dirname(__file__))
+import frameworks  # noqa: E402
 import pai_agent  # noqa: E402
 
 
 def process(directory: str, *args: str) -> Dict[str, Any]:
-    """`pai_agent.py DIR ARGS…` in a new Python process: what it printed."""
-    script = os.path.join(os.path.dirname(__file__), "pai_agent.py")
-    r = subprocess.run([sys.executable, script, directory, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise AssertionError(r.stderr)
-    return dict(json.loads(r.stdout.strip().splitlines()[-1]))
+    return frameworks.process("pai_agent.py", directory, *args)
 
 
 class PydanticAI(unittest.TestCase):
@@ -46,42 +40,37 @@ class PydanticAI(unittest.TestCase):
     def tearDown(self) -> None:
         self.tmp.cleanup()
 
-    def approve(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        run = self.store.run(run_id)
-        assert run is not None
-        d = {"toolCallId": "call-1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": decision}
-        if message:
-            d["message"] = message
-        self.store.decide(run_id, [d], by="alice-phone")
+    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
+        frameworks.decide(self.store, run_id, decision, message)
 
     def test_a_read_only_call_runs_at_once(self) -> None:
         out = asyncio.run(pai_agent.start(self.dir, "ls -la"))
         self.assertEqual(out, {"output": "done: ran ls -la"})
-        self.assertEqual(pai_agent.ran(self.dir), ["ls -la"])
+        self.assertEqual(frameworks.ran(self.dir), ["ls -la"])
 
     def test_an_ask_parks_and_a_new_process_runs_it_once_after_approval(self) -> None:
         parked = process(self.dir, "start", "make deploy")
         run_id = parked["parked"]
-        self.assertEqual(pai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual(run["status"], "awaiting_permission")
         self.assertEqual(run["marker"]["calls"][0]["args"], {"command": "make deploy"})
         # Not yet decided: nothing to resume.
         self.assertEqual(process(self.dir, "resume", run_id)["error"], "awaiting_permission")
-        self.approve(run_id)
+        self.decide(run_id)
         self.assertEqual(process(self.dir, "resume", run_id), {"output": "done: ran make deploy"})
-        self.assertEqual(pai_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
         # A second resume is refused (the run is completed now); the tool ran once.
         self.assertEqual(process(self.dir, "resume", run_id)["error"], "not_awaiting_permission")
-        self.assertEqual(pai_agent.ran(self.dir), ["make deploy"])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual(run["status"], "completed")
 
     def test_an_edited_history_or_overridden_arguments_do_not_run(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["parked"]
-        self.approve(run_id)
+        self.decide(run_id)
         a, gate = pai_agent.agent(self.dir)
         messages, results = gate.resume(run_id)
         # The history edited: the approved call now says something else.
@@ -92,16 +81,16 @@ class PydanticAI(unittest.TestCase):
                         p.args = {"command": "make deploy --prod"}
         out = asyncio.run(a.run(message_history=messages, deferred_tool_results=results)).output
         self.assertIn("toolgate refused this call: its arguments are not the ones a person approved", out)
-        self.assertEqual(pai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
         # Pydantic AI's override_args into a command the policy denies: never runs.
         run_id = process(self.dir, "start", "make deploy")["parked"]
-        self.approve(run_id)
+        self.decide(run_id)
         a, gate = pai_agent.agent(self.dir)
         messages, results = gate.resume(run_id)
         results.approvals["call-1"] = ToolApproved(override_args={"command": "sudo make deploy"})
         out = asyncio.run(a.run(message_history=messages, deferred_tool_results=results)).output
         self.assertIn("toolgate denied this call", out)
-        self.assertEqual(pai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
         # An approval made outside toolgate (Pydantic AI's own `True`): not run.
         run_id = process(self.dir, "start", "make deploy")["parked"]
         a, gate = pai_agent.agent(self.dir)
@@ -111,24 +100,24 @@ class PydanticAI(unittest.TestCase):
         own = DeferredToolResults(approvals={"call-1": True})
         out = asyncio.run(a.run(message_history=history, deferred_tool_results=own)).output
         self.assertIn("toolgate refused this call: it was approved outside toolgate", out)
-        self.assertEqual(pai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
         out = asyncio.run(pai_agent.start(self.dir, "sudo rm -rf /tmp/x"))
         self.assertIn("toolgate denied this call: privilege escalation", out["output"])
-        self.assertEqual(pai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
         self.assertEqual(self.store.runs(), [])
 
     def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
         run_id = process(self.dir, "start", "make deploy")["parked"]
-        self.approve(run_id, "deny", "not on Fridays")
+        self.decide(run_id, "deny", "not on Fridays")
         out = process(self.dir, "resume", run_id)["output"]
         self.assertIn("not on Fridays", out)
         run_id = process(self.dir, "start", "make deploy", "1000")["parked"]
         time.sleep(1.2)
         out = process(self.dir, "resume", run_id)["output"]
         self.assertIn("nobody answered the permission request in time", out)
-        self.assertEqual(pai_agent.ran(self.dir), [])
+        self.assertEqual(frameworks.ran(self.dir), [])
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.types import Command, interrupt
 
-from . import Policy, RunStore, ToolgateError, anchor
+from . import Policy, RunStore, ToolgateError, _error, anchor
 
 __all__ = ["ToolGate"]
 
@@ -149,9 +149,3 @@ class ToolGate:
         if tool is None:
             return f"toolgate: no tool named {name!r}"
         return str(tool.invoke(args))
-
-
-def _error(code: str, message: str) -> ToolgateError:
-    e = ToolgateError(message)
-    e.code = code
-    return e

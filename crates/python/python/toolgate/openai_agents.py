@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Dict, Optional, Set, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from agents import Agent, FunctionTool, RunContextWrapper, RunResult, RunState
 from agents.tool_context import ToolContext
 
-from . import Policy, RunStore, ToolgateError, anchor
+from . import Policy, RunStore, _error
+from ._approvals import Approvals
 
 __all__ = ["Gate"]
 
@@ -49,9 +50,8 @@ class Gate:
         self.session_id = session_id
         # The SDK's tool name → the name toolgate judges it as.
         self._names: Dict[str, str] = {}
-        # The approved calls of a resumed run this process has run (call ids), and the
-        # run each resumed call id belongs to.
-        self._ran: Dict[str, Set[str]] = {}
+        self._approvals = Approvals(store)
+        # The run each call id this process resumed belongs to.
         self._run_of: Dict[str, str] = {}
 
     def tool(self, tool: FunctionTool, *, as_tool: Optional[str] = None) -> FunctionTool:
@@ -82,7 +82,7 @@ class Gate:
             try:
                 return await run_tool(ctx, input_json)
             finally:
-                self._done(run_id, ctx.tool_call_id, approved)
+                self._approvals.done(run_id, ctx.tool_call_id, approved)
 
         return FunctionTool(
             name=tool.name,
@@ -129,41 +129,19 @@ class Gate:
             else:
                 message = str((r or {}).get("toolResult") or "Not approved through toolgate.")
                 state.reject(item, rejection_message=message)
-        self._ran.setdefault(run_id, set())
         return state
 
     def _approved(self, name: str, args: Dict[str, Any], call_id: str) -> Tuple[Optional[str], str, int]:
         """``(None, run id, approved calls in the run)`` when this call may run now; else
-        why not. The store's record of the decision is the authority."""
+        why not: the run this process resumed the call in (else the running run whose
+        decision names it), checked against the store's record of the decision."""
         known = self._run_of.get(call_id)
         candidates = [self.store.run(known)] if known else self.store.runs()
         for run in candidates:
             if run is None or run.get("status") != "running":
                 continue
-            decided = (run.get("decision") or {}).get("calls") or []
-            approved = [c for c in decided if c.get("outcome") == "approved"]
-            mine = next((c for c in approved if c.get("toolCallId") == call_id), None)
-            if mine is None:
-                continue
-            run_id = str(run["runId"])
-            if mine.get("anchor") != anchor(name, args):
-                return "its arguments are not the ones a person approved", run_id, 0
-            if call_id in self._ran.get(run_id, set()):
-                return "its approval was used already", run_id, 0
-            return None, run_id, len(approved)
+            calls = (run.get("decision") or {}).get("calls") or []
+            if any(c.get("toolCallId") == call_id for c in calls):
+                why, approved = self._approvals.check(run, name, args, call_id)
+                return why, str(run["runId"]), approved
         return "no person approved this call through toolgate", "", 0
-
-    def _done(self, run_id: str, call_id: str, approved: int) -> None:
-        ran = self._ran.setdefault(run_id, set())
-        ran.add(call_id)
-        if len(ran) >= approved:
-            try:
-                self.store.complete(run_id)
-            except ToolgateError:
-                pass
-
-
-def _error(code: str, message: str) -> ToolgateError:
-    e = ToolgateError(message)
-    e.code = code
-    return e

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from pydantic_ai import ApprovalRequired, DeferredToolRequests, DeferredToolResults, RunContext, ToolDenied
 from pydantic_ai.agent import AgentRunResult
@@ -39,7 +39,8 @@ from pydantic_ai.tools import ToolApproved
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
-from . import Policy, RunStore, ToolgateError, anchor
+from . import Policy, RunStore, _error
+from ._approvals import Approvals
 
 __all__ = ["Gate", "GatedToolset"]
 
@@ -53,8 +54,7 @@ class Gate:
         self.policy = policy
         self.store = store
         self.session_id = session_id
-        # The approved calls of a resumed run this process has run (tool call ids).
-        self._ran: Dict[str, Set[str]] = {}
+        self._approvals = Approvals(store)
 
     def wrap(self, toolset: AbstractToolset[Any]) -> "GatedToolset":
         """``toolset`` with every call judged by this gate."""
@@ -92,38 +92,19 @@ class Gate:
             else:
                 # Denied (the person's message) or expired (nobody answered): not run.
                 results.approvals[call_id] = ToolDenied(str(r.get("toolResult") or "The tool call was not approved."))
-        self._ran.setdefault(run_id, set())
         return messages, results
 
     def _approved(self, name: str, args: Dict[str, Any], ctx: RunContext[Any]) -> Tuple[Optional[str], str, int]:
         """``(None, run id, approved calls in the run)`` when this approved call may run
-        now; else why not. The store's record of the decision is the authority: the
-        call's id must be approved there for an anchor equal to these arguments'."""
+        now; else why not (the run named by the approval's metadata, checked against the
+        store's record of the decision)."""
         meta = ctx.tool_call_metadata
         ticket = meta.get(_KEY) if isinstance(meta, dict) else None
         run_id = ticket.get("run") if isinstance(ticket, dict) else None
         if not isinstance(run_id, str):
             return "it was approved outside toolgate", "", 0
-        run = self.store.run(run_id)
-        decided = ((run or {}).get("decision") or {}).get("calls") or []
-        approved = [c for c in decided if c.get("outcome") == "approved"]
-        mine = next((c for c in approved if c.get("toolCallId") == ctx.tool_call_id), None)
-        if mine is None:
-            return "no person approved this call", run_id, 0
-        if mine.get("anchor") != anchor(name, args):
-            return "its arguments are not the ones a person approved", run_id, 0
-        if run is None or run.get("status") != "running" or ctx.tool_call_id in self._ran.get(run_id, set()):
-            return "its approval was used already", run_id, 0
-        return None, run_id, len(approved)
-
-    def _done(self, run_id: str, call_id: str, approved: int) -> None:
-        ran = self._ran.setdefault(run_id, set())
-        ran.add(call_id)
-        if len(ran) >= approved:
-            try:
-                self.store.complete(run_id)
-            except ToolgateError:
-                pass
+        why, approved = self._approvals.check(self.store.run(run_id), name, args, ctx.tool_call_id or "")
+        return why, run_id, approved
 
 
 @dataclass
@@ -149,10 +130,4 @@ class GatedToolset(WrapperToolset[Any]):
         try:
             return await super().call_tool(name, tool_args, ctx, tool)
         finally:
-            gate._done(run_id, ctx.tool_call_id or "", approved)
-
-
-def _error(code: str, message: str) -> ToolgateError:
-    e = ToolgateError(message)
-    e.code = code
-    return e
+            gate._approvals.done(run_id, ctx.tool_call_id or "", approved)

@@ -1,0 +1,60 @@
+"""What the framework adapters' tests share: an agent script run in a new Python process,
+a person's decision recorded in the store, and the tool's log of what ran."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any, Dict, List
+
+import toolgate
+
+
+def process(script: str, directory: str, *args: str) -> Dict[str, Any]:
+    """`tests/SCRIPT DIR ARGS…` in a new Python process: the JSON it printed last."""
+    path = os.path.join(os.path.dirname(__file__), script)
+    r = subprocess.run([sys.executable, path, directory, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
+    return dict(json.loads(r.stdout.strip().splitlines()[-1]))
+
+
+def decide(store: toolgate.RunStore, run_id: str, decision: str = "allow", message: str = "") -> None:
+    """A person's decision for the run's one call (`call-1`), as the panel sends it."""
+    run = store.run(run_id)
+    assert run is not None
+    d = {"toolCallId": "call-1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": decision}
+    if message:
+        d["message"] = message
+    store.decide(run_id, [d], by="alice-phone")
+
+
+def log_command(directory: str, command: str) -> str:
+    """What the tests' shell tool does: appends the command to `ran.log`."""
+    with open(os.path.join(directory, "ran.log"), "a", encoding="utf-8") as f:
+        f.write(command + "\n")
+    return f"ran {command}"
+
+
+def ran(directory: str) -> List[str]:
+    """The commands the tool ran, in any process."""
+    try:
+        with open(os.path.join(directory, "ran.log"), encoding="utf-8") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def main(start: Any, resume: Any) -> None:
+    """`SCRIPT DIR start COMMAND [TTL_MS]` or `SCRIPT DIR resume [RUN_ID]`: prints JSON."""
+    d, what = sys.argv[1], sys.argv[2]
+    try:
+        if what == "start":
+            out = start(d, sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else None)
+        else:
+            out = resume(d, *sys.argv[3:4])
+    except toolgate.ToolgateError as e:
+        out = {"error": e.code, "message": str(e)}
+    print(json.dumps(out))
