@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import unittest
 from typing import Any, Dict, List
 
 import toolgate
@@ -58,3 +60,23 @@ def main(start: Any, resume: Any) -> None:
     except toolgate.ToolgateError as e:
         out = {"error": e.code, "message": str(e)}
     print(json.dumps(out))
+
+
+class AgentCase(unittest.TestCase):
+    """A test directory with a run store, and the agent script (`SCRIPT`) its tests run."""
+
+    SCRIPT = ""
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.store = toolgate.RunStore("sqlite:" + os.path.join(self.dir, "runs.db"))
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
+        decide(self.store, run_id, decision, message)
+
+    def process(self, *args: str, directory: str = "") -> Dict[str, Any]:
+        return process(self.SCRIPT, directory or self.dir, *args)

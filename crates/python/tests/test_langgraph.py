@@ -24,21 +24,9 @@ import frameworks  # noqa: E402
 import lg_agent  # noqa: E402
 
 
-def process(directory: str, *args: str) -> Dict[str, Any]:
-    return frameworks.process("lg_agent.py", directory, *args)
 
-
-class LangGraph(unittest.TestCase):
-    def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-        self.store = toolgate.RunStore("sqlite:" + os.path.join(self.dir, "runs.db"))
-
-    def tearDown(self) -> None:
-        self.tmp.cleanup()
-
-    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        frameworks.decide(self.store, run_id, decision, message)
+class LangGraph(frameworks.AgentCase):
+    SCRIPT = "lg_agent.py"
 
     def test_a_read_only_call_runs_at_once(self) -> None:
         out = lg_agent.start(self.dir, "ls -la")
@@ -46,17 +34,17 @@ class LangGraph(unittest.TestCase):
         self.assertEqual(frameworks.ran(self.dir), ["ls -la"])
 
     def test_an_ask_interrupts_and_a_new_process_runs_it_once_after_approval(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["interrupted"]
+        run_id = self.process("start", "make deploy")["interrupted"]
         self.assertEqual(frameworks.ran(self.dir), [])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual((run["status"], run["marker"]["calls"][0]["tool"]), ("awaiting_permission", "bash"))
-        self.assertEqual(process(self.dir, "resume")["error"], "awaiting_permission")
+        self.assertEqual(self.process("resume")["error"], "awaiting_permission")
         self.decide(run_id)
-        out = process(self.dir, "resume")
+        out = self.process("resume")
         self.assertEqual(out["tool_messages"], ["ran make deploy"])
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
-        self.assertEqual(process(self.dir, "resume")["error"], "not_awaiting_permission")
+        self.assertEqual(self.process("resume")["error"], "not_awaiting_permission")
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
@@ -65,19 +53,19 @@ class LangGraph(unittest.TestCase):
         self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["interrupted"]
+        run_id = self.process("start", "make deploy")["interrupted"]
         self.decide(run_id, "deny", "not on Fridays")
-        self.assertIn("not on Fridays", process(self.dir, "resume")["tool_messages"][0])
+        self.assertIn("not on Fridays", self.process("resume")["tool_messages"][0])
         with tempfile.TemporaryDirectory() as other:
-            process(other, "start", "make deploy", "1000")
+            self.process("start", "make deploy", "1000", directory=other)
             time.sleep(1.2)
-            out = process(other, "resume")
+            out = self.process("resume", directory=other)
             self.assertIn("nobody answered the permission request in time", out["tool_messages"][0])
             self.assertEqual(frameworks.ran(other), [])
         self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_an_edited_state_does_not_run(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["interrupted"]
+        run_id = self.process("start", "make deploy")["interrupted"]
         self.decide(run_id)
         app, gate = lg_agent.build(self.dir, [AIMessage(content="done")])
         snapshot = app.get_state(lg_agent.CONFIG)

@@ -25,21 +25,9 @@ import frameworks  # noqa: E402
 import oai_agent  # noqa: E402
 
 
-def process(directory: str, *args: str) -> Dict[str, Any]:
-    return frameworks.process("oai_agent.py", directory, *args)
 
-
-class OpenAIAgents(unittest.TestCase):
-    def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-        self.store = toolgate.RunStore("sqlite:" + os.path.join(self.dir, "runs.db"))
-
-    def tearDown(self) -> None:
-        self.tmp.cleanup()
-
-    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        frameworks.decide(self.store, run_id, decision, message)
+class OpenAIAgents(frameworks.AgentCase):
+    SCRIPT = "oai_agent.py"
 
     def test_a_read_only_call_runs_at_once(self) -> None:
         out = asyncio.run(oai_agent.start(self.dir, "ls -la"))
@@ -48,17 +36,17 @@ class OpenAIAgents(unittest.TestCase):
         self.assertEqual(frameworks.ran(self.dir), ["ls -la"])
 
     def test_an_ask_parks_and_a_new_process_runs_it_once_after_approval(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         self.assertEqual(frameworks.ran(self.dir), [])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual((run["status"], run["marker"]["calls"][0]["tool"]), ("awaiting_permission", "bash"))
-        self.assertEqual(process(self.dir, "resume", run_id)["error"], "awaiting_permission")
+        self.assertEqual(self.process("resume", run_id)["error"], "awaiting_permission")
         self.decide(run_id)
-        out = process(self.dir, "resume", run_id)
+        out = self.process("resume", run_id)
         self.assertEqual((out["output"], out["tool_output"]), ("done", "ran make deploy"))
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
-        self.assertEqual(process(self.dir, "resume", run_id)["error"], "not_awaiting_permission")
+        self.assertEqual(self.process("resume", run_id)["error"], "not_awaiting_permission")
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
@@ -67,17 +55,17 @@ class OpenAIAgents(unittest.TestCase):
         self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         self.decide(run_id, "deny", "not on Fridays")
-        self.assertIn("not on Fridays", process(self.dir, "resume", run_id)["tool_output"])
-        run_id = process(self.dir, "start", "make deploy", "1000")["parked"]
+        self.assertIn("not on Fridays", self.process("resume", run_id)["tool_output"])
+        run_id = self.process("start", "make deploy", "1000")["parked"]
         time.sleep(1.2)
-        out = process(self.dir, "resume", run_id)
+        out = self.process("resume", run_id)
         self.assertIn("nobody answered the permission request in time", out["tool_output"])
         self.assertEqual(frameworks.ran(self.dir), [])
 
     def test_an_approval_made_outside_toolgate_does_not_run(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         a, gate, model = oai_agent.agent(self.dir, [[assistant_message("done")]])
         run = self.store.run(run_id)
         assert run is not None

@@ -27,21 +27,9 @@ import frameworks  # noqa: E402
 import pai_agent  # noqa: E402
 
 
-def process(directory: str, *args: str) -> Dict[str, Any]:
-    return frameworks.process("pai_agent.py", directory, *args)
 
-
-class PydanticAI(unittest.TestCase):
-    def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-        self.store = toolgate.RunStore("sqlite:" + os.path.join(self.dir, "runs.db"))
-
-    def tearDown(self) -> None:
-        self.tmp.cleanup()
-
-    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        frameworks.decide(self.store, run_id, decision, message)
+class PydanticAI(frameworks.AgentCase):
+    SCRIPT = "pai_agent.py"
 
     def test_a_read_only_call_runs_at_once(self) -> None:
         out = asyncio.run(pai_agent.start(self.dir, "ls -la"))
@@ -49,7 +37,7 @@ class PydanticAI(unittest.TestCase):
         self.assertEqual(frameworks.ran(self.dir), ["ls -la"])
 
     def test_an_ask_parks_and_a_new_process_runs_it_once_after_approval(self) -> None:
-        parked = process(self.dir, "start", "make deploy")
+        parked = self.process("start", "make deploy")
         run_id = parked["parked"]
         self.assertEqual(frameworks.ran(self.dir), [])
         run = self.store.run(run_id)
@@ -57,19 +45,19 @@ class PydanticAI(unittest.TestCase):
         self.assertEqual(run["status"], "awaiting_permission")
         self.assertEqual(run["marker"]["calls"][0]["args"], {"command": "make deploy"})
         # Not yet decided: nothing to resume.
-        self.assertEqual(process(self.dir, "resume", run_id)["error"], "awaiting_permission")
+        self.assertEqual(self.process("resume", run_id)["error"], "awaiting_permission")
         self.decide(run_id)
-        self.assertEqual(process(self.dir, "resume", run_id), {"output": "done: ran make deploy"})
+        self.assertEqual(self.process("resume", run_id), {"output": "done: ran make deploy"})
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
         # A second resume is refused (the run is completed now); the tool ran once.
-        self.assertEqual(process(self.dir, "resume", run_id)["error"], "not_awaiting_permission")
+        self.assertEqual(self.process("resume", run_id)["error"], "not_awaiting_permission")
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
         run = self.store.run(run_id)
         assert run is not None
         self.assertEqual(run["status"], "completed")
 
     def test_an_edited_history_or_overridden_arguments_do_not_run(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         self.decide(run_id)
         a, gate = pai_agent.agent(self.dir)
         messages, results = gate.resume(run_id)
@@ -83,7 +71,7 @@ class PydanticAI(unittest.TestCase):
         self.assertIn("toolgate refused this call: its arguments are not the ones a person approved", out)
         self.assertEqual(frameworks.ran(self.dir), [])
         # Pydantic AI's override_args into a command the policy denies: never runs.
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         self.decide(run_id)
         a, gate = pai_agent.agent(self.dir)
         messages, results = gate.resume(run_id)
@@ -92,7 +80,7 @@ class PydanticAI(unittest.TestCase):
         self.assertIn("toolgate denied this call", out)
         self.assertEqual(frameworks.ran(self.dir), [])
         # An approval made outside toolgate (Pydantic AI's own `True`): not run.
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         a, gate = pai_agent.agent(self.dir)
         run = self.store.run(run_id)
         assert run is not None
@@ -109,13 +97,13 @@ class PydanticAI(unittest.TestCase):
         self.assertEqual(self.store.runs(), [])
 
     def test_a_denial_and_an_expiry_reach_the_model(self) -> None:
-        run_id = process(self.dir, "start", "make deploy")["parked"]
+        run_id = self.process("start", "make deploy")["parked"]
         self.decide(run_id, "deny", "not on Fridays")
-        out = process(self.dir, "resume", run_id)["output"]
+        out = self.process("resume", run_id)["output"]
         self.assertIn("not on Fridays", out)
-        run_id = process(self.dir, "start", "make deploy", "1000")["parked"]
+        run_id = self.process("start", "make deploy", "1000")["parked"]
         time.sleep(1.2)
-        out = process(self.dir, "resume", run_id)["output"]
+        out = self.process("resume", run_id)["output"]
         self.assertIn("nobody answered the permission request in time", out)
         self.assertEqual(frameworks.ran(self.dir), [])
 
