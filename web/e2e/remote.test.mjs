@@ -12,7 +12,9 @@
 // - answered in Claude Code's own prompt meanwhile (the call's result in its transcript)
 //   → the parked run is cancelled, the audit says so, and the hook stops waiting;
 // - the server down, or a wrong token → no decision, never an allow;
-// - a call the policy denies → `deny` at once, nothing parked.
+// - a call the policy denies → `deny` at once, nothing parked;
+// - a run parked from Python (`toolgate.RunStore`, the wheel scripts/python-test installs)
+//   approved with a click in the panel, taken once from Python.
 //   node web/e2e/remote.test.mjs
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -23,7 +25,8 @@ import { api, startServer } from "./server-proc.mjs";
 import { ROOT } from "./tarball.mjs";
 
 const { check, finish } = checker();
-const toolgate = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "toolgate");
+const TARGET = process.env.CARGO_TARGET_DIR ?? join(ROOT, "target");
+const toolgate = join(TARGET, "debug", "toolgate");
 const work = mkdtempSync(join(tmpdir(), "toolgate-remote-"));
 const AGENT = "agent-secret-0123456789";
 const PHONE = "phone-secret-0123456789";
@@ -115,6 +118,40 @@ try {
     const r = await running;
     check("the panel in a browser shows Claude Code's prompt with the command; a click on Approve → the hook answers allow, saying who",
       shown.includes(command) && behavior(r) === "allow" && /by alice-phone/.test(r.json?.systemMessage ?? ""), { shown, r });
+    await browser.close();
+    browser = null;
+  }
+  // A run parked from Python (toolgate.RunStore on the server's own SQLite file, the
+  // package scripts/python-test installed) is shown in the panel in a browser and
+  // approved with a click; Python takes the approval once.
+  {
+    const py = join(TARGET, "py-test", "bin", "python");
+    const pyRun = (code) => {
+      try {
+        return JSON.parse(execFileSync(py, ["-c", `import json, toolgate\nstore = toolgate.RunStore(${JSON.stringify(`sqlite:${join(work, "runs.db")}`)}, owner="alice", name="py-agent")\n${code}`], { encoding: "utf8" }).trim().split("\n").pop());
+      } catch (e) {
+        return { error: String(e.stderr ?? e.message) };
+      }
+    };
+    const parkedPy = pyRun(`p = toolgate.Policy.defaults(workspace="/home/dev/app", home="/home/dev")\nprint(json.dumps(store.park(p, "py-run-1", [{"toolCallId": "c1", "tool": "bash", "args": {"command": "make deploy"}}], "[]")["run"]["status"]))`);
+    check("a run parked from Python on the server's database waits for a person", parkedPy === "awaiting_permission", parkedPy);
+    browser = await launchChromium();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(url);
+    await page.getByTestId("token").fill(PHONE);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const prompt = page.locator('article[data-run-id="py-run-1"]');
+    await prompt.waitFor({ timeout: 15_000 });
+    const shown = await prompt.getByTestId("tool-args").textContent();
+    await prompt.getByTestId("approve-once").click();
+    let taken = null;
+    for (let i = 0; i < 50 && !(taken?.[0]?.outcome); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      taken = pyRun(`try:\n    print(json.dumps(store.take("py-run-1")["results"]))\nexcept toolgate.ToolgateError as e:\n    print(json.dumps({"error": e.code}))`);
+    }
+    const again = pyRun(`try:\n    store.take("py-run-1"); print(json.dumps("taken twice"))\nexcept toolgate.ToolgateError as e:\n    print(json.dumps(e.code))`);
+    check("the panel in a browser shows the run parked from Python; a click on Approve → Python takes the approval, once",
+      shown.includes("make deploy") && taken?.[0]?.outcome === "approved" && again === "already_resumed", { shown, taken, again });
     await browser.close();
     browser = null;
   }
