@@ -17,7 +17,7 @@ import toolgate
 def process(script: str, directory: str, *args: str) -> Dict[str, Any]:
     """`tests/SCRIPT DIR ARGS…` in a new Python process: the JSON it printed last."""
     path = os.path.join(os.path.dirname(__file__), script)
-    r = subprocess.run([sys.executable, path, directory, *args], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, path, directory, *args], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise AssertionError(r.stderr)
     return dict(json.loads(r.stdout.strip().splitlines()[-1]))

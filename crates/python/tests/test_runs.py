@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ def in_process(db: str, code: str) -> Any:
         f"policy = toolgate.Policy.defaults(workspace={WORKSPACE!r}, home={HOME!r})\n"
         "def out(v): print(json.dumps(v))\n"
     )
-    r = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise AssertionError(r.stderr)
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -148,13 +149,19 @@ class WithTheServer(unittest.TestCase):
             )
             try:
                 assert server.stdout is not None
+                # Bounded: a server that never says where it listens fails the test.
                 url = ""
-                for _ in range(50):
+                deadline = time.monotonic() + 20
+                while not url and time.monotonic() < deadline:
+                    ready, _, _ = select.select([server.stdout], [], [], max(0.0, deadline - time.monotonic()))
+                    if not ready:
+                        break
                     line = server.stdout.readline()
+                    if not line:
+                        break
                     m = re.search(r"listening on (http://\S+)", line)
                     if m:
                         url = m.group(1).rstrip("/")
-                        break
                 self.assertTrue(url, "the server did not say where it listens")
 
                 def api(method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Any:

@@ -97,6 +97,7 @@ class Parity(unittest.TestCase):
             capture_output=True,
             text=True,
             check=True,
+            timeout=120,
         ).stdout.splitlines()
         self.assertEqual(len(out), len(calls))
         policy = toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME)
