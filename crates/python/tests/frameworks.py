@@ -23,6 +23,15 @@ def process(script: str, directory: str, *args: str) -> Dict[str, Any]:
     return dict(json.loads(r.stdout.strip().splitlines()[-1]))
 
 
+def store(directory: str) -> toolgate.RunStore:
+    """The agents' run store: a remote toolgate-server when TOOLGATE_TEST_SERVER names its
+    URL (with the agent's token, TOOLGATE_TEST_TOKEN), else a SQLite file in `directory`."""
+    url = os.environ.get("TOOLGATE_TEST_SERVER")
+    if url:
+        return toolgate.RunStore(url, token=os.environ.get("TOOLGATE_TEST_TOKEN", ""), timeout=10)
+    return toolgate.RunStore("sqlite:" + os.path.join(directory, "runs.db"))
+
+
 def decide(store: toolgate.RunStore, run_id: str, decision: str = "allow", message: str = "") -> None:
     """A person's decision for the run's one call (`call-1`), as the panel sends it."""
     run = store.run(run_id)

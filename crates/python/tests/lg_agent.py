@@ -21,7 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 import toolgate
-from frameworks import log_command, main
+from frameworks import log_command, main, store
 from toolgate.langgraph import ToolGate
 
 WORKSPACE = "/home/dev/app"
@@ -40,7 +40,7 @@ def build(directory: str, replies: List[AIMessage], ttl_ms: Optional[int] = None
     gate = ToolGate(
         [run_shell],
         toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME),
-        toolgate.RunStore("sqlite:" + os.path.join(directory, "runs.db")),
+        store(directory),
         as_tool={"run_shell": "bash"},
         ttl_ms=ttl_ms,
     )

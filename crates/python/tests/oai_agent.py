@@ -10,14 +10,13 @@ starts a run (and parks it) or resumes one, printing JSON with what the model wa
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any, List, Optional, Tuple
 
 from agents import Agent, Runner, function_tool
 from agents.testing.model import ScriptedModel, assistant_message, function_call
 
 import toolgate
-from frameworks import log_command, main
+from frameworks import log_command, main, store
 from toolgate.openai_agents import Gate
 
 WORKSPACE = "/home/dev/app"
@@ -33,7 +32,7 @@ def agent(directory: str, steps: List[Any]) -> Tuple[Agent[Any], Gate, ScriptedM
 
     gate = Gate(
         toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME),
-        toolgate.RunStore("sqlite:" + os.path.join(directory, "runs.db")),
+        store(directory),
     )
     model = ScriptedModel(steps)
     a: Agent[Any] = Agent(name="ops", model=model, tools=[gate.tool(run_shell, as_tool="bash")])

@@ -11,7 +11,6 @@ parks it) or resumes one, printing JSON.
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any, List, Optional
 
 from pydantic_ai import Agent, DeferredToolRequests
@@ -20,7 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
 import toolgate
-from frameworks import log_command, main
+from frameworks import log_command, main, store
 from toolgate.pydantic_ai import Gate
 
 WORKSPACE = "/home/dev/app"
@@ -47,7 +46,7 @@ def agent(directory: str, command: str = "") -> "tuple[Agent[None, Any], Gate]":
 
     gate = Gate(
         toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME),
-        toolgate.RunStore("sqlite:" + os.path.join(directory, "runs.db")),
+        store(directory),
     )
     a: Agent[None, Any] = Agent(
         model(command),

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import select
 import subprocess
 import sys
 import tempfile
@@ -21,6 +19,9 @@ import urllib.request
 from typing import Any, Dict, Optional
 
 import toolgate
+
+sys.path.insert(0, os.path.dirname(__file__))
+from server import PHONE, Server  # noqa: E402
 
 WORKSPACE = "/home/dev/app"
 HOME = "/home/dev"
@@ -131,45 +132,19 @@ class WithTheServer(unittest.TestCase):
     the run parked from Python."""
 
     def test_the_server_lists_and_decides_a_run_parked_from_python(self) -> None:
-        binary = os.environ.get("TOOLGATE_SERVER_BIN")
-        if not binary:
-            self.fail("TOOLGATE_SERVER_BIN must name the toolgate-server binary")
         with tempfile.TemporaryDirectory() as d:
             db = os.path.join(d, "runs.db")
             store = toolgate.RunStore("sqlite:" + db, owner="alice", name="py-agent")
             policy = toolgate.Policy.defaults(workspace=WORKSPACE, home=HOME)
             store.park(policy, "run-s", [{"toolCallId": "c1", "tool": "bash", "args": {"command": "make deploy"}}], "h")
-            tokens = [{"name": "alice-phone", "owner": "alice", "roles": ["approver"], "token": "phone-secret-0123456789"}]
-            server = subprocess.Popen(
-                [binary, "--listen", "127.0.0.1:0", "--database", "sqlite:" + db],
-                env={**os.environ, "TOOLGATE_TOKENS": json.dumps(tokens)},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-            try:
-                assert server.stdout is not None
-                # Bounded: a server that never says where it listens fails the test.
-                url = ""
-                deadline = time.monotonic() + 20
-                while not url and time.monotonic() < deadline:
-                    ready, _, _ = select.select([server.stdout], [], [], max(0.0, deadline - time.monotonic()))
-                    if not ready:
-                        break
-                    line = server.stdout.readline()
-                    if not line:
-                        break
-                    m = re.search(r"listening on (http://\S+)", line)
-                    if m:
-                        url = m.group(1).rstrip("/")
-                self.assertTrue(url, "the server did not say where it listens")
+            with Server(db) as server:
 
                 def api(method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Any:
                     req = urllib.request.Request(
-                        url + path,
+                        server.url + path,
                         method=method,
                         data=None if body is None else json.dumps(body).encode(),
-                        headers={"authorization": "Bearer phone-secret-0123456789", "content-type": "application/json"},
+                        headers={"authorization": f"Bearer {PHONE}", "content-type": "application/json"},
                     )
                     with urllib.request.urlopen(req, timeout=10) as r:
                         return json.loads(r.read())
@@ -184,12 +159,6 @@ class WithTheServer(unittest.TestCase):
                 run = store.run("run-s")
                 assert run is not None
                 self.assertEqual(run["decision"]["decidedBy"], "alice-phone")
-            finally:
-                server.terminate()
-                server.wait(timeout=10)
-                if server.stdout is not None:
-                    server.stdout.close()
-
 
 if __name__ == "__main__":
     unittest.main()

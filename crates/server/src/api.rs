@@ -604,6 +604,50 @@ pub async fn cancel(
     json(StatusCode::OK, &shown(&caller, &cancelled)?)
 }
 
+/// `POST /v1/runs/{id}/complete` (role agent; only the agent that parked the run): the
+/// agent ran what a person approved (taken with `resume`) and its turn ended, so the
+/// `running` run is `completed`: an approval taken once is then spent for good. Any
+/// other state is 409 `not_running`.
+pub async fn complete(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    caller.require(Role::Agent)?;
+    check_id(&id)?;
+    let store = state.store.clone();
+    let owner = caller.owner.clone();
+    let run_id = id.clone();
+    let who = caller.clone();
+    let completed = blocking(move || {
+        let runs = Runs::new(store.owner(&owner));
+        match runs.run_of(&run_id, &owner, now_ms())? {
+            Some(run)
+                if sees(&who, &run) && run.parked_by.as_deref() == Some(who.name.as_str()) =>
+            {
+                if run.status != RunStatus::Running {
+                    return Err(ApiError::new(
+                        StatusCode::CONFLICT,
+                        "not_running",
+                        format!(
+                            "the run is {}: only a run whose decision was taken completes",
+                            run.status.as_str()
+                        ),
+                    ));
+                }
+            }
+            _ => return Err(ApiError::not_found(&run_id)),
+        }
+        Ok(runs.complete(&run_id, &owner, now_ms())?)
+    })
+    .await?;
+    eprintln!(
+        "toolgate-server: run {id} completed by `{}` (revision {})",
+        caller.name, completed.revision
+    );
+    json(StatusCode::OK, &shown(&caller, &completed)?)
+}
+
 /// `GET /v1/audit`'s query: `since` (ms), `limit`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

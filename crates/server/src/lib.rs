@@ -103,6 +103,7 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         .route("/v1/runs/{id}/decisions", post(api::decide))
         .route("/v1/runs/{id}/resume", post(api::take))
         .route("/v1/runs/{id}/cancel", post(api::cancel))
+        .route("/v1/runs/{id}/complete", post(api::complete))
         .route("/v1/audit", get(api::audit))
         .route("/v1/agent/runs", post(api::start_agent))
         .route("/v1/me", get(api::me))

@@ -1455,7 +1455,8 @@ fn the_agent_takes_the_decision_and_its_history_once() {
 /// The agent that parked a run withdraws it while it waits (`POST /v1/runs/{id}/cancel`,
 /// its host answered the call itself): the run is `cancelled`, nobody can decide or take
 /// it any more, and the audit records the reason. Only that agent, only while it waits:
-/// a decision already made stands.
+/// a decision already made stands. Once taken and run, the agent completes it
+/// (`POST /v1/runs/{id}/complete`), only then.
 #[test]
 fn the_agent_that_parked_a_run_cancels_it_while_it_waits() {
     let dir = temp_dir("cancel");
@@ -1557,6 +1558,32 @@ fn the_agent_that_parked_a_run_cancels_it_while_it_waits() {
     );
     let taken = req(a, "POST", "/v1/runs/run-e/resume", Some(AGENT), None, &[]).json();
     assert_eq!(taken["results"][0]["outcome"], "approved");
+
+    // The agent ran it: `complete` spends the run for good (only that agent, only a
+    // running run; one still waiting is not complete).
+    let complete = |id: &str, token: &str| {
+        req(
+            a,
+            "POST",
+            &format!("/v1/runs/{id}/complete"),
+            Some(token),
+            None,
+            &[],
+        )
+    };
+    assert_eq!(park(a, "run-w", "make deploy").status, 201);
+    assert_eq!(code(&complete("run-w", AGENT)), (409, json!("not_running")));
+    assert_eq!(complete("run-e", ALICE).status, 403);
+    assert_eq!(complete("run-e", AGENT_2).status, 404);
+    assert_eq!(complete("run-nope", AGENT).status, 404);
+    let done = complete("run-e", AGENT);
+    assert_eq!(done.status, 200, "{}", String::from_utf8_lossy(&done.body));
+    assert_eq!(done.json()["status"], "completed");
+    assert_eq!(
+        req(a, "GET", "/v1/runs/run-e", Some(ALICE), None, &[]).json()["status"],
+        "completed"
+    );
+    assert_eq!(code(&complete("run-e", AGENT)), (409, json!("not_running")));
     drop(server);
 }
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, cast
 
-from . import _native
+from . import _http, _native
 from ._native import ToolgateError
 
 __all__ = ["Policy", "RunStore", "Verdict", "Part", "Tier", "Wire", "ToolgateError", "anchor", "__version__"]
@@ -146,7 +146,14 @@ JavaScript API speak (camelCase keys: ``runId``, ``status``, ``marker``, ``resul
 class RunStore:
     """Parked runs in a database: ``sqlite:PATH`` (created when absent) or
     ``postgres://…``, the same tables ``toolgate-server`` uses, so its panel on any device
-    shows and decides the runs parked here, each decision exactly once.
+    shows and decides the runs parked here, each decision exactly once; or on a remote
+    ``toolgate-server``: ``https://HOST[/PATH]`` (plain ``http://`` only to this machine)
+    with ``token``, the same methods over its HTTP API, each request bounded by
+    ``timeout`` seconds. Over HTTP the server's policy classifies what is parked, and the
+    token decides who the runs' owner and parker are (``owner`` and ``name`` are the
+    database's); a failed request is a :class:`ToolgateError` (``timeout``,
+    ``unreachable``, ``bad_answer`` or the server's code, with ``.status``), never an
+    approval.
 
     A run is parked with its calls (each classified by the policy, never by the caller)
     and the agent's history; a person decides (the panel, ``toolgate decide``, or
@@ -157,12 +164,28 @@ class RunStore:
 
     __slots__ = ("_inner",)
 
-    def __init__(self, url: str, *, owner: str = "local", name: str = "python") -> None:
-        self._inner = _native.RunStore(url, owner, name)
+    def __init__(
+        self,
+        url: str,
+        *,
+        owner: str = "local",
+        name: str = "python",
+        token: Optional[str] = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self._inner: "_native.RunStore | _http.Client"
+        if isinstance(url, str) and url.split(":", 1)[0].lower() in ("http", "https"):
+            if token is None:
+                raise _error("bad_input", "token: a remote server needs its bearer token")
+            self._inner = _http.Client(url, token, timeout)
+        else:
+            if token is not None:
+                raise _error("bad_input", "token: only a remote server's URL (https://…) takes a token")
+            self._inner = _native.RunStore(url, owner, name)
 
     @property
     def owner(self) -> str:
-        """The owner runs are parked as."""
+        """The owner runs are parked as (over HTTP, the token's: asked once)."""
         return self._inner.owner
 
     def park(
@@ -204,7 +227,8 @@ class RunStore:
     ) -> Wire:
         """A person's decisions (``{"toolCallId", "anchor", "decision": "allow" |
         "deny", "message"?}``, the anchor as the run's marker shows it), once; ``by``
-        names who decided. A second decision is ``already_resumed``; a wrong anchor
+        names who decided (over HTTP the server records the token's name: an approver's
+        token decides). A second decision is ``already_resumed``; a wrong anchor
         ``anchor_mismatch``."""
         request: Dict[str, Any] = {"decisions": list(decisions)}
         if revision is not None:
