@@ -1,7 +1,7 @@
 """`toolgate.RunStore` on a remote toolgate-server (the real one, over loopback HTTP): the
 same methods with the agent's and the phone's tokens, exactly once; the three framework
 adapters unchanged over it, across processes; and every way a request fails (a wrong
-token, no server, a server that never answers, a redirect, an answer that is not JSON, a
+token, no server, a server that never answers or trickles its answer, a redirect, an answer that is not JSON, a
 token about to go over plain HTTP to another machine) is an error with a code, never an
 approval.
 
@@ -174,6 +174,39 @@ class Failures(unittest.TestCase):
             started = time.monotonic()
             self.assertEqual(code_of(lambda: store.take("run-1")), "timeout")
             self.assertLess(time.monotonic() - started, 5)
+
+    def test_a_server_that_trickles_its_answer_is_cut_at_the_deadline(self) -> None:
+        # A byte of the headers, or of the body, every 0.2 s: each wait is short, the
+        # answer never ends; the request ends at its deadline (1 s) all the same.
+        for head in (b"HTTP/1.1 200 OK\r\nX-Slow: ", b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{"):
+            with socket.socket() as listener:
+                listener.bind(("127.0.0.1", 0))
+                listener.listen(8)
+                stop = threading.Event()
+
+                def trickle() -> None:
+                    conn, _ = listener.accept()
+                    with conn:
+                        try:
+                            conn.sendall(head)
+                            while not stop.wait(0.2):
+                                conn.sendall(b" ")
+                        except OSError:
+                            pass
+
+                thread = threading.Thread(target=trickle, daemon=True)
+                thread.start()
+                store = toolgate.RunStore(f"http://127.0.0.1:{listener.getsockname()[1]}", token=AGENT, timeout=1)
+                codes: List[str] = []
+                # Bounded here too: a request that outlasts its deadline fails the test.
+                request = threading.Thread(target=lambda: codes.append(code_of(store.runs)), daemon=True)
+                request.start()
+                request.join(timeout=3)
+                stop.set()
+                with self.subTest(head=head):
+                    self.assertFalse(request.is_alive(), "the request outlasted its deadline")
+                    self.assertEqual(codes, ["timeout"])
+                thread.join(timeout=5)
 
     def test_redirects_are_not_followed_and_a_page_is_no_answer(self) -> None:
         httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answers)

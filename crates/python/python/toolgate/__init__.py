@@ -148,7 +148,7 @@ class RunStore:
     ``postgres://…``, the same tables ``toolgate-server`` uses, so its panel on any device
     shows and decides the runs parked here, each decision exactly once; or on a remote
     ``toolgate-server``: ``https://HOST[/PATH]`` (plain ``http://`` only to this machine)
-    with ``token``, the same methods over its HTTP API, each request bounded by
+    with ``token``, the same methods over its HTTP API, each request ended within
     ``timeout`` seconds. Over HTTP the server's policy classifies what is parked, and the
     token decides who the runs' owner and parker are (``owner`` and ``name`` are the
     database's); a failed request is a :class:`ToolgateError` (``timeout``,

@@ -2,8 +2,8 @@
 HTTP API (``/v1/runs``), with the bearer token, a deadline on every request, and the
 server's error codes as :class:`toolgate.ToolgateError`.
 
-Every request is bounded by ``timeout`` seconds in all (connecting, and the answer read
-in pieces under one deadline); a failure is ``timeout``, ``unreachable``,
+Every request ends within ``timeout`` seconds: the connection is cut at that deadline
+whatever it waits for (the headers, a body sent a byte at a time); a failure is ``timeout``, ``unreachable``,
 ``bad_answer`` or the server's own code (``already_resumed``, ``anchor_mismatch``,
 ``unauthorized``…), never an approval. Redirects are not followed (the token would go
 with them), and the token is only sent over HTTPS, or plain HTTP to this machine.
@@ -16,6 +16,7 @@ import ipaddress
 import json
 import math
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -53,6 +54,64 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         raise _error("bad_answer", f"the server redirected to {newurl}: not followed (the token would go with it)", code)
 
 
+class _Deadline:
+    """Cuts a request's connection when its time is up, so no wait outlasts it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+        self.fired = False
+        self._sock: Optional[socket.socket] = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: Optional[socket.socket]) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.fired:
+                self._shut()
+
+    def _cut(self) -> None:
+        with self._lock:
+            self.fired = True
+            self._shut()
+
+    def _shut(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    """urllib's opener for one request: no redirects, its connection under `deadline`."""
+
+    class Http(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            deadline.watch(self.sock)
+
+    class Https(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            deadline.watch(self.sock)
+
+    class HttpHandler(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(Http, req)
+
+    class HttpsHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(Https, req, context=getattr(self, "_context", None))
+
+    return urllib.request.build_opener(_NoRedirects(), HttpHandler(), HttpsHandler())
+
+
 class Client:
     """The HTTP API of one server, for one token. Its methods mirror the native store's
     (JSON text in, JSON text out), so :class:`toolgate.RunStore` calls either."""
@@ -72,7 +131,6 @@ class Client:
         self._base = url.rstrip("/")
         self._token = token
         self._timeout = float(timeout)
-        self._opener = urllib.request.build_opener(_NoRedirects())
         self._me: Optional[Dict[str, Any]] = None
 
     def _request(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Tuple[int, Any]:
@@ -84,32 +142,39 @@ class Client:
         req.add_header("Cache-Control", "no-store")
         if data is not None:
             req.add_header("Content-Type", "application/json")
-        deadline = time.monotonic() + self._timeout
+        deadline = _Deadline(self._timeout)
+        late = f"the server did not answer within {self._timeout:g} s"
         try:
-            with self._opener.open(req, timeout=self._timeout) as res:
+            with _opener(deadline).open(req, timeout=self._timeout) as res:
                 return res.status, self._json(self._read(res, deadline))
         except urllib.error.HTTPError as e:
             raise self._failure(e, deadline) from None
         except ToolgateError:
             raise
         except (socket.timeout, TimeoutError):
-            raise _error("timeout", f"the server did not answer within {self._timeout:g} s") from None
+            raise _error("timeout", late) from None
         except urllib.error.URLError as e:
-            if isinstance(e.reason, (socket.timeout, TimeoutError)):
-                raise _error("timeout", f"the server did not answer within {self._timeout:g} s") from None
+            if deadline.fired or isinstance(e.reason, (socket.timeout, TimeoutError)):
+                raise _error("timeout", late) from None
             raise _error("unreachable", f"the server could not be reached: {e.reason}") from None
         except (OSError, http.client.HTTPException) as e:
+            if deadline.fired:
+                raise _error("timeout", late) from None
             raise _error("unreachable", f"the server could not be reached: {e}") from None
+        finally:
+            deadline.cancel()
 
-    def _read(self, res: Any, deadline: float) -> bytes:
+    def _read(self, res: Any, deadline: _Deadline) -> bytes:
         """The answer's body, in pieces, under the request's deadline and size bound."""
         chunks: List[bytes] = []
         size = 0
         while True:
-            if time.monotonic() > deadline:
+            if deadline.fired or time.monotonic() > deadline.at:
                 raise _error("timeout", f"the server did not answer within {self._timeout:g} s")
             chunk = res.read(65536)
             if not chunk:
+                if deadline.fired:
+                    raise _error("timeout", f"the server did not answer within {self._timeout:g} s")
                 return b"".join(chunks)
             size += len(chunk)
             if size > MAX_ANSWER:
@@ -123,7 +188,7 @@ class Client:
         except ValueError:
             raise _error("bad_answer", "the server's answer is not JSON") from None
 
-    def _failure(self, e: urllib.error.HTTPError, deadline: float) -> ToolgateError:
+    def _failure(self, e: urllib.error.HTTPError, deadline: _Deadline) -> ToolgateError:
         try:
             error = json.loads(self._read(e, deadline)).get("error") or {}
         except (ToolgateError, ValueError, AttributeError, OSError):
