@@ -38,6 +38,15 @@ pub fn shell(cmd: &str) {
         "bash",
         serde_json::json!({ "command": cmd }),
     ));
+    // The verdict stays linear in the command: the parts' texts hold at most four times
+    // the command and 4 KiB in full, then an 80-character excerpt each.
+    let text: usize = v.parts.iter().map(|p| p.text.len()).sum();
+    assert!(
+        text <= cmd.len() * 4 + 4096 + v.parts.len() * (80 * 4 + '…'.len_utf8()),
+        "{} parts hold {text} bytes of text for a {}-byte command",
+        v.parts.len(),
+        cmd.len()
+    );
     for p in &v.parts {
         assert!(p.tier <= v.tier, "part {p:?} stricter than verdict {v:?}");
         if let Some([a, b]) = p.span {

@@ -8,6 +8,32 @@ use crate::facts::FsFacts;
 use crate::rule_id::RuleId;
 use crate::verdict::{Part, Tier, Verdict};
 
+/// The bytes the parts' texts may hold together for a command of `len` bytes: four
+/// times the command, and 4 KiB. A part's text is a slice of the command, and where a
+/// nested script's spans cannot map into it (`eval "…"`), every part in it gets the
+/// whole enclosing span: a short command can hold thousands of parts over one long span.
+pub(crate) const fn part_text_budget(len: usize) -> usize {
+    len.saturating_mul(4).saturating_add(4096)
+}
+
+/// The most characters a part's text keeps once [`part_text_budget`] is spent (then
+/// `…` ends it; its `span` still gives the whole).
+pub(crate) const PART_TEXT_EXCERPT: usize = 80;
+
+/// Keeps `text` whole while the budget lasts, else cuts it to an excerpt, so the
+/// verdict's size (and the memory it takes) stays linear in the command's.
+fn bound_text(text: &mut String, left: &mut usize) {
+    if text.len() <= *left {
+        *left -= text.len();
+        return;
+    }
+    if let Some((cut, _)) = text.char_indices().nth(PART_TEXT_EXCERPT) {
+        text.truncate(cut);
+        text.push('…');
+    }
+    text.shrink_to_fit();
+}
+
 /// What `toolgate sandbox` withholds from a command it runs, as a verdict's reason says.
 pub const SANDBOX_WITHHOLDS: &str = "which withholds the network, writes outside the \
 workspace and a private /tmp, .git and the agents' settings (read-only), secret files \
@@ -67,8 +93,11 @@ impl Policy {
                 .find(|(_, r)| r.is_exact_shell() == Some(w))
         });
         let mut parts = Vec::with_capacity(raw.len());
+        let mut text_left = part_text_budget(cmd.len());
         for rp in raw {
-            parts.push(self.shell_part(cmd, rp, session, exact_whole.as_ref()));
+            let (mut part, hard) = self.shell_part(cmd, rp, session, exact_whole.as_ref());
+            bound_text(&mut part.text, &mut text_left);
+            parts.push((part, hard));
         }
         combine(parts)
     }
