@@ -58,7 +58,8 @@ pub struct Part {
     /// The source text of the simple command (a slice of the original string, or of
     /// the decoded nested script for `bash -c '…'`). Once the parts' texts together
     /// reach four times the command and 4 KiB (thousands of parts over one long span,
-    /// as `eval "…"` nests), a part's text is its first 80 characters and `…`.
+    /// as `eval "…"` nests), a part's text is its first 80 bytes (on a character
+    /// boundary) and `…`.
     pub text: String,
     /// The rule that decided it.
     pub rule: Cow<'static, str>,

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -26,6 +26,7 @@ from langgraph.types import Command
 
 import toolgate
 from frameworks import log_command, main, store
+from lg_agent import report  # the same report: both interrupt with `toolgate` in the value
 from toolgate.langchain import Gate
 
 WORKSPACE = "/home/dev/app"
@@ -56,16 +57,6 @@ def build(directory: str, replies: List[AIMessage], ttl_ms: Optional[int] = None
     conn = sqlite3.connect(os.path.join(directory, "graph.db"), check_same_thread=False)
     agent = create_agent(Model(messages=iter(replies)), tools=[run_shell], middleware=[gate], checkpointer=SqliteSaver(conn))
     return agent, gate
-
-
-def report(out: Any) -> Dict[str, Any]:
-    if out.get("__interrupt__"):
-        return {"interrupted": out["__interrupt__"][0].value["toolgate"]["runId"]}
-    msgs = out["messages"]
-    return {
-        "tool_messages": [str(m.content) for m in msgs if isinstance(m, ToolMessage)],
-        "output": str(msgs[-1].content),
-    }
 
 
 def start(directory: str, command: str, ttl_ms: Optional[int] = None) -> Dict[str, Any]:

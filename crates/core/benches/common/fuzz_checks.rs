@@ -39,10 +39,10 @@ pub fn shell(cmd: &str) {
         serde_json::json!({ "command": cmd }),
     ));
     // The verdict stays linear in the command: the parts' texts hold at most four times
-    // the command and 4 KiB in full, then an 80-character excerpt each.
+    // the command and 4 KiB in full, then an 80-byte excerpt each.
     let text: usize = v.parts.iter().map(|p| p.text.len()).sum();
     assert!(
-        text <= cmd.len() * 4 + 4096 + v.parts.len() * (80 * 4 + '…'.len_utf8()),
+        text <= cmd.len() * 4 + 4096 + v.parts.len() * (80 + '…'.len_utf8()),
         "{} parts hold {text} bytes of text for a {}-byte command",
         v.parts.len(),
         cmd.len()

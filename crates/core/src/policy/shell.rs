@@ -13,11 +13,12 @@ use crate::verdict::{Part, Tier, Verdict};
 /// nested script's spans cannot map into it (`eval "…"`), every part in it gets the
 /// whole enclosing span: a short command can hold thousands of parts over one long span.
 pub(crate) const fn part_text_budget(len: usize) -> usize {
-    len.saturating_mul(4).saturating_add(4096)
+    // No overflow: a command is far below a quarter of the address space.
+    len * 4 + 4096
 }
 
-/// The most characters a part's text keeps once [`part_text_budget`] is spent (then
-/// `…` ends it; its `span` still gives the whole).
+/// The most bytes a part's text keeps once [`part_text_budget`] is spent (then `…` ends
+/// it; its `span` still gives the whole).
 pub(crate) const PART_TEXT_EXCERPT: usize = 80;
 
 /// Keeps `text` whole while the budget lasts, else cuts it to an excerpt, so the
@@ -25,13 +26,11 @@ pub(crate) const PART_TEXT_EXCERPT: usize = 80;
 fn bound_text(text: &mut String, left: &mut usize) {
     if text.len() <= *left {
         *left -= text.len();
-        return;
+    } else if text.len() > PART_TEXT_EXCERPT {
+        // A new string (the long one's memory goes with it); a cut off a character
+        // boundary keeps only the `…`.
+        *text = [text.get(..PART_TEXT_EXCERPT).unwrap_or_default(), "…"].concat();
     }
-    if let Some((cut, _)) = text.char_indices().nth(PART_TEXT_EXCERPT) {
-        text.truncate(cut);
-        text.push('…');
-    }
-    text.shrink_to_fit();
 }
 
 /// What `toolgate sandbox` withholds from a command it runs, as a verdict's reason says.
