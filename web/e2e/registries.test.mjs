@@ -278,4 +278,7 @@ document.title = p.classify({ tool: "bash", args: { command: "git status" } }).t
 } catch (e) {
   check("registries test ran to the end", false, e.stack ?? String(e));
 }
+// The registries are done with: stopped now, so a passing run ends (they kept Node's
+// event loop alive, and run alone the test never exited).
+for (const c of children) c.kill("SIGKILL");
 finish("registries (npm via verdaccio, PyPI via pypiserver)");
