@@ -574,28 +574,17 @@ pub async fn cancel(
             "reason: 1 to {CANCEL_REASON_MAX} characters"
         )));
     }
-    let store = state.store.clone();
-    let owner = caller.owner.clone();
-    let run_id = id.clone();
-    let who = caller.clone();
-    let cancelled = blocking(move || {
-        let runs = Runs::new(store.owner(&owner));
-        match runs.run_of(&run_id, &owner, now_ms())? {
-            Some(run)
-                if sees(&who, &run) && run.parked_by.as_deref() == Some(who.name.as_str()) =>
-            {
-                if run.status != RunStatus::AwaitingPermission {
-                    return Err(ApiError::new(
-                        StatusCode::CONFLICT,
-                        "not_awaiting_permission",
-                        format!("the run is {}: a decision made stands", run.status.as_str()),
-                    ));
-                }
-            }
-            _ => return Err(ApiError::not_found(&run_id)),
-        }
-        Ok(runs.cancel(&run_id, &owner, &reason, now_ms())?)
-    })
+    let cancelled = settle_own(
+        &state,
+        &caller,
+        &id,
+        (
+            RunStatus::AwaitingPermission,
+            "not_awaiting_permission",
+            "a decision made stands",
+        ),
+        move |runs, run_id, owner| runs.cancel(run_id, owner, &reason, now_ms()),
+    )
     .await?;
     eprintln!(
         "toolgate-server: run {id} cancelled by `{}` (revision {})",
@@ -615,37 +604,60 @@ pub async fn complete(
 ) -> Result<Response, ApiError> {
     caller.require(Role::Agent)?;
     check_id(&id)?;
-    let store = state.store.clone();
-    let owner = caller.owner.clone();
-    let run_id = id.clone();
-    let who = caller.clone();
-    let completed = blocking(move || {
-        let runs = Runs::new(store.owner(&owner));
-        match runs.run_of(&run_id, &owner, now_ms())? {
-            Some(run)
-                if sees(&who, &run) && run.parked_by.as_deref() == Some(who.name.as_str()) =>
-            {
-                if run.status != RunStatus::Running {
-                    return Err(ApiError::new(
-                        StatusCode::CONFLICT,
-                        "not_running",
-                        format!(
-                            "the run is {}: only a run whose decision was taken completes",
-                            run.status.as_str()
-                        ),
-                    ));
-                }
-            }
-            _ => return Err(ApiError::not_found(&run_id)),
-        }
-        Ok(runs.complete(&run_id, &owner, now_ms())?)
-    })
+    let completed = settle_own(
+        &state,
+        &caller,
+        &id,
+        (
+            RunStatus::Running,
+            "not_running",
+            "only a run whose decision was taken completes",
+        ),
+        |runs, run_id, owner| runs.complete(run_id, owner, now_ms()),
+    )
     .await?;
     eprintln!(
         "toolgate-server: run {id} completed by `{}` (revision {})",
         caller.name, completed.revision
     );
     json(StatusCode::OK, &shown(&caller, &completed)?)
+}
+
+/// The agent that parked run `id` moves it on (`cancel`, `complete`) with `act`, only
+/// from the status `from` (else 409 with `code` and `why`); another agent's run, or
+/// one it does not see, is 404.
+async fn settle_own(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    (from, code, why): (RunStatus, &'static str, &'static str),
+    act: impl FnOnce(&Runs<toolgate_store::Owned<'_>>, &str, &str) -> Result<Run, toolgate_core::Error>
+        + Send
+        + 'static,
+) -> Result<Run, ApiError> {
+    let store = state.store.clone();
+    let owner = caller.owner.clone();
+    let run_id = id.to_string();
+    let who = caller.clone();
+    blocking(move || {
+        let runs = Runs::new(store.owner(&owner));
+        match runs.run_of(&run_id, &owner, now_ms())? {
+            Some(run)
+                if sees(&who, &run) && run.parked_by.as_deref() == Some(who.name.as_str()) =>
+            {
+                if run.status != from {
+                    return Err(ApiError::new(
+                        StatusCode::CONFLICT,
+                        code,
+                        format!("the run is {}: {why}", run.status.as_str()),
+                    ));
+                }
+            }
+            _ => return Err(ApiError::not_found(&run_id)),
+        }
+        Ok(act(&runs, &run_id, &owner)?)
+    })
+    .await
 }
 
 /// `GET /v1/audit`'s query: `since` (ms), `limit`.
