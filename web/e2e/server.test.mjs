@@ -189,6 +189,10 @@ try {
     const run = await runOf(r1);
     return run?.revision > parked1.revision && run.status !== "running" ? run : null;
   });
+  // The page's event follows the server's answer to its click; the agent may have
+  // seen the decision and parked again before the page handled that answer: wait for
+  // the event, then count.
+  await until("the approval's event", async () => (await a.page.evaluate(() => window.decisions.length)) > 0).catch(() => {});
   const ev1 = await a.page.evaluate(() => window.decisions);
   check("Approve resumes the run once (one toolgate-decision, outcome approved)", ev1.length === 1 && ev1[0].runId === r1 && ev1[0].results[0].outcome === "approved", ev1);
   check("the agent went on after the approval (it ran the call, parked at its next ask)",
@@ -258,7 +262,9 @@ try {
     const loserPage = ends[0]?.decidedBy === "alice" ? b.page : a.page;
     const loserText = await until("the loser's message", async () =>
       (await loserPage.getByTestId("notice").textContent({ timeout: 100 }).catch(() => null)) || null);
-    const events = (await a.page.evaluate(() => window.decisions.length)) + (await b.page.evaluate(() => window.decisions.length));
+    const eventCount = async () => (await a.page.evaluate(() => window.decisions.length)) + (await b.page.evaluate(() => window.decisions.length));
+    await until("the winner's event", async () => (await eventCount()) > 0).catch(() => {});
+    const events = await eventCount();
     races.push({ round, winner: ends[0]?.decidedBy, outcome: ends[0]?.outcome, records: ends.length, loserText, events });
     await a.page.evaluate(() => (window.decisions = []));
     await b.page.evaluate(() => (window.decisions = []));
