@@ -326,7 +326,10 @@ pub fn decide(
             tool_call_id: c.tool_call_id.clone(),
             anchor: c.anchor.clone(),
             choice: if allow {
-                Choice::Allow { scope: None }
+                Choice::Allow {
+                    scope: None,
+                    args: None,
+                }
             } else {
                 Choice::Deny {
                     message: message.clone(),

@@ -166,6 +166,17 @@ pub enum Error {
         /// The anchor the decision carries.
         got: String,
     },
+    /// An approval with edited arguments that cannot stand (the policy denies the
+    /// edited call, the host takes no edits, …); nothing was decided.
+    #[error("run `{run_id}`: the edit of `{tool_call_id}` is refused: {reason}")]
+    EditRefused {
+        /// The run's id.
+        run_id: String,
+        /// The tool call id the decision names.
+        tool_call_id: String,
+        /// Why.
+        reason: String,
+    },
 
     // ---- marker stores ----
     /// Compare-and-swap lost: the stored revision is not the expected one.
@@ -293,6 +304,7 @@ impl Error {
             Error::DuplicateDecision { .. } => "duplicate_decision",
             Error::MissingDecision { .. } => "missing_decision",
             Error::ResumeAnchorMismatch { .. } => "anchor_mismatch",
+            Error::EditRefused { .. } => "edit_refused",
             Error::StoreConflict { .. } => "store_conflict",
             Error::QuotaExceeded { .. } => "quota_exceeded",
             Error::StoreUnavailable { .. } => "store_unavailable",

@@ -70,7 +70,7 @@ pub fn panic_probe(cmd: &str) {
 pub use call::{anchor, canonical_json, Anchor, Family, ToolCall};
 pub use error::Error;
 pub use marker::{
-    refusal_text, CallOutcome, CallResult, Choice, HistoryCheck, Marker, Park, ParkCall,
+    refusal_text, CallOutcome, CallResult, Choice, EditCheck, HistoryCheck, Marker, Park, ParkCall,
     PendingCall, ResumeDecision, EXPIRED_TEXT,
 };
 pub use policy::{Policy, Rule, SessionRules};

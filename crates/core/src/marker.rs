@@ -209,6 +209,11 @@ pub enum Choice {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         /// The scope the person chose, for the host.
         scope: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The arguments as the person edited them: the call that runs instead of the
+        /// parked one, once the host's policy has classified it again
+        /// ([`EditCheck`]); approved once, never with a scope.
+        args: Option<Value>,
     },
     /// Do not run it; the model gets `User refused permission: <message>`.
     Deny {
@@ -224,7 +229,26 @@ impl ResumeDecision {
         ResumeDecision {
             tool_call_id: tool_call_id.into(),
             anchor: anchor.into(),
-            choice: Choice::Allow { scope: None },
+            choice: Choice::Allow {
+                scope: None,
+                args: None,
+            },
+        }
+    }
+
+    /// Allow once, with the arguments the person edited.
+    pub fn allow_edited(
+        tool_call_id: impl Into<String>,
+        anchor: impl Into<String>,
+        args: Value,
+    ) -> ResumeDecision {
+        ResumeDecision {
+            tool_call_id: tool_call_id.into(),
+            anchor: anchor.into(),
+            choice: Choice::Allow {
+                scope: None,
+                args: Some(args),
+            },
         }
     }
 
@@ -304,12 +328,23 @@ pub struct CallResult {
     pub tool_call_id: String,
     /// The tool's name.
     pub tool: String,
-    /// The arguments the marker held: the only ones an approval lets run.
+    /// The arguments to run with: the marker's, or the person's edit of them (the only
+    /// ones an approval lets run).
     pub args: Value,
     #[serde(flatten)]
     /// What happened to it (`outcome` inline in JSON).
     pub outcome: CallOutcome,
+    /// The marker's arguments, when the person approved an edit of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_from: Option<Value>,
 }
+
+/// The host's policy, asked about an edited call before a person's approval of it can
+/// stand: a call the policy denies is never approved, edited or not.
+pub type EditCheck = std::rc::Rc<dyn Fn(&ToolCall) -> Verdict>;
+
+/// Upper bound of an edit's arguments (UTF-8 bytes of their JSON).
+pub const MAX_EDIT_BYTES: usize = 64 * 1024;
 
 impl Marker {
     /// Builds the marker of a park request at `now` with the given store `revision`.
@@ -547,7 +582,11 @@ impl Marker {
     /// Checks the decisions against the pending calls: each anchor matches, every
     /// pending id is decided exactly once, no unknown id. Returns one result per
     /// pending call, in marker order.
-    pub fn resolve(&self, decisions: &[ResumeDecision]) -> Result<Vec<CallResult>, Error> {
+    pub fn resolve(
+        &self,
+        decisions: &[ResumeDecision],
+        edits: Option<&EditCheck>,
+    ) -> Result<Vec<CallResult>, Error> {
         let mut chosen: Vec<Option<&Choice>> = vec![None; self.calls.len()];
         for d in decisions {
             let Some(i) = self
@@ -580,6 +619,13 @@ impl Marker {
                     got: d.anchor.clone(),
                 });
             }
+            if let Choice::Allow {
+                scope,
+                args: Some(edited),
+            } = &d.choice
+            {
+                self.check_edit(call, scope.is_some(), edited, edits)?;
+            }
             *slot = Some(&d.choice);
         }
         let missing: Vec<String> = self
@@ -600,10 +646,20 @@ impl Marker {
             .iter()
             .zip(chosen)
             .filter_map(|(call, choice)| {
+                let mut edited_from = None;
+                let mut args = call.args.clone();
                 let outcome = match choice? {
-                    Choice::Allow { scope } => CallOutcome::Approved {
-                        scope: scope.clone(),
-                    },
+                    Choice::Allow {
+                        scope,
+                        args: edited,
+                    } => {
+                        if let Some(edited) = edited {
+                            edited_from = Some(std::mem::replace(&mut args, edited.clone()));
+                        }
+                        CallOutcome::Approved {
+                            scope: scope.clone(),
+                        }
+                    }
                     Choice::Deny { message } => CallOutcome::Denied {
                         message: message.clone().unwrap_or_default(),
                     },
@@ -611,11 +667,53 @@ impl Marker {
                 Some(CallResult {
                     tool_call_id: call.tool_call_id.clone(),
                     tool: call.tool.clone(),
-                    args: call.args.clone(),
+                    args,
                     outcome,
+                    edited_from,
                 })
             })
             .collect())
+    }
+
+    /// Whether a person's approval of `edited` instead of `call`'s arguments can stand:
+    /// arguments of the same shape (an object for an object), within [`MAX_EDIT_BYTES`],
+    /// approved once, and not denied by the host's policy (a host with no [`EditCheck`]
+    /// takes no edit).
+    fn check_edit(
+        &self,
+        call: &PendingCall,
+        scoped: bool,
+        edited: &Value,
+        edits: Option<&EditCheck>,
+    ) -> Result<(), Error> {
+        let why = match edits {
+            None => "this host does not take edited calls".into(),
+            Some(_) if scoped => "an edited call is approved once, without a scope".into(),
+            Some(_) if edited.is_object() != call.args.is_object() => {
+                "the edit is not the same kind of arguments".into()
+            }
+            Some(_)
+                if serde_json::to_string(edited).map_or(usize::MAX, |t| t.len())
+                    > MAX_EDIT_BYTES =>
+            {
+                "the edit is over 64 KiB".into()
+            }
+            Some(check) => {
+                let verdict = check(&ToolCall::new(call.tool.clone(), edited.clone()));
+                if verdict.tier != Tier::Deny {
+                    return Ok(());
+                }
+                format!(
+                    "the policy denies the edited call ({}): {}",
+                    verdict.rule, verdict.reason
+                )
+            }
+        };
+        Err(Error::EditRefused {
+            run_id: self.run_id.clone(),
+            tool_call_id: call.tool_call_id.clone(),
+            reason: why,
+        })
     }
 }
 

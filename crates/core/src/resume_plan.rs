@@ -22,7 +22,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::error::Error;
-use crate::marker::ResumeDecision;
+use crate::marker::{EditCheck, ResumeDecision};
 use crate::runs::{Resumed, Runs};
 use crate::store::{MarkerStore, Stored};
 
@@ -62,6 +62,8 @@ pub struct ResumePlan {
     store: Rc<dyn MarkerStore>,
     run_id: String,
     snapshot: Option<Stored>,
+    /// The host's check of edited calls ([`Runs::with_edit_check`]).
+    edits: Option<EditCheck>,
     /// The dry run's result, its one write (expected revision, record) and the claim.
     planned: Option<(Resumed, Option<u64>, Stored, ClaimKey)>,
 }
@@ -76,13 +78,15 @@ pub struct Committed {
     pub release_claim: bool,
 }
 
-/// Step 1: read the record once and run the resume on it dry.
+/// Step 1: read the record once and run the resume on it dry; `edits` checks edited
+/// calls as [`Runs::with_edit_check`] does.
 pub fn plan(
     store: &Rc<dyn MarkerStore>,
     run_id: &str,
     owner: &str,
     decisions: &[ResumeDecision],
     now: u64,
+    edits: Option<EditCheck>,
 ) -> Result<ResumePlan, Error> {
     let snapshot = store.get(run_id)?;
     let dry = Rc::new(SnapshotStore::new(
@@ -92,7 +96,7 @@ pub fn plan(
         true,
     ));
     let planned = match (
-        over(&dry).resume(run_id, owner, decisions, now),
+        over(&dry, &edits).resume(run_id, owner, decisions, now),
         dry.take_write(),
         &snapshot,
     ) {
@@ -110,14 +114,15 @@ pub fn plan(
         store: store.clone(),
         run_id: run_id.to_string(),
         snapshot,
+        edits,
         planned,
     })
 }
 
 /// `Runs` over a store view, as `Rc<dyn MarkerStore>`: the type the wasm gate already
 /// instantiates, so its resume is not compiled twice.
-fn over(s: &Rc<SnapshotStore>) -> Runs<Rc<dyn MarkerStore>> {
-    Runs::new(s.clone() as Rc<dyn MarkerStore>)
+fn over(s: &Rc<SnapshotStore>, edits: &Option<EditCheck>) -> Runs<Rc<dyn MarkerStore>> {
+    Runs::new(s.clone() as Rc<dyn MarkerStore>).with_edit_check(edits.clone())
 }
 
 impl ResumePlan {
@@ -140,7 +145,7 @@ impl ResumePlan {
             self.snapshot.clone(),
             false,
         ));
-        over(&live).resume(&self.run_id, owner, decisions, now)
+        over(&live, &self.edits).resume(&self.run_id, owner, decisions, now)
     }
 
     /// Step 3, once the claim is won (or there was none to make): the planned write,

@@ -96,10 +96,14 @@ pub struct DecidedCall {
     pub anchor: String,
     /// `approved`, `denied` or `expired`.
     pub outcome: String,
-    /// The decided arguments, where runs keep the history for the host to take
-    /// ([`crate::Runs::keeping_history`]).
+    /// The decided arguments (the person's edit, when edited), where runs keep the
+    /// history for the host to take ([`crate::Runs::keeping_history`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Value>,
+    /// The parked call's arguments, when the person approved an edit of them (its
+    /// anchor is `anchor`; the edit's is `anchor(tool, args)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_from: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The scope of an approval.
     pub scope: Option<String>,

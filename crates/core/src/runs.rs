@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::marker::{
-    AnyHistory, CallOutcome, CallResult, HistoryCheck, Marker, Park, ResumeDecision,
+    AnyHistory, CallOutcome, CallResult, EditCheck, HistoryCheck, Marker, Park, ResumeDecision,
     MAX_MARKER_BYTES,
 };
 use crate::run::{Run, RunStatus, StopReason};
@@ -58,6 +58,7 @@ pub struct Runs<S> {
     store: S,
     check: Box<dyn HistoryCheck>,
     keep: bool,
+    edits: Option<EditCheck>,
 }
 
 /// A record as read: valid, or made valid by healing it.
@@ -81,7 +82,16 @@ impl<S: MarkerStore> Runs<S> {
             store,
             check: Box::new(AnyHistory),
             keep: false,
+            edits: None,
         }
+    }
+
+    /// Takes approvals of edited calls, each classified again by `check` (the host's
+    /// policy): an edit the policy denies is refused ([`Error::EditRefused`]) and
+    /// nothing is decided. Without it, every edit is refused.
+    pub fn with_edit_check(mut self, check: Option<EditCheck>) -> Runs<S> {
+        self.edits = check;
+        self
     }
 
     /// Keeps the history (and each call's arguments) of a marker a resume decided in the
@@ -298,7 +308,7 @@ impl<S: MarkerStore> Runs<S> {
         let mut run = run;
         let (next, results, history) = match run.marker.take() {
             Some(marker) => {
-                let results = marker.resolve(decisions)?;
+                let results = marker.resolve(decisions, self.edits.as_ref())?;
                 let mut running = run.settle(RunStatus::Running, now, None)?;
                 running.resumed_at = Some(now);
                 running.decision = Some(crate::run::RunDecision {
@@ -316,7 +326,10 @@ impl<S: MarkerStore> Runs<S> {
                                 }
                                 CallOutcome::Expired => ("expired", None, None),
                             };
-                            decided(c, outcome, scope, message, self.keep)
+                            let mut d = decided(c, outcome, scope, message);
+                            d.args = self.keep.then(|| r.args.clone());
+                            d.edited_from = r.edited_from.clone();
+                            d
                         })
                         .collect(),
                 });
@@ -363,6 +376,7 @@ impl<S: MarkerStore> Runs<S> {
                             tool: c.tool.clone(),
                             args: c.args.clone().unwrap_or(serde_json::Value::Null),
                             outcome,
+                            edited_from: c.edited_from.clone(),
                         });
                     }
                 }
@@ -540,7 +554,7 @@ impl<S: MarkerStore> Runs<S> {
                         cancelled.expired_at = Some(expires_at);
                         let mut calls = Vec::new();
                         for c in &marker.calls {
-                            calls.push(decided(c, "expired", None, None, false));
+                            calls.push(decided(c, "expired", None, None));
                         }
                         cancelled.decision = Some(crate::run::RunDecision {
                             decided_by: None,
@@ -605,7 +619,6 @@ fn decided(
     outcome: &str,
     scope: Option<String>,
     message: Option<String>,
-    with_args: bool,
 ) -> crate::run::DecidedCall {
     crate::run::DecidedCall {
         tool_call_id: call.tool_call_id.clone(),
@@ -614,7 +627,8 @@ fn decided(
         outcome: outcome.to_string(),
         scope,
         message,
-        args: with_args.then(|| call.args.clone()),
+        args: None,
+        edited_from: None,
     }
 }
 

@@ -102,13 +102,20 @@ pub struct DecisionRequest {
     #[serde(default)]
     /// For an approval: the scope offered by the prompt (`once` when absent).
     pub scope: Option<String>,
+    #[serde(default)]
+    /// For an approval: the arguments as the person edited them (classified again
+    /// before the approval stands; approved once).
+    pub args: Option<Value>,
 }
 
 impl DecisionRequest {
     /// `allow` / `deny` → the core decision; anything else names what was expected.
     pub fn into_decision(self) -> Result<ResumeDecision, String> {
         let choice = match self.decision.as_str() {
-            "allow" => Choice::Allow { scope: self.scope },
+            "allow" => Choice::Allow {
+                scope: self.scope,
+                args: self.args,
+            },
             "deny" => Choice::Deny {
                 message: self.message,
             },
@@ -190,6 +197,9 @@ pub struct DecidedCallView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The message of a denial.
     pub message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The parked arguments, when the person approved an edit of them.
+    pub edited_from: Option<&'a Value>,
 }
 
 /// The permission marker of a parked run.
@@ -268,6 +278,7 @@ impl<'a> From<&'a Run> for RunView<'a> {
                         outcome: &c.outcome,
                         scope: c.scope.as_deref(),
                         message: c.message.as_deref(),
+                        edited_from: c.edited_from.as_ref(),
                     })
                     .collect(),
             }),
@@ -338,6 +349,9 @@ pub struct CallResultView<'a> {
     /// What the model receives instead of running the tool (denials only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_result: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The parked arguments, when the person approved an edit of them (`args`).
+    pub edited_from: Option<&'a Value>,
 }
 
 impl<'a> From<&'a CallResult> for CallResultView<'a> {
@@ -355,6 +369,7 @@ impl<'a> From<&'a CallResult> for CallResultView<'a> {
             scope,
             message,
             tool_result: r.outcome.tool_result_text(),
+            edited_from: r.edited_from.as_ref(),
         }
     }
 }

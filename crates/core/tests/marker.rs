@@ -283,6 +283,7 @@ fn several_calls_resume_in_marker_order() {
             anchor: anchor_of(&calls[0]),
             choice: Choice::Allow {
                 scope: Some("rm -rf build".to_string()),
+                args: None,
             },
         },
         ResumeDecision::deny("call_2", anchor_of(&calls[1]), "not that file"),
@@ -298,6 +299,7 @@ fn several_calls_resume_in_marker_order() {
                 outcome: CallOutcome::Approved {
                     scope: Some("rm -rf build".to_string())
                 },
+                edited_from: None,
             },
             CallResult {
                 tool_call_id: "call_2".to_string(),
@@ -306,6 +308,7 @@ fn several_calls_resume_in_marker_order() {
                 outcome: CallOutcome::Denied {
                     message: "not that file".to_string()
                 },
+                edited_from: None,
             },
             CallResult {
                 tool_call_id: "call_3".to_string(),
@@ -314,6 +317,7 @@ fn several_calls_resume_in_marker_order() {
                 outcome: CallOutcome::Denied {
                     message: "  ".to_string()
                 },
+                edited_from: None,
             },
         ]
     );
@@ -555,6 +559,7 @@ fn an_expired_marker_resumes_nothing() {
                         scope: None,
                         message: None,
                         args: None,
+                        edited_from: None,
                     }],
                 }),
                 history: Some("h".to_string()),
@@ -961,6 +966,7 @@ fn two_racing_resumes_one_wins_by_compare_and_swap() {
             outcome: CallOutcome::Denied {
                 message: "no".to_string()
             },
+            edited_from: None,
         }]
     );
 }
@@ -1250,7 +1256,8 @@ fn decisions_speak_json() {
                 tool_call_id: "b".to_string(),
                 anchor: "y".to_string(),
                 choice: Choice::Allow {
-                    scope: Some("npm test:*".to_string())
+                    scope: Some("npm test:*".to_string()),
+                    args: None,
                 },
             },
             ResumeDecision::deny("c", "z", "no"),
@@ -1268,6 +1275,7 @@ fn decisions_speak_json() {
         outcome: CallOutcome::Denied {
             message: "no".to_string(),
         },
+        edited_from: None,
     };
     assert_eq!(
         serde_json::to_value(&result).unwrap(),

@@ -54,7 +54,7 @@ fn a_plan_claims_the_exact_record_and_changes_nothing() {
     let store = store();
     let decisions = parked(&store);
     let before = store.get("r-1").unwrap().expect("record");
-    let plan = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 1).unwrap();
+    let plan = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 1, None).unwrap();
     let claim = plan
         .claim()
         .expect("a resume that would succeed has a claim");
@@ -81,8 +81,8 @@ fn of_two_processes_one_claim_wins_and_the_other_is_already_resumed() {
     let store = store();
     let decisions = parked(&store);
     // Both read the same record before either commits.
-    let a = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 1).unwrap();
-    let b = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 1).unwrap();
+    let a = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 1, None).unwrap();
+    let b = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 1, None).unwrap();
     let mut claims: HashSet<String> = HashSet::new();
     let ka = a.claim().cloned().expect("claim a");
     let kb = b.claim().cloned().expect("claim b");
@@ -106,7 +106,7 @@ fn of_two_processes_one_claim_wins_and_the_other_is_already_resumed() {
         late.result
     );
     // A plan made now sees a running run: nothing to claim, and the replay's error.
-    let again = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 3).unwrap();
+    let again = resume_plan::plan(&store, "r-1", "alice", &decisions, T0 + 3, None).unwrap();
     assert!(again.claim().is_none());
     assert!(again.replay("alice", &decisions, T0 + 3).is_err());
 }
@@ -116,12 +116,12 @@ fn a_decision_that_would_fail_claims_nothing() {
     let store = store();
     let _ = parked(&store);
     let wrong = [ResumeDecision::allow("call_1", "not the anchor")];
-    let plan = resume_plan::plan(&store, "r-1", "alice", &wrong, T0 + 1).unwrap();
+    let plan = resume_plan::plan(&store, "r-1", "alice", &wrong, T0 + 1, None).unwrap();
     assert!(plan.claim().is_none(), "the person can decide again");
     assert!(plan.replay("alice", &wrong, T0 + 1).is_err());
     // Another owner's run is not found, and claims nothing either.
     let decisions = parked(&self::store());
-    let plan = resume_plan::plan(&store, "r-1", "mallory", &decisions, T0 + 1).unwrap();
+    let plan = resume_plan::plan(&store, "r-1", "mallory", &decisions, T0 + 1, None).unwrap();
     assert!(plan.claim().is_none());
     assert!(matches!(
         plan.replay("mallory", &decisions, T0 + 1),
@@ -156,7 +156,7 @@ fn a_failed_write_gives_the_claim_back_and_changes_nothing() {
     let decisions = parked(&inner);
     let before = inner.get("r-1").unwrap();
     let broken: Rc<dyn MarkerStore> = Rc::new(Broken(inner.clone()));
-    let plan = resume_plan::plan(&broken, "r-1", "alice", &decisions, T0 + 1).unwrap();
+    let plan = resume_plan::plan(&broken, "r-1", "alice", &decisions, T0 + 1, None).unwrap();
     assert!(plan.claim().is_some());
     let done = plan.commit("alice", &decisions, T0 + 2);
     assert!(done.release_claim);

@@ -441,9 +441,15 @@ pub async fn decide(
     let owner = caller.owner.clone();
     let run_id = id.clone();
     let by = caller.name.clone();
+    let policy = state.policy.clone();
     let resumed = blocking(move || {
-        // The agent takes the outcome later (`POST …/resume`): keep its history.
-        let runs = Runs::new(store.owner(&owner)).keeping_history();
+        // The agent takes the outcome later (`POST …/resume`): keep its history. A
+        // person's edit of a call is classified again by the server's policy.
+        let edits: toolgate_core::EditCheck =
+            std::rc::Rc::new(move |call: &toolgate_core::ToolCall| policy.classify(call));
+        let runs = Runs::new(store.owner(&owner))
+            .keeping_history()
+            .with_edit_check(Some(edits));
         let err = match runs.resume_seen(&run_id, &owner, &decisions, now_ms(), Some(&by), seen) {
             Ok(resumed) => return Ok(resumed),
             Err(e) => e,

@@ -1,7 +1,8 @@
 //! The API's errors: a status and `{"error": {"code", "message"}}` with a stable code.
 //! Core's errors map by kind: unknown or another owner's run → 404 `not_found`; a
 //! decision that lost or no longer fits the run → 409 (`already_resumed`,
-//! `anchor_mismatch`, `stale`, `expired`, `marker_corrupt`); bad input → 400; too large
+//! `anchor_mismatch`, `stale`, `expired`, `marker_corrupt`); an edited call that cannot
+//! be approved → 422 `edit_refused`; bad input → 400; too large
 //! → 413; the database → 503. An error never changes anything (core writes once, last).
 
 use axum::http::header::{RETRY_AFTER, WWW_AUTHENTICATE};
@@ -93,6 +94,8 @@ impl From<Error> for ApiError {
             | Error::UnknownToolCall { .. } => (StatusCode::CONFLICT, "stale"),
             Error::MarkerExpired { .. } => (StatusCode::CONFLICT, "expired"),
             Error::MarkerCorrupt { .. } => (StatusCode::CONFLICT, "marker_corrupt"),
+            // A person's edit the policy denies (or cannot take): nothing was decided.
+            Error::EditRefused { .. } => (StatusCode::UNPROCESSABLE_ENTITY, e.code()),
             Error::RunIdTaken { .. } => (StatusCode::CONFLICT, "run_id_taken"),
             Error::IllegalTransition { .. } | Error::RunStillActive { .. } => {
                 (StatusCode::CONFLICT, e.code())

@@ -277,7 +277,7 @@ fn audit(args: Vec<String>) -> Result<(), String> {
     let mut out = std::io::BufWriter::new(out.lock());
     let fail = |e: std::io::Error| format!("writing: {e}");
     if format == "csv" {
-        writeln!(out, "at,run_id,owner,session_id,revision,tool_call_id,tool,outcome,decided_by,anchor,rule,reason,message,asked_by").map_err(fail)?;
+        writeln!(out, "at,run_id,owner,session_id,revision,tool_call_id,tool,outcome,decided_by,anchor,rule,reason,message,asked_by,edited_anchor").map_err(fail)?;
     }
     let mut seen_at_since = 0usize;
     loop {
@@ -309,6 +309,7 @@ fn audit(args: Vec<String>) -> Result<(), String> {
                     r.reason.clone(),
                     r.message.clone().unwrap_or_default(),
                     r.asked_by.clone().unwrap_or_default(),
+                    r.edited_anchor.clone().unwrap_or_default(),
                 ];
                 let line: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
                 writeln!(out, "{}", line.join(",")).map_err(fail)?;

@@ -466,7 +466,8 @@ fn park_poll_decide_exactly_once() {
         "{csv}"
     );
     assert!(
-        lines[2].contains(",denied,alice-phone,") && lines[2].ends_with(",not on Fridays,ci-agent"),
+        lines[2].contains(",denied,alice-phone,")
+            && lines[2].ends_with(",not on Fridays,ci-agent,"),
         "{csv}"
     );
     let jsonl = export("jsonl");
@@ -1979,4 +1980,83 @@ fn classify_answers_sandbox_with_the_command_only_for_agents_that_contain_calls(
     let (code, err) = refused(&["--database", &db, "--sandbox-agents"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("absolute directory"), "{err}");
+}
+
+/// A person approves an edit of the parked call: the server classifies the edit with
+/// its policy (an edit into a denied command is 422 `edit_refused` and the run still
+/// waits, untouched), the agent takes the edited call once, and the run's decision and
+/// the audit record keep both (the parked call's anchor and the edit's).
+#[test]
+fn an_edited_approval_runs_the_edit_and_is_audited() {
+    let dir = temp_dir("edit");
+    let db = dir.join("toolgate.db");
+    let server = start(&db);
+    let a = server.addr.as_str();
+    assert_eq!(park(a, "run-e", "rm -rf build").status, 201);
+    let run = req(a, "GET", "/v1/runs/run-e", Some(ALICE), None, &[]).json();
+    let anchor = run["marker"]["calls"][0]["anchor"].clone();
+    let revision = run["revision"].clone();
+    let decide = |args: Value| {
+        let d = json!({"toolCallId": "c1", "anchor": anchor, "decision": "allow", "args": args});
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-e/decisions",
+            Some(ALICE),
+            Some(&json!({"decisions": [d], "revision": revision})),
+            &[],
+        )
+    };
+    let before = dump(&db);
+    for denied in ["rm -rf /", "sudo rm -rf build"] {
+        let r = decide(json!({"command": denied}));
+        assert_eq!(
+            (r.status, r.json()["error"]["code"].clone()),
+            (422, json!("edit_refused")),
+            "{denied}"
+        );
+        assert_eq!(
+            dump(&db),
+            before,
+            "{denied}: a refused edit changed the store"
+        );
+    }
+    let ok = decide(json!({"command": "rm -rf build/cache"}));
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    let edited = ok.json()["results"][0].clone();
+    assert_eq!(edited["args"], json!({"command": "rm -rf build/cache"}));
+    assert_eq!(edited["editedFrom"], json!({"command": "rm -rf build"}));
+    let run = req(a, "GET", "/v1/runs/run-e", Some(ALICE), None, &[]).json();
+    assert_eq!(
+        run["decision"]["calls"][0]["editedFrom"],
+        json!({"command": "rm -rf build"})
+    );
+    let taken = req(a, "POST", "/v1/runs/run-e/resume", Some(AGENT), None, &[]).json();
+    assert_eq!(taken["results"][0]["outcome"], "approved");
+    assert_eq!(
+        taken["results"][0]["args"],
+        json!({"command": "rm -rf build/cache"})
+    );
+    assert_eq!(
+        req(a, "POST", "/v1/runs/run-e/resume", Some(AGENT), None, &[]).status,
+        409
+    );
+    let audit = req(a, "GET", "/v1/audit", Some(ALICE), None, &[]).json();
+    let rec = audit["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["runId"] == "run-e")
+        .cloned()
+        .unwrap();
+    assert_eq!(rec["outcome"], "approved");
+    assert_eq!(rec["anchor"], anchor);
+    assert_eq!(
+        rec["editedAnchor"],
+        json!(toolgate_core::anchor(
+            "bash",
+            &json!({"command": "rm -rf build/cache"})
+        ))
+    );
+    drop(server);
 }

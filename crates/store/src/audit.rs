@@ -43,6 +43,10 @@ pub struct AuditRecord {
     /// The agent that asked (the marker's `parked_by`), when the host named it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
+    /// The anchor of the call that ran, when the person approved an edit of the parked
+    /// one (`anchor`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edited_anchor: Option<String>,
 }
 
 /// The link of `record` in the audit chain after `prev` (the previous record's link,
@@ -144,6 +148,7 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
         reason: String::new(),
         message: None,
         asked_by: None,
+        edited_anchor: None,
     };
     let old = match Run::decode(old, &AnyHistory) {
         Ok(old) => old,
@@ -179,6 +184,13 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
                     row.outcome = d.outcome.clone();
                     row.decided_by = new.decision.as_ref().and_then(|d| d.decided_by.clone());
                     row.message = d.message.clone();
+                    // An approved edit: the anchor of what ran (its arguments are in
+                    // the run's decision, which a server's runs keep).
+                    row.edited_anchor = d
+                        .edited_from
+                        .as_ref()
+                        .and(d.args.as_ref())
+                        .map(|args| toolgate_core::anchor(&c.tool, args));
                 }
                 (RunStatus::Cancelled, _) if new.expired_at.is_some() => {
                     row.outcome = "expired".to_string();

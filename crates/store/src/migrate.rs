@@ -42,6 +42,11 @@ pub(crate) const SQLITE: &[Migration] = &[
         name: "0005_audit_chain",
         sql: include_str!("../migrations/sqlite/0005_audit_chain.sql"),
     },
+    Migration {
+        version: 6,
+        name: "0006_audit_edits",
+        sql: include_str!("../migrations/sqlite/0006_audit_edits.sql"),
+    },
 ];
 
 pub(crate) const POSTGRES: &[Migration] = &[
@@ -69,5 +74,10 @@ pub(crate) const POSTGRES: &[Migration] = &[
         version: AUDIT_CHAIN,
         name: "0005_audit_chain",
         sql: include_str!("../migrations/postgres/0005_audit_chain.sql"),
+    },
+    Migration {
+        version: 6,
+        name: "0006_audit_edits",
+        sql: include_str!("../migrations/postgres/0006_audit_edits.sql"),
     },
 ];

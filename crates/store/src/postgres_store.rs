@@ -324,7 +324,11 @@ impl PostgresStore {
 
 /// The columns of an [`AuditRecord`], in [`audit_record`]'s order.
 const AUDIT_COLUMNS: &str = "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-     decided_by, anchor, rule, reason, message, asked_by";
+     decided_by, anchor, rule, reason, message, asked_by, edited_anchor";
+/// [`AUDIT_COLUMNS`] as migration 5 found the table (no `edited_anchor` until 6).
+const AUDIT_COLUMNS_V5: &str =
+    "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
+     decided_by, anchor, rule, reason, message, asked_by, NULL::text";
 
 /// An [`AuditRecord`] from [`AUDIT_COLUMNS`] starting at column `from`.
 fn audit_record(r: &postgres::Row, from: usize) -> Result<AuditRecord, postgres::Error> {
@@ -343,6 +347,7 @@ fn audit_record(r: &postgres::Row, from: usize) -> Result<AuditRecord, postgres:
         reason: r.try_get(from + 11)?,
         message: r.try_get(from + 12)?,
         asked_by: r.try_get(from + 13)?,
+        edited_anchor: r.try_get(from + 14)?,
     })
 }
 
@@ -375,8 +380,8 @@ fn insert_audit(
             .query_one(
                 "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
                  revision, tool_call_id, tool, outcome, decided_by,
-                 anchor, rule, reason, message, asked_by, prev_hash, hash)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                 anchor, rule, reason, message, asked_by, edited_anchor, prev_hash, hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
              RETURNING id",
                 &[
                     &sql_revision(key, r.at)?,
@@ -393,6 +398,7 @@ fn insert_audit(
                     &r.reason,
                     &r.message,
                     &r.asked_by,
+                    &r.edited_anchor,
                     &prev,
                     &hash,
                 ],
@@ -414,7 +420,7 @@ fn insert_audit(
 fn chain_existing(tx: &mut postgres::Transaction<'_>) -> Result<(), Error> {
     let rows = tx
         .query(
-            &format!("SELECT id, {AUDIT_COLUMNS} FROM toolgate_audit ORDER BY id"),
+            &format!("SELECT id, {AUDIT_COLUMNS_V5} FROM toolgate_audit ORDER BY id"),
             &[],
         )
         .map_err(err)?;

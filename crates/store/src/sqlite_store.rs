@@ -331,8 +331,8 @@ fn insert_audit(
         tx.execute(
             "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
                  revision, tool_call_id, tool, outcome, decided_by, anchor,
-                 rule, reason, message, asked_by, prev_hash, hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 rule, reason, message, asked_by, edited_anchor, prev_hash, hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             params![
                 sql_revision(key, r.at)?,
                 r.run_id,
@@ -348,6 +348,7 @@ fn insert_audit(
                 r.reason,
                 r.message,
                 r.asked_by,
+                r.edited_anchor,
                 prev,
                 hash
             ],
@@ -369,7 +370,7 @@ fn chain_existing(tx: &rusqlite::Transaction<'_>) -> Result<(), Error> {
     let rows: Vec<(i64, AuditRecord)> = {
         let mut stmt = tx
             .prepare(&format!(
-                "SELECT id, {AUDIT_COLUMNS} FROM toolgate_audit ORDER BY id"
+                "SELECT id, {AUDIT_COLUMNS_V5} FROM toolgate_audit ORDER BY id"
             ))
             .map_err(err)?;
         let rows = stmt
@@ -403,7 +404,11 @@ fn chain_existing(tx: &rusqlite::Transaction<'_>) -> Result<(), Error> {
 
 /// The columns of an [`AuditRecord`], in [`audit_record`]'s order.
 const AUDIT_COLUMNS: &str = "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-     decided_by, anchor, rule, reason, message, asked_by";
+     decided_by, anchor, rule, reason, message, asked_by, edited_anchor";
+/// [`AUDIT_COLUMNS`] as migration 5 found the table (no `edited_anchor` until 6).
+const AUDIT_COLUMNS_V5: &str =
+    "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
+     decided_by, anchor, rule, reason, message, asked_by, NULL";
 
 /// An [`AuditRecord`] from [`AUDIT_COLUMNS`] starting at column `from`.
 fn audit_record(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<AuditRecord> {
@@ -422,6 +427,7 @@ fn audit_record(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<AuditRec
         reason: r.get(from + 11)?,
         message: r.get(from + 12)?,
         asked_by: r.get(from + 13)?,
+        edited_anchor: r.get(from + 14)?,
     })
 }
 

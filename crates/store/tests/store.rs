@@ -66,7 +66,10 @@ fn park_as(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64, by: &str) -> V
         .map(|c| ResumeDecision {
             tool_call_id: c.tool_call_id.clone(),
             anchor: c.anchor.clone(),
-            choice: Choice::Allow { scope: None },
+            choice: Choice::Allow {
+                scope: None,
+                args: None,
+            },
         })
         .collect()
 }
@@ -305,6 +308,36 @@ fn audit_trail(store: &SqlStore) {
         .audit(Some("other"), 0, 100)
         .expect("audit")
         .is_empty());
+    // An approved edit: the record keeps the parked call's anchor and the edit's (read
+    // back, and hashed into the chain that `audit_chain` verifies next).
+    let policy = Policy::from_toml(TOML).expect("policy");
+    let edits: toolgate_core::EditCheck = std::rc::Rc::new(move |c: &ToolCall| policy.classify(c));
+    let keeping = Runs::new(store.owner("me"))
+        .keeping_history()
+        .with_edit_check(Some(edits));
+    let mut edited = park(&keeping, "edit-ok", T0);
+    let to = json!({ "command": "git push origin feature" });
+    edited[0].choice = Choice::Allow {
+        scope: None,
+        args: Some(to.clone()),
+    };
+    keeping
+        .resume_by("edit-ok", "me", &edited, T0 + 9, Some("alice-phone"))
+        .expect("edited approval");
+    let rec = store
+        .audit(Some("me"), T0, 100)
+        .expect("audit")
+        .into_iter()
+        .find(|r| r.run_id == "edit-ok")
+        .expect("the edit's record");
+    assert_eq!(
+        (rec.outcome.as_str(), rec.anchor.as_str(), rec.edited_anchor),
+        (
+            "approved",
+            edited[0].anchor.as_str(),
+            Some(toolgate_core::anchor("bash", &to))
+        )
+    );
 }
 
 /// The audit trail's hash chain: intact as written; an edited record, a deleted one in
@@ -487,7 +520,7 @@ fn sqlite_file() {
         .expect("resumed after the restart");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "5"
+        "6"
     );
 
     // Two connections to the file (as two server processes would have).
@@ -704,7 +737,7 @@ fn sqlite_migrates_rows_of_before_owners() {
     .expect("migrate");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "5"
+        "6"
     );
     assert_eq!(
         query_one(&path, "SELECT owner || '/' || status || '/' || coalesce(parked_by, '-') FROM toolgate_runs WHERE run_key = 'old-waiting'"),

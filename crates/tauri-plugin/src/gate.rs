@@ -347,7 +347,7 @@ impl Inner {
                 };
                 for d in decisions {
                     let scope = match (&d.choice, deny_always) {
-                        (Choice::Allow { scope: Some(s) }, _) => Some((Tier::Auto, s.clone())),
+                        (Choice::Allow { scope: Some(s), .. }, _) => Some((Tier::Auto, s.clone())),
                         (Choice::Deny { .. }, Some(s)) => Some((Tier::Deny, s.to_string())),
                         _ => None,
                     };
@@ -405,8 +405,20 @@ impl Inner {
             .and_then(|m| m.calls.first())
             .map_or_else(|| "call".to_string(), |c| c.tool_call_id.clone());
         let (choice, deny_always) = match response.decision {
-            Decision::AllowOnce => (Choice::Allow { scope: None }, None),
-            Decision::AllowAlways { scope } => (Choice::Allow { scope: Some(scope) }, None),
+            Decision::AllowOnce => (
+                Choice::Allow {
+                    scope: None,
+                    args: None,
+                },
+                None,
+            ),
+            Decision::AllowAlways { scope } => (
+                Choice::Allow {
+                    scope: Some(scope),
+                    args: None,
+                },
+                None,
+            ),
             Decision::Deny { message } => (Choice::Deny { message }, None),
             Decision::DenyAlways { scope, message } => (Choice::Deny { message }, Some(scope)),
         };
@@ -663,7 +675,7 @@ mod tests {
                     }
                     Op::Resume { check, allow } => {
                         let Some((id, anchor, _)) = checks.get(check) else { continue };
-                        let choice = if allow { Choice::Allow { scope: None } } else { Choice::Deny { message: Some("no".into()) } };
+                        let choice = if allow { Choice::Allow { scope: None, args: None } } else { Choice::Deny { message: Some("no".into()) } };
                         let d = ResumeDecision { tool_call_id: "call".into(), anchor: anchor.clone(), choice };
                         let r = gate.resume(id, &[d], None, now);
                         if model[check].is_none() {

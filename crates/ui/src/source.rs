@@ -336,9 +336,13 @@ fn view(run: Run, policy: &Policy) -> RunView {
 /// A decision as core takes it (a denial's message trimmed).
 pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
     let choice = match decision {
-        Decision::AllowOnce => Choice::Allow { scope: None },
+        Decision::AllowOnce => Choice::Allow {
+            scope: None,
+            args: None,
+        },
         Decision::AllowAlways(scope) => Choice::Allow {
             scope: Some(scope.clone()),
+            args: None,
         },
         Decision::Deny(message) => Choice::Deny {
             message: Some(message.trim().to_string()),

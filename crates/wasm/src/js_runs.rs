@@ -112,7 +112,9 @@ export interface Run {
 export interface RunDecision {
   decidedBy?: string;
   calls: { toolCallId: string; tool: string; anchor: string; outcome: "approved" | "denied" | "expired";
-           scope?: string; message?: string }[];
+           scope?: string; message?: string;
+           /** The parked call's args, when the person approved an edit of them. */
+           editedFrom?: unknown }[];
 }
 
 export interface Parked {
@@ -121,9 +123,11 @@ export interface Parked {
   stopReason: "paused";
 }
 
-/** One decision per pending call; every pending call must be decided, once. */
+/** One decision per pending call; every pending call must be decided, once. An allow
+ * with `args` approves the person's edit of the call instead (once, no scope): the
+ * gate classifies it again and refuses one its policy denies (`edit_refused`). */
 export type ResumeDecision =
-  | { toolCallId: string; anchor: string; decision: "allow"; scope?: string }
+  | { toolCallId: string; anchor: string; decision: "allow"; scope?: string; args?: unknown }
   | { toolCallId: string; anchor: string; decision: "deny"; message?: string };
 
 /** `decisions: []` on a run an expired marker cancelled takes that marker's history,
@@ -136,7 +140,9 @@ export interface ResumeRequest {
 /** Per pending call, in marker order. Run an approved call with exactly these args;
  * give the model `toolResult` for a denied one (a clean tool error, not a failed run). */
 export type ResumedCall =
-  | { toolCallId: string; tool: string; args: unknown; outcome: "approved"; scope?: string }
+  | { toolCallId: string; tool: string; args: unknown; outcome: "approved"; scope?: string;
+      /** The parked args, when `args` is the person's edit of them. */
+      editedFrom?: unknown }
   | { toolCallId: string; tool: string; args: unknown; outcome: "denied"; message: string;
       /** `User refused permission: <message>` (or `User refused permission.`). */
       toolResult: string }

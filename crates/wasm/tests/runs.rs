@@ -506,6 +506,50 @@ async fn park_refuses_oversize_history_denied_calls_and_foreign_owners() {
     assert_eq!(s(&e, "code"), "disposed");
 }
 
+/// `gate.resume` with a person's edit: the gate's policy classifies it again (an edit
+/// it denies is `edit_refused` and the run still waits, its record untouched); an
+/// allowed edit resumes once with the edited `args` and `editedFrom`, in the run's
+/// decision too (through the IndexedDB claim path, as in every browser).
+#[wasm_bindgen_test]
+async fn an_edit_is_classified_again_and_resumes_with_the_edited_call() {
+    fresh().await;
+    let g = gate("s-1", None, true);
+    let one = r#"[{"toolCallId":"c1","tool":"bash","args":{"command":"python deploy.py"}}]"#;
+    let run = get(&park(&g, "r-edit", one, "h").unwrap(), "run");
+    let anchor = s(
+        &get(&get(&run, "marker"), "calls")
+            .unchecked_into::<Array>()
+            .get(0),
+        "anchor",
+    );
+    let edit = |command: &str| {
+        js(&format!(
+            r#"{{"decisions":[{{"toolCallId":"c1","anchor":"{anchor}","decision":"allow","args":{{"command":"{command}"}}}}]}}"#
+        ))
+    };
+    let before = storage().get_item("toolgate:run:r-edit").unwrap();
+    let e = resume(&g, "r-edit", edit("sudo python deploy.py"))
+        .await
+        .unwrap_err();
+    assert_eq!(s(&e, "code"), "edit_refused", "{}", s(&e, "message"));
+    assert_eq!(storage().get_item("toolgate:run:r-edit").unwrap(), before);
+    let out = resume(&g, "r-edit", edit("python deploy.py --dry-run"))
+        .await
+        .unwrap();
+    let r = Array::from(&get(&out, "results")).get(0);
+    assert_eq!(s(&r, "outcome"), "approved");
+    assert_eq!(s(&get(&r, "args"), "command"), "python deploy.py --dry-run");
+    assert_eq!(s(&get(&r, "editedFrom"), "command"), "python deploy.py");
+    let after = g.run("r-edit").unwrap();
+    let decided = Array::from(&get(&get(&after, "decision"), "calls")).get(0);
+    assert_eq!(
+        s(&get(&decided, "editedFrom"), "command"),
+        "python deploy.py"
+    );
+    let again = resume(&g, "r-edit", edit("python deploy.py --dry-run")).await;
+    assert!(again.is_err(), "resumed twice");
+}
+
 #[wasm_bindgen_test]
 async fn other_gates_hear_of_park_resume_and_fail_and_dispose_closes_the_channel() {
     fresh().await;

@@ -154,6 +154,58 @@ pub fn marker(text: &str) {
             assert_eq!(Run::decode(&again, &AnyHistory).ok(), Some(run));
         }
     }
+    resume_request(text);
+}
+
+/// The same text as a resume request (`{"decisions": […]}`) for a parked `rm -rf build`,
+/// call `c1` (an anchor `"A"` stands for the parked call's): whatever it decides, with
+/// edits or without, an approved call is the parked one or an edit of it that the
+/// policy does not deny, and the run resumes at most once.
+fn resume_request(text: &str) {
+    use std::rc::Rc;
+    use toolgate_core::wire::ResumeRequest;
+    use toolgate_core::{EditCheck, MemoryStore, Park, ParkCall, Runs};
+    let Ok(request) = serde_json::from_str::<ResumeRequest>(text) else {
+        return;
+    };
+    let Ok(mut decisions) = request.into_decisions() else {
+        return;
+    };
+    let parked = ToolCall::new("bash", serde_json::json!({ "command": "rm -rf build" }));
+    for d in &mut decisions {
+        if d.anchor == "A" {
+            d.anchor = parked.anchor();
+        }
+    }
+    let p = policy();
+    let edits: EditCheck = Rc::new(move |c: &ToolCall| p.classify(c));
+    let runs = Runs::new(MemoryStore::new()).with_edit_check(Some(edits));
+    let park = Park {
+        run_id: "r".into(),
+        session_id: "s".into(),
+        owner: "o".into(),
+        calls: vec![ParkCall {
+            tool_call_id: "c1".into(),
+            verdict: policy().classify(&parked),
+            call: parked.clone(),
+        }],
+        history: String::new(),
+        ttl_ms: None,
+        parked_by: None,
+    };
+    let parked_ok = runs.park(park, 1).is_ok();
+    assert!(parked_ok, "the parked call is `ask`");
+    let Ok(resumed) = runs.resume("r", "o", &decisions, 2) else {
+        return;
+    };
+    for r in resumed.results.iter().filter(|r| r.outcome.is_approved()) {
+        let v = policy().classify(&ToolCall::new(r.tool.clone(), r.args.clone()));
+        assert!(v.tier != Tier::Deny, "approved a denied call: {}", r.args);
+        if r.edited_from.is_none() {
+            assert_eq!(r.args, parked.args, "an edit that does not say so");
+        }
+    }
+    assert!(runs.resume("r", "o", &decisions, 3).is_err());
 }
 
 /// Any text as a `sed` script: reading it never panics; a script that only reads and

@@ -313,7 +313,13 @@ impl Gate {
     ) -> Result<Gate, GateError> {
         let ids = CryptoIds::new()?;
         let owner = options.owner.unwrap_or_else(|| options.session_id.clone());
-        let runs = RunsPart::new(store, options.session_id.clone(), owner, options.locks);
+        let runs = RunsPart::new(
+            store,
+            options.session_id.clone(),
+            owner,
+            options.locks,
+            policy.shared(),
+        );
         let registry = Registry::new(options.session_id, options.registry, ids);
         let inner = Rc::new(Inner {
             policy: policy.shared(),

@@ -36,8 +36,8 @@ use std::future::Future;
 use std::rc::Rc;
 use toolgate_core::resume_plan;
 use toolgate_core::{
-    CallOutcome, Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed, Run,
-    RunStatus, Runs, ToolCall,
+    CallOutcome, EditCheck, Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed,
+    Run, RunStatus, Runs, ToolCall,
 };
 
 /// The park / resume half of a gate's inner state.
@@ -49,6 +49,8 @@ pub(super) struct RunsPart {
     /// Cross-process resume claims (IndexedDB), when there is IndexedDB.
     pub(super) claims: Rc<Claims>,
     pub(super) notify: Rc<RefCell<Notify>>,
+    /// The gate's policy, classifying a person's edit of a parked call again.
+    pub(super) edits: EditCheck,
 }
 
 impl RunsPart {
@@ -57,7 +59,9 @@ impl RunsPart {
         session_id: String,
         owner: String,
         use_locks: bool,
+        policy: Rc<toolgate_core::Policy>,
     ) -> RunsPart {
+        let edits: EditCheck = Rc::new(move |call: &ToolCall| policy.classify(call));
         let notify = Rc::new(RefCell::new(Notify::default()));
         let weak = Rc::downgrade(&notify);
         let me = owner.clone();
@@ -99,12 +103,13 @@ impl RunsPart {
             n.storage_events = storage_events;
         }
         RunsPart {
-            runs: Runs::new(store),
+            runs: Runs::new(store).with_edit_check(Some(edits.clone())),
             session_id,
             owner,
             locks: if use_locks { Locks::find() } else { None },
             claims: Claims::new(),
             notify,
+            edits,
         }
     }
 
@@ -406,7 +411,14 @@ async fn resume_claimed(
     decisions: &[ResumeDecision],
     now: u64,
 ) -> Result<Resumed, GateError> {
-    let plan = resume_plan::plan(part.runs.store(), run_id, &part.owner, decisions, now)?;
+    let plan = resume_plan::plan(
+        part.runs.store(),
+        run_id,
+        &part.owner,
+        decisions,
+        now,
+        Some(part.edits.clone()),
+    )?;
     let Some(claim) = plan.claim().cloned() else {
         return Ok(plan.replay(&part.owner, decisions, now)?);
     };
