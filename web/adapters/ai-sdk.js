@@ -25,7 +25,9 @@
 //   `resume(runId, decisions)` (no decisions, over httpRuns: what a person decided in
 //   the server's panel, taken once) and `continueFrom(resumed)`: each pending approval answered
 //   from the marker's outcome, bound to the parked arguments (a history whose call has
-//   other arguments than the parked ones is refused: `anchor_mismatch`). A run whose
+//   other arguments than the parked ones is refused: `anchor_mismatch`). A person's
+//   edit (`args` in an allow; the gate classifies it again) runs as the tool's input,
+//   written into the history's call, when that input maps to the edited call. A run whose
 //   marker expired comes back once with each approval answered `approved: false`,
 //   "Not approved: nobody answered the permission request in time." (the model gets the
 //   SDK's execution-denied with that reason, not a person's refusal).
@@ -118,6 +120,15 @@ export function pendingApprovals(messages) {
   return out;
 }
 
+/** `messages` with the input of tool call `id` replaced (model or UI messages). */
+function withInput(messages, id, input) {
+  return messages.map((m) => {
+    const key = Array.isArray(m?.parts) ? "parts" : "content";
+    if (!Array.isArray(m?.[key]) || !m[key].some((p) => p?.toolCallId === id && "input" in p)) return m;
+    return { ...m, [key]: m[key].map((p) => (p?.toolCallId === id && "input" in p ? { ...p, input } : p)) };
+  });
+}
+
 function readHistory(text) {
   let doc;
   try {
@@ -137,20 +148,30 @@ export function toolgateApprovals({ policy, runs, tools } = {}) {
   const toCall = callMapper(tools);
 
   function continueFrom(resumed) {
-    const messages = readHistory(resumed.history);
+    let messages = readHistory(resumed.history);
     const results = new Map(resumed.results.map((r) => [r.toolCallId, r]));
     const responses = pendingApprovals(messages).map((a) => {
       const result = results.get(a.toolCallId);
       const call = toCall(a.toolName, a.input);
-      const v = verdictFor(policy, call);
+      let v = verdictFor(policy, call);
       let approved = false;
       let reason;
+      // A person's edit: the history holds the parked call (`editedFrom`); the tool runs
+      // with the edited arguments as its input, written into the history's call, when
+      // that input maps to exactly the edited call and the policy does not deny it.
+      const edited = result?.outcome === "approved" && result.editedFrom !== undefined;
+      const parked = edited ? { tool: result.tool, args: result.editedFrom } : result;
+      if (edited && v.tier !== "deny") v = verdictFor(policy, { tool: result.tool, args: result.args });
       if (v.tier === "deny") reason = refusal(v);
       else if (!result) reason = "Not approved: this call was not decided.";
       else if (result.outcome === "expired") reason = result.toolResult ?? "Not approved: nobody answered the permission request in time.";
-      else if (canonical({ tool: result.tool, args: result.args }) !== canonical(call)) reason = "Not approved: the arguments differ from the ones decided.";
-      else if (result.outcome === "approved") approved = true;
-      else reason = result.toolResult ?? "User refused permission.";
+      else if (canonical({ tool: parked.tool, args: parked.args }) !== canonical(call)) reason = "Not approved: the arguments differ from the ones decided.";
+      else if (edited && canonical(toCall(a.toolName, result.args)) !== canonical({ tool: result.tool, args: result.args })) {
+        reason = "Not approved: this tool's input cannot take the edited arguments.";
+      } else if (result.outcome === "approved") {
+        approved = true;
+        if (edited) messages = withInput(messages, a.toolCallId, result.args);
+      } else reason = result.toolResult ?? "User refused permission.";
       return { id: a.approvalId, approved, ...(reason ? { reason } : {}) };
     });
     if (isUi(messages)) return { kind: "ui", messages, responses };

@@ -10,6 +10,8 @@
 //   its output and the refusal; a second resume is `already_resumed`;
 // - a denial with a message reaches the model as the SDK's `execution-denied` with
 //   `User refused permission: <message>`, the tool not run;
+// - a person's edit into a denied command is refused (`edit_refused`); an allowed edit
+//   runs the edited command once (the history's call rewritten), its output to the model;
 // - an edited history (same call id, other arguments) is refused (`anchor_mismatch`) and
 //   the run still waits; a call the policy denies by the time of the resume is refused
 //   although approved; a client-held history that approves `rm -rf /` never runs it;
@@ -37,6 +39,8 @@ const SERVER_TOKENS = [
 const [AGENT_TOKEN, APPROVER_TOKEN] = SERVER_TOKENS.map((t) => t.token);
 const allow = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "allow" }]);
 const deny = JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "deny", message: "not before the release notes" }]);
+// A person's edit of the parked call (the anchor stays the parked call's).
+const editTo = (command) => JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "allow", args: { command } }]);
 
 async function suite(major) {
   const dir = mkdtempSync(join(tmpdir(), `toolgate-ai-sdk-${major}-`));
@@ -84,6 +88,15 @@ async function suite(major) {
       check(`ai ${major} ${mode}: a denial reaches the model as the SDK's execution-denied with the person's message, the tool not run`,
         denied.final === "done" && o?.type === "execution-denied" && o.reason === "User refused permission: not before the release notes" && !ran(d).includes("npm publish"),
         denied);
+
+      const x = mkdtempSync(join(dir, "run-"));
+      step(x, ["park", mode, "run-x"]);
+      const editDenied = step(x, ["resume", "run-x", editTo("rm -rf /"), mode]);
+      const editOk = step(x, ["resume", "run-x", editTo("npm publish --dry-run"), mode]);
+      check(`ai ${major} ${mode}: an edit into a denied command is refused (edit_refused, the run still waits); an allowed edit runs the edited call once and the model gets its output`,
+        editDenied.error === "edit_refused" && editOk.final === "done" && output(editOk, "c1")?.value === "ran: npm publish --dry-run" &&
+          JSON.stringify(ran(x)) === '["ls","npm publish --dry-run"]',
+        { editDenied, editOk, ran: ran(x) });
     }
 
     const t = mkdtempSync(join(dir, "run-"));

@@ -5,6 +5,8 @@
 // - approved by a click in the server's panel (Chromium, the approver signed in) while
 //   the hook waits → `allow`, saying by whom; the same through the panel's API; the
 //   run is taken once (a second take is refused);
+// - approved with an edit → `allow` with `updatedInput` (Claude Code); an edit into a
+//   denied command refused by the server; a host that cannot replace the input asks;
 // - denied with a message → `deny` with it;
 // - nobody answers within --wait-ms → no decision (Claude Code's own prompt asks), the
 //   run expired on the server, a late decision refused;
@@ -79,9 +81,9 @@ async function parked(url, token, command) {
   return null;
 }
 
-const decide = (url, token, run, decision, message) =>
+const decide = (url, token, run, decision, message, args) =>
   api(url, "POST", `v1/runs/${run.runId}/decisions`, token, {
-    decisions: [{ toolCallId: "c1", anchor: run.marker.calls[0].anchor, decision, ...(message ? { message } : {}) }],
+    decisions: [{ toolCallId: "c1", anchor: run.marker.calls[0].anchor, decision, ...(message ? { message } : {}), ...(args ? { args } : {}) }],
   });
 
 const behavior = (r) => r.json?.hookSpecificOutput?.decision?.behavior;
@@ -167,6 +169,29 @@ try {
       d?.status === 200 && behavior(r) === "allow" && /approved in toolgate's panel by alice-phone/.test(r.json?.systemMessage ?? ""), { d: d?.json, r });
     const again = run ? await api(url, "POST", `v1/runs/${run.runId}/resume`, AGENT, {}) : null;
     check("the decision was taken once: a second take is refused", again?.status === 409, again?.json);
+  }
+  // Approved with an edit: Claude Code runs the edited input (`updatedInput`); an edit
+  // the server's policy denies is refused there and the hook keeps waiting; another host
+  // (Copilot CLI, whose answer cannot replace the input) asks instead.
+  {
+    const command = "touch edit-marker";
+    const running = hook(input(command), { server: url });
+    const run = await parked(url, PHONE, command);
+    const bad = run ? await decide(url, PHONE, run, "allow", null, { command: "rm -rf /", description: "x" }) : null;
+    const d = run ? await decide(url, PHONE, run, "allow", null, { command: "touch edit-marker-2", description: "x" }) : null;
+    const r = await running;
+    const out = r.json?.hookSpecificOutput?.decision;
+    check("an edit into a denied command is refused by the server (422 edit_refused); an allowed edit → the hook answers allow with updatedInput, the edited input",
+      bad?.status === 422 && bad?.json?.error?.code === "edit_refused" && d?.status === 200 &&
+        out?.behavior === "allow" && out?.updatedInput?.command === "touch edit-marker-2" && /edited/.test(r.json?.systemMessage ?? ""),
+      { bad: bad?.json, d: d?.json, r });
+    const copilotInput = JSON.stringify({ hookName: "permissionRequest", sessionId: "cp-edit", timestamp: 1, cwd: work, toolName: "bash", toolInput: { command: "touch copilot-edit-marker" }, permissionSuggestions: [] });
+    const other = hook(copilotInput, { server: url, host: "copilot" });
+    const crun = await parked(url, PHONE, "touch copilot-edit-marker");
+    const cd = crun ? await decide(url, PHONE, crun, "allow", null, { command: "touch copilot-edit-marker-2" }) : null;
+    const cr = await other;
+    check("an edited approval for a host that cannot run it in place of the call → no allow (the host asks)",
+      cd?.status === 200 && cr.code === 0 && cr.json?.behavior !== "allow" && !JSON.stringify(cr.json ?? {}).includes("edit-marker-2"), { cd: cd?.json, cr });
   }
   // Denied with a message.
   {

@@ -255,6 +255,9 @@ pub struct Answer {
     pub host_prompts: bool,
     /// Parked with `--defer`: Claude Code's `defer`.
     pub defer: bool,
+    /// A person's edit of the call, approved: the tool's input to run instead (Claude
+    /// Code's `PermissionRequest` `updatedInput`).
+    pub updated: Option<Value>,
 }
 
 impl Answer {
@@ -264,6 +267,7 @@ impl Answer {
             reason: format!("toolgate: {} ({})", v.reason, v.rule),
             host_prompts: false,
             defer: false,
+            updated: None,
         }
     }
     /// Something went wrong before the input was read: no.
@@ -273,6 +277,7 @@ impl Answer {
             reason: format!("toolgate could not judge this call ({why}); denied"),
             host_prompts: false,
             defer: false,
+            updated: None,
         }
     }
     /// Something went wrong: a person decides (where the host can ask), else no.
@@ -282,6 +287,7 @@ impl Answer {
             reason: format!("toolgate could not judge this call ({why}); asking instead"),
             host_prompts: false,
             defer: false,
+            updated: None,
         }
     }
 }
@@ -369,6 +375,7 @@ fn judge(host: Host, opts: &PolicyOpts, env: &Env, how: &How, text: &str) -> (An
             ),
             host_prompts: true,
             defer: false,
+            updated: None,
         };
         return (answer, input.args);
     }
@@ -528,25 +535,72 @@ fn remotely(
         let answered = watch.as_mut().is_some_and(|w| w.answered());
         answered.then(|| "answered in Claude Code's own prompt".to_string())
     };
-    let (tier, reason) = match crate::remote::ask(&server, session, call, wait, &mut elsewhere) {
-        crate::remote::Remote::Allow { by } => (
-            Tier::Auto,
-            match by {
-                Some(b) => format!("toolgate: approved in toolgate's panel by {b}"),
-                None => "toolgate: approved in toolgate's panel".to_string(),
-            },
-        ),
-        crate::remote::Remote::Deny { reason } => (Tier::Deny, format!("toolgate: {reason}")),
-        crate::remote::Remote::NoAnswer(why) => {
-            (Tier::Ask, format!("toolgate: {why}; asking here"))
-        }
-    };
+    let (tier, reason, updated) =
+        match crate::remote::ask(&server, session, call, wait, &mut elsewhere) {
+            crate::remote::Remote::Allow { by, edited } => {
+                let who = by.map(|b| format!(" by {b}")).unwrap_or_default();
+                match edited {
+                    None => (
+                        Tier::Auto,
+                        format!("toolgate: approved in toolgate's panel{who}"),
+                        None,
+                    ),
+                    Some(args) => edited_answer(host, policy, call, args, &who, fs),
+                }
+            }
+            crate::remote::Remote::Deny { reason } => {
+                (Tier::Deny, format!("toolgate: {reason}"), None)
+            }
+            crate::remote::Remote::NoAnswer(why) => {
+                (Tier::Ask, format!("toolgate: {why}; asking here"), None)
+            }
+        };
     Answer {
         tier,
         reason,
         host_prompts: false,
         defer: false,
+        updated,
     }
+}
+
+/// A person's edit approved in the panel: classified again by this machine's policy (a
+/// deny here is a deny), and run only by a host whose answer can replace the tool's
+/// input (Claude Code's `updatedInput`); elsewhere the host asks.
+fn edited_answer(
+    host: Host,
+    policy: &Policy,
+    call: &ToolCall,
+    args: Value,
+    who: &str,
+    fs: bool,
+) -> (Tier, String, Option<Value>) {
+    let v = toolgate_fs::classify(policy, &ToolCall::new(call.tool.clone(), args.clone()), fs);
+    if v.tier == Tier::Deny {
+        return (
+            Tier::Deny,
+            format!(
+                "toolgate: the edit approved in toolgate's panel{who} is denied here ({}): {}",
+                v.rule, v.reason
+            ),
+            None,
+        );
+    }
+    if host != Host::ClaudeCode {
+        return (
+            Tier::Ask,
+            format!(
+                "toolgate: approved in toolgate's panel{who} with edited arguments, which \
+                 this host cannot run in place of the call; asking here"
+            ),
+            None,
+        );
+    }
+    (
+        Tier::Auto,
+        format!("toolgate: approved in toolgate's panel{who}, edited by the person"),
+        Some(args),
+    )
 }
 
 /// The permission request's answer: Claude Code's `PermissionRequest` `allow` or `deny`
@@ -562,6 +616,10 @@ pub fn render_permission(host: Host, answer: &Answer) -> Value {
         };
     }
     let decision = match answer.tier {
+        // A person's edit: the tool runs with it instead.
+        Tier::Auto if answer.updated.is_some() => {
+            json!({ "behavior": "allow", "updatedInput": answer.updated })
+        }
         Tier::Auto => json!({ "behavior": "allow" }),
         Tier::Deny => json!({ "behavior": "deny", "message": answer.reason }),
         Tier::Ask | Tier::Sandbox => return json!({ "systemMessage": answer.reason }),
@@ -598,18 +656,21 @@ fn deferred(
             reason,
             host_prompts: false,
             defer: true,
+            updated: None,
         },
         Ok(Deferred::Allow(reason)) => Answer {
             tier: Tier::Auto,
             reason,
             host_prompts: false,
             defer: false,
+            updated: None,
         },
         Ok(Deferred::Deny(reason)) => Answer {
             tier: Tier::Deny,
             reason,
             host_prompts: false,
             defer: false,
+            updated: None,
         },
         Err(why) => Answer::failed(format!("parking it: {why}")),
     }
@@ -841,6 +902,7 @@ mod tests {
             reason: "r".into(),
             host_prompts: false,
             defer: false,
+            updated: None,
         }
     }
 

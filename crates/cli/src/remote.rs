@@ -38,8 +38,13 @@ pub struct Server {
 /// What the remote person said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Remote {
-    /// Approved, for exactly the arguments asked about; by whom, when the server says.
-    Allow { by: Option<String> },
+    /// Approved, for exactly the arguments asked about, or for a person's edit of them
+    /// (`edited`: the arguments to run instead, which the server's policy classified
+    /// again); by whom, when the server says.
+    Allow {
+        by: Option<String>,
+        edited: Option<Value>,
+    },
     /// Denied, with the person's message (or the server's policy's reason).
     Deny { reason: String },
     /// No answer: why (the host asks instead).
@@ -308,13 +313,26 @@ fn take(server: &Server, run_id: &str, call: &ToolCall, by: Option<String>) -> R
         .as_deref()
         .map(|b| format!(" by {b}"))
         .unwrap_or_default();
+    let asked = toolgate_core::canonical_json(&call.args);
+    let edited_from = result.get("editedFrom");
     match result["outcome"].as_str() {
         Some("approved")
-            if toolgate_core::canonical_json(&result["args"])
-                == toolgate_core::canonical_json(&call.args)
+            if edited_from.is_none()
+                && toolgate_core::canonical_json(&result["args"]) == asked
                 && result["toolCallId"] == "c1" =>
         {
-            Remote::Allow { by }
+            Remote::Allow { by, edited: None }
+        }
+        // A person's edit of exactly the call asked about.
+        Some("approved")
+            if edited_from.is_some_and(|f| toolgate_core::canonical_json(f) == asked)
+                && result["args"].is_object()
+                && result["toolCallId"] == "c1" =>
+        {
+            Remote::Allow {
+                by,
+                edited: Some(result["args"].clone()),
+            }
         }
         Some("approved") => {
             Remote::NoAnswer("the server approved other arguments than the ones asked about".into())

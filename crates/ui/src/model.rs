@@ -149,6 +149,9 @@ pub enum Decision {
     AllowAlways(String),
     /// Deny, with an optional message for the agent.
     Deny(String),
+    /// Allow once the person's edit of the arguments (their JSON text, an object),
+    /// which the source classifies again (an edit its policy denies is refused).
+    AllowEdited(String),
 }
 
 impl Decision {
@@ -156,6 +159,7 @@ impl Decision {
         match self {
             Decision::AllowOnce => "approved once".to_string(),
             Decision::AllowAlways(scope) => format!("always allowed: {scope}"),
+            Decision::AllowEdited(_) => "approved as edited".to_string(),
             Decision::Deny(m) if m.trim().is_empty() => "denied".to_string(),
             Decision::Deny(m) => format!("denied: {}", m.trim()),
         }
@@ -255,6 +259,34 @@ pub fn highlight(command: &str, span: Option<[usize; 2]>) -> (&str, &str, &str) 
         }
         Some(_) | None => (command, "", ""),
     }
+}
+
+/// The arguments a person's edit stands for, as JSON text (an object): for a shell
+/// call, `args` (the call's, as JSON text) with its command replaced by `text`; for any
+/// other call, `text` itself, which must be a JSON object. `Err`: why not.
+pub fn edited_args(args: &str, command: Option<&str>, text: &str) -> Result<String, String> {
+    let value: serde_json::Value = match command {
+        Some(command) => {
+            if text.trim().is_empty() {
+                return Err("the command is empty".into());
+            }
+            let mut args: serde_json::Value =
+                serde_json::from_str(args).map_err(|e| format!("the call's arguments: {e}"))?;
+            let Some(slot) = args
+                .as_object_mut()
+                .and_then(|o| o.values_mut().find(|v| v.as_str() == Some(command)))
+            else {
+                return Err("the command is not one of the call's arguments".into());
+            };
+            *slot = serde_json::Value::String(text.to_string());
+            args
+        }
+        None => serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?,
+    };
+    if !value.is_object() {
+        return Err("the arguments must be a JSON object".into());
+    }
+    serde_json::to_string(&value).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -463,5 +495,22 @@ mod tests {
         for (cmd, span, want) in cases {
             assert_eq!(highlight(cmd, span), want, "{cmd:?} {span:?}");
         }
+    }
+
+    #[test]
+    fn an_edit_replaces_the_command_or_is_a_json_object() {
+        let args = r#"{"command": "rm -rf build", "description": "clean"}"#;
+        assert_eq!(
+            edited_args(args, Some("rm -rf build"), "rm -rf build/cache").unwrap(),
+            r#"{"command":"rm -rf build/cache","description":"clean"}"#
+        );
+        assert!(edited_args(args, Some("rm -rf build"), "  ").is_err());
+        assert!(edited_args(args, Some("not there"), "ls").is_err());
+        assert_eq!(
+            edited_args("{}", None, r#"{"path": "a.txt"}"#).unwrap(),
+            r#"{"path":"a.txt"}"#
+        );
+        assert!(edited_args("{}", None, "[1]").is_err());
+        assert!(edited_args("{}", None, "{").is_err());
     }
 }

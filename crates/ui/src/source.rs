@@ -107,6 +107,13 @@ pub trait RunSource {
     /// Calls `changed` when another context (a tab, a gate) changed this owner's runs;
     /// a hint to poll now. Dropping the returned [`Watch`] unsubscribes.
     fn watch(&self, changed: Box<dyn Fn()>) -> Watch;
+
+    /// The verdict this source's policy gives `call` (a person's edit, shown before it
+    /// is approved); `None` when the source has no policy of its own (a server's policy
+    /// classifies the edit when the decision arrives).
+    fn classify(&self, _call: &ToolCall) -> Option<Verdict> {
+        None
+    }
 }
 
 /// A [`RunSource`] over core [`Runs`] for one owner; scopes come from `policy`.
@@ -154,6 +161,10 @@ impl<S: MarkerStore + 'static> RunSource for CoreSource<S> {
     /// In memory, only this page changes runs: nothing to watch.
     fn watch(&self, _changed: Box<dyn Fn()>) -> Watch {
         Box::new(())
+    }
+
+    fn classify(&self, call: &ToolCall) -> Option<Verdict> {
+        Some(self.policy.classify(call))
     }
 }
 
@@ -269,7 +280,7 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
 }
 
 /// The decisions as a JavaScript source (and `POST /v1/runs/{id}/decisions`) takes
-/// them: `[{toolCallId, anchor, decision: "allow" | "deny", scope?, message?}]`.
+/// them: `[{toolCallId, anchor, decision: "allow" | "deny", scope?, message?, args?}]`.
 pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
     Value::Array(
         decisions
@@ -278,8 +289,14 @@ pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
                 let mut d = serde_json::Map::new();
                 d.insert("toolCallId".into(), call.tool_call_id.clone().into());
                 d.insert("anchor".into(), call.anchor.clone().into());
+                if let Decision::AllowEdited(json) = decision {
+                    d.insert(
+                        "args".into(),
+                        serde_json::from_str(json).unwrap_or(Value::Null),
+                    );
+                }
                 let (word, key, value) = match decision {
-                    Decision::AllowOnce => ("allow", None, None),
+                    Decision::AllowOnce | Decision::AllowEdited(_) => ("allow", None, None),
                     Decision::AllowAlways(scope) => ("allow", Some("scope"), Some(scope.clone())),
                     Decision::Deny(message) => {
                         ("deny", Some("message"), Some(message.trim().to_string()))
@@ -346,6 +363,11 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
         },
         Decision::Deny(message) => Choice::Deny {
             message: Some(message.trim().to_string()),
+        },
+        // Checked JSON when the person made it; anything else is no edit to approve.
+        Decision::AllowEdited(json) => Choice::Allow {
+            scope: None,
+            args: Some(serde_json::from_str(json).unwrap_or(Value::Null)),
         },
     };
     ResumeDecision {
@@ -434,6 +456,10 @@ impl RunSource for BrowserSource {
                 changed();
             }
         }))
+    }
+
+    fn classify(&self, call: &ToolCall) -> Option<Verdict> {
+        Some(self.policy.core().classify(call))
     }
 }
 

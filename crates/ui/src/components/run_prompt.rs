@@ -85,6 +85,17 @@ pub fn RunPrompt(
     } else {
         format!("The agent asks to run {} tool calls", run.calls.len())
     };
+    // A person's edit, classified by the source's policy before it is approved.
+    let preview = Callback::new(move |(tool, json): (String, String)| {
+        let args = serde_json::from_str(&json).ok()?;
+        let v = ctx
+            .source
+            .with_value(|s| s.classify(&toolgate_core::ToolCall::new(tool, args)))?;
+        Some((
+            v.tier != toolgate_core::Tier::Deny,
+            format!("{}: {} ({})", v.tier.as_str(), v.reason, v.rule),
+        ))
+    });
     let cards = run
         .calls
         .iter()
@@ -104,6 +115,7 @@ pub fn RunPrompt(
                     time_left
                     on_decide=decide
                     on_undo=undo
+                    preview
                 />
             }
         })
