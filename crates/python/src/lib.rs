@@ -206,15 +206,19 @@ impl RunStore {
     }
 
     /// Decides the run's pending calls (`{decisions, revision?}`, the panel's request)
-    /// as `by`, once; the history is kept for the agent to take (`take_json`).
-    #[pyo3(signature = (run_id, request, by))]
+    /// as `by`, once; the history is kept for the agent to take (`take_json`). A
+    /// decision's edited `args` are classified again by `policy` (none: edits are
+    /// refused, `edit_refused`).
+    #[pyo3(signature = (run_id, request, by, policy=None))]
     fn decide_json(
         &self,
         py: Python<'_>,
         run_id: &str,
         request: &str,
         by: &str,
+        policy: Option<PyRef<'_, Policy>>,
     ) -> PyResult<String> {
+        let policy = policy.map(|p| p.inner.clone());
         let v: Value = serde_json::from_str(request)
             .map_err(|e| error(py, "bad_input", format!("the decisions: {e}")))?;
         let seen = v.get("revision").and_then(Value::as_u64);
@@ -234,8 +238,12 @@ impl RunStore {
         }
         let resumed = py
             .detach(|| {
+                let edits = policy.map(|p| -> toolgate_core::EditCheck {
+                    std::rc::Rc::new(move |c: &toolgate_core::ToolCall| p.classify(c))
+                });
                 toolgate_core::Runs::new(self.store.owner(&self.owner))
                     .keeping_history()
+                    .with_edit_check(edits)
                     .resume_seen(
                         run_id,
                         &self.owner,

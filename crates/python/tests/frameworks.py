@@ -32,14 +32,20 @@ def store(directory: str) -> toolgate.RunStore:
     return toolgate.RunStore("sqlite:" + os.path.join(directory, "runs.db"))
 
 
-def decide(store: toolgate.RunStore, run_id: str, decision: str = "allow", message: str = "") -> None:
-    """A person's decision for the run's one call (`call-1`), as the panel sends it."""
+def decide(
+    store: toolgate.RunStore, run_id: str, decision: str = "allow", message: str = "", args: Any = None
+) -> None:
+    """A person's decision for the run's one call (`call-1`), as the panel sends it;
+    `args`: approved as the person edited them (classified again by the agents' policy)."""
     run = store.run(run_id)
     assert run is not None
     d = {"toolCallId": "call-1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": decision}
     if message:
         d["message"] = message
-    store.decide(run_id, [d], by="alice-phone")
+    if args is not None:
+        d["args"] = args
+    policy = toolgate.Policy.defaults(workspace="/home/dev/app", home="/home/dev")
+    store.decide(run_id, [d], by="alice-phone", policy=policy)
 
 
 def log_command(directory: str, command: str) -> str:
@@ -84,8 +90,19 @@ class AgentCase(unittest.TestCase):
     def tearDown(self) -> None:
         self.tmp.cleanup()
 
-    def decide(self, run_id: str, decision: str = "allow", message: str = "") -> None:
-        decide(self.store, run_id, decision, message)
+    def decide(self, run_id: str, decision: str = "allow", message: str = "", args: Any = None) -> None:
+        decide(self.store, run_id, decision, message, args)
+
+    def edit_then_approve(self, run_id: str) -> None:
+        """An edit into a denied command is refused (`edit_refused`, the run still waits);
+        then `make deploy --dry-run` is approved as the person's edit of the call."""
+        with self.assertRaises(toolgate.ToolgateError) as refused:
+            self.decide(run_id, args={"command": "sudo make deploy"})
+        self.assertEqual(refused.exception.code, "edit_refused")
+        run = self.store.run(run_id)
+        assert run is not None
+        self.assertEqual(run["status"], "awaiting_permission")
+        self.decide(run_id, args={"command": "make deploy --dry-run"})
 
     def process(self, *args: str, directory: str = "") -> Dict[str, Any]:
         return process(self.SCRIPT, directory or self.dir, *args)

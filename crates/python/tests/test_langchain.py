@@ -69,6 +69,13 @@ class LangChain(frameworks.AgentCase):
         self.assertEqual(self.process("resume", "toolgate")["error"], "not_awaiting_permission")
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
+    def test_a_persons_edit_in_the_panel_runs_instead_once(self) -> None:
+        run_id = self.process("start", "make deploy")["interrupted"]
+        self.edit_then_approve(run_id)
+        self.assertEqual(self.process("resume", "toolgate")["tool_messages"], ["ran make deploy --dry-run"])
+        self.assertEqual(self.process("resume", "toolgate")["error"], "not_awaiting_permission")
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+
     def test_a_decision_made_first_in_the_panel_stands(self) -> None:
         run_id = self.process("start", "make deploy")["interrupted"]
         self.decide(run_id, "deny", "not on Fridays")

@@ -47,6 +47,17 @@ class LangGraph(frameworks.AgentCase):
         self.assertEqual(self.process("resume")["error"], "not_awaiting_permission")
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
+    def test_a_persons_edit_runs_instead_once(self) -> None:
+        run_id = self.process("start", "make deploy")["interrupted"]
+        self.edit_then_approve(run_id)
+        out = self.process("resume")
+        self.assertEqual(len(out["tool_messages"]), 1)
+        self.assertTrue(out["tool_messages"][0].endswith("ran make deploy --dry-run"), out)
+        self.assertIn("A person edited this call", out["tool_messages"][0])
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+        self.assertEqual(self.process("resume")["error"], "not_awaiting_permission")
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
         out = lg_agent.start(self.dir, "sudo rm -rf /tmp/x")
         self.assertIn("toolgate denied this call: privilege escalation", out["tool_messages"][0])

@@ -49,6 +49,15 @@ class OpenAIAgents(frameworks.AgentCase):
         self.assertEqual(self.process("resume", run_id)["error"], "not_awaiting_permission")
         self.assertEqual(frameworks.ran(self.dir), ["make deploy"])
 
+    def test_a_persons_edit_runs_instead_once(self) -> None:
+        run_id = self.process("start", "make deploy")["parked"]
+        self.edit_then_approve(run_id)
+        out = self.process("resume", run_id)
+        self.assertEqual((out["output"], out["tool_output"]), ("done", "ran make deploy --dry-run"))
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+        self.assertEqual(self.process("resume", run_id)["error"], "not_awaiting_permission")
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+
     def test_a_deny_never_runs_and_the_model_gets_the_reason(self) -> None:
         out = asyncio.run(oai_agent.start(self.dir, "sudo rm -rf /tmp/x"))
         self.assertIn("toolgate denied this call: privilege escalation", out["tool_output"])

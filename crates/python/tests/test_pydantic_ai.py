@@ -56,6 +56,14 @@ class PydanticAI(frameworks.AgentCase):
         assert run is not None
         self.assertEqual(run["status"], "completed")
 
+    def test_a_persons_edit_runs_instead_once(self) -> None:
+        run_id = self.process("start", "make deploy")["parked"]
+        self.edit_then_approve(run_id)
+        self.assertEqual(self.process("resume", run_id), {"output": "done: ran make deploy --dry-run"})
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+        self.assertEqual(self.process("resume", run_id)["error"], "not_awaiting_permission")
+        self.assertEqual(frameworks.ran(self.dir), ["make deploy --dry-run"])
+
     def test_an_edited_history_or_overridden_arguments_do_not_run(self) -> None:
         run_id = self.process("start", "make deploy")["parked"]
         self.decide(run_id)

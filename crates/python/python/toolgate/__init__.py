@@ -224,16 +224,19 @@ class RunStore:
         *,
         by: str,
         revision: Optional[int] = None,
+        policy: Optional[Policy] = None,
     ) -> Wire:
         """A person's decisions (``{"toolCallId", "anchor", "decision": "allow" |
-        "deny", "message"?}``, the anchor as the run's marker shows it), once; ``by``
-        names who decided (over HTTP the server records the token's name: an approver's
-        token decides). A second decision is ``already_resumed``; a wrong anchor
-        ``anchor_mismatch``."""
+        "deny", "message"?, "args"?}``, the anchor as the run's marker shows it), once;
+        ``by`` names who decided (over HTTP the server records the token's name: an
+        approver's token decides). A second decision is ``already_resumed``; a wrong
+        anchor ``anchor_mismatch``. An allow with ``args`` approves the person's edit of
+        the call, classified again by ``policy`` (over HTTP, the server's): an edit it
+        denies, or any edit without a policy, is ``edit_refused``."""
         request: Dict[str, Any] = {"decisions": list(decisions)}
         if revision is not None:
             request["revision"] = revision
-        return _wire(self._inner.decide_json(run_id, _dumps(request), by))
+        return _wire(self._inner.decide_json(run_id, _dumps(request), by, None if policy is None else policy._inner))
 
     def take(self, run_id: str) -> Wire:
         """What a person decided (each call's ``outcome`` and the approved ``args``),

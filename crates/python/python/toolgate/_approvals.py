@@ -16,6 +16,18 @@ class Approvals:
     def __init__(self, store: RunStore) -> None:
         self.store = store
         self._ran: Dict[str, Set[str]] = {}
+        self._edits: Dict[Tuple[str, str], Dict[str, Any]] = {}
+
+    def took(self, run_id: str, results: Any) -> None:
+        """Remembers the person's edits among a take's results: the arguments each
+        edited call runs with instead (known to the process that took them, once)."""
+        for r in results or []:
+            if r.get("outcome") == "approved" and r.get("editedFrom") is not None and isinstance(r.get("args"), dict):
+                self._edits[(run_id, str(r.get("toolCallId")))] = dict(r["args"])
+
+    def edited(self, run_id: str, call_id: str) -> Optional[Dict[str, Any]]:
+        """The person's edit of an approved call, to run instead of its arguments."""
+        return self._edits.get((run_id, call_id))
 
     def check(self, run: Optional[Wire], name: str, args: Dict[str, Any], call_id: str) -> Tuple[Optional[str], int]:
         """``(None, approved calls in the run)`` when the call may run now; else why not.
@@ -30,6 +42,8 @@ class Approvals:
             return "no person approved this call through toolgate", 0
         if mine.get("anchor") != anchor(name, args):
             return "its arguments are not the ones a person approved", 0
+        if mine.get("editedFrom") is not None and (str(run.get("runId")), call_id) not in self._edits:
+            return "a person approved an edit of it, which this process did not take", 0
         if run.get("status") != "running" or call_id in self._ran.get(str(run.get("runId")), set()):
             return "its approval was used already", 0
         return None, len(approved)

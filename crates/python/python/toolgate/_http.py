@@ -241,8 +241,9 @@ class Client:
             if not cursor:
                 return json.dumps(runs)
 
-    def decide_json(self, run_id: str, request: str, by: str) -> str:
-        # The server records the token's name as who decided (`by` is the local store's).
+    def decide_json(self, run_id: str, request: str, by: str, policy: Any = None) -> str:
+        # The server records the token's name as who decided (`by` is the local store's)
+        # and classifies an edit with its own policy (`policy` is the local store's).
         _, decided = self._request("POST", f"/v1/runs/{self._id(run_id)}/decisions", json.loads(request))
         return json.dumps(decided)
 

@@ -168,12 +168,16 @@ class Gate(AgentMiddleware):
             return self._message(call, respond, status="success")
         if result.get("outcome") != "approved":
             return self._message(call, str(result.get("toolResult") or "Not approved through toolgate. It did not run."))
-        if anchor(judged, result.get("args") or {}) != anchor(judged, args):
+        # A person's edit in the panel: the parked call is `editedFrom`, the edit runs.
+        panel_edit = result.get("editedFrom") is not None
+        parked = (result.get("editedFrom") if panel_edit else result.get("args")) or {}
+        run_args = result.get("args") if panel_edit else args
+        if anchor(judged, parked) != anchor(judged, args) or not isinstance(run_args, dict):
             return self._message(call, "toolgate refused this call: its arguments are not the ones a person approved. It did not run.")
-        if self.policy.classify(judged, args).tier == "deny":
+        if self.policy.classify(judged, run_args).tier == "deny":
             return self._message(call, "toolgate refused this call: the policy denies it now. It did not run.")
         self._complete(run_id)
-        return request
+        return request.override(tool_call={**call, "args": run_args}) if panel_edit else request
 
     def _edited(self, request: ToolCallRequest, edited: Dict[str, Any]) -> Union[ToolCallRequest, ToolMessage]:
         """The reviewer's edit, a new call: auto runs; an ask is parked as its own run

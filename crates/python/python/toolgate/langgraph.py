@@ -128,12 +128,18 @@ class ToolGate:
                 content = self._run(name, args)
             else:
                 r = outcomes.get(call_id, {})
+                # A person's edit: the parked call is `editedFrom`, the edit runs instead.
+                edited = r.get("editedFrom") is not None
+                parked = (r.get("editedFrom") if edited else r.get("args")) or {}
+                run_args = r.get("args") if edited else args
                 if r.get("outcome") != "approved":
                     content = str(r.get("toolResult") or "Not approved through toolgate. It did not run.")
-                elif anchor(judged, r.get("args") or {}) != anchor(judged, args):
+                elif anchor(judged, parked) != anchor(judged, args) or not isinstance(run_args, dict):
                     content = "toolgate refused this call: its arguments are not the ones a person approved. It did not run."
-                elif self.policy.classify(judged, args).tier == "deny":
+                elif self.policy.classify(judged, run_args).tier == "deny":
                     content = "toolgate refused this call: the policy denies it now. It did not run."
+                elif edited:
+                    content = f"A person edited this call before approving it; it ran with {json.dumps(run_args)}.\n{self._run(name, run_args)}"
                 else:
                     content = self._run(name, args)
             out.append(ToolMessage(content=content, tool_call_id=call_id, name=name))

@@ -79,6 +79,13 @@ class Gate:
             why, run_id, approved = self._approved(judged, args, ctx.tool_call_id)
             if why is not None:
                 return f"toolgate refused this call: {why}. It did not run."
+            # A person's edit runs instead of the model's arguments, if the policy allows it.
+            edited = self._approvals.edited(run_id, ctx.tool_call_id)
+            if edited is not None:
+                now = self.policy.classify(judged, edited)
+                if now.tier == "deny":
+                    return f"toolgate refused the person's edit: {now.reason} ({now.rule}). It did not run."
+                input_json = json.dumps(edited)
             try:
                 return await run_tool(ctx, input_json)
             finally:
@@ -119,6 +126,7 @@ class Gate:
         """What a person decided, taken once (a second resume is ``ToolgateError``): the
         parked ``RunState`` with each interruption approved or rejected."""
         taken = self.store.take(run_id)
+        self._approvals.took(run_id, taken["results"])
         state: RunState[Any, Agent[Any]] = await RunState.from_string(agent, taken["history"])
         outcomes = {r["toolCallId"]: r for r in taken["results"]}
         for item in state.get_interruptions():

@@ -82,6 +82,7 @@ class Gate:
         ``ToolgateError`` ``already_resumed``; nobody decided yet, ``awaiting_permission``):
         the parked messages and the results to run on with."""
         taken = self.store.take(run_id)
+        self._approvals.took(run_id, taken["results"])
         messages = ModelMessagesTypeAdapter.validate_json(taken["history"])
         results = DeferredToolResults()
         for r in taken["results"]:
@@ -127,6 +128,13 @@ class GatedToolset(WrapperToolset[Any]):
         why, run_id, approved = gate._approved(name, tool_args, ctx)
         if why is not None:
             return f"toolgate refused this call: {why}. It did not run."
+        # A person's edit runs instead of the model's arguments, if the policy allows it.
+        edited = gate._approvals.edited(run_id, ctx.tool_call_id or "")
+        if edited is not None:
+            now = gate.policy.classify(name, edited)
+            if now.tier == "deny":
+                return f"toolgate refused the person's edit: {now.reason} ({now.rule}). It did not run."
+            tool_args = edited
         try:
             return await super().call_tool(name, tool_args, ctx, tool)
         finally:

@@ -5,7 +5,8 @@
 use leptos::prelude::*;
 
 use super::command_text::CommandText;
-use crate::model::{edited_args, CallView, Decision, TimeLeft};
+use super::edit_box::EditBox;
+use crate::model::{CallView, Decision, TimeLeft};
 use crate::source::tier_text;
 
 #[component]
@@ -56,46 +57,10 @@ pub fn CallCard(
             </button>
         }
     });
-    // Edit, then approve: the command (or the arguments' JSON) in a text box; the edit's
-    // verdict shows before Approve edit, which a denied or malformed edit disables.
     let editing = RwSignal::new(false);
-    let edit_text = RwSignal::new(
-        call.command
-            .clone()
-            .unwrap_or_else(|| call.args_text.clone()),
-    );
-    let (args_text, command, tool) = (
-        call.args_text.clone(),
-        call.command.clone(),
-        call.tool.clone(),
-    );
-    // (Approve edit allowed, what to show): the edit as JSON, or why not.
-    let judged = Memo::new(move |_| {
-        let edited = edit_text.with(|t| edited_args(&args_text, command.as_deref(), t));
-        match edited {
-            Ok(json) => match preview.run((tool.clone(), json.clone())) {
-                Some((false, why)) => (
-                    None,
-                    format!("Denied by the policy, cannot be approved: {why}"),
-                ),
-                Some((true, what)) => (Some(json), format!("This edit is {what}")),
-                None => (
-                    Some(json),
-                    "The policy where the run waits checks this edit when you approve it."
-                        .to_string(),
-                ),
-            },
-            Err(why) => (None, format!("Not an edit to approve: {why}")),
-        }
-    });
-    let refused = move || judged.with(|j| j.0.is_none());
-    let approve_edit = {
+    let on_edit = {
         let id = id.clone();
-        move |_| {
-            if let Some(json) = judged.with_untracked(|j| j.0.clone()) {
-                on_decide.run((id.clone(), Decision::AllowEdited(json)));
-            }
-        }
+        Callback::new(move |json: String| on_decide.run((id.clone(), Decision::AllowEdited(json))))
     };
     view! {
         <section class="tg-call" data-testid="approval-prompt" data-tool-call-id=id aria-label=label>
@@ -115,28 +80,7 @@ pub fn CallCard(
                 {call.reason.clone()} " " <small class="tg-rule">"(" {call.rule.clone()} ")"</small>
             </p>
             {call.command.clone().map(|c| view! { <CommandText command=c span=call.span /> })}
-            <div class="tg-edit" data-testid="editor" hidden=move || !editing.get()>
-                <textarea
-                    class="tg-edit-text"
-                    data-testid="edit-args"
-                    aria-label="The call as you would approve it"
-                    rows="3"
-                    spellcheck="false"
-                    disabled=disabled
-                    bind:value=edit_text
-                ></textarea>
-                <p class="tg-edit-verdict" class:tg-edit-refused=refused data-testid="edit-verdict" role="status">
-                    {move || judged.with(|j| j.1.clone())}
-                </p>
-                <button
-                    class="tg-btn tg-once"
-                    data-testid="approve-edit"
-                    disabled=move || disabled() || refused()
-                    on:click=approve_edit
-                >
-                    "Approve edit"
-                </button>
-            </div>
+            <EditBox call=call.clone() editing disabled=Signal::derive(disabled) preview on_edit />
             {move || {
                 decision
                     .get()

@@ -6,6 +6,7 @@ pub mod approval_panel;
 pub mod approvals;
 pub mod call_card;
 pub mod command_text;
+pub mod edit_box;
 #[cfg(feature = "demo")]
 pub mod playground;
 #[cfg(feature = "demo")]
