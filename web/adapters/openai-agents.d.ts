@@ -18,6 +18,10 @@ export type ParkResult =
   | { status: "ready"; state: RunState<any, any>; refused: { toolCallId: string; rule: string; reason: string }[] };
 
 export interface ToolgateAgents {
+  /** `t` (a function tool, changed in place and returned) runs a person's edit of an
+   * approved call instead of the model's input, once; an edit of a tool not wrapped so
+   * is rejected. */
+  tool<T extends { name: string; invoke: (...args: any[]) => any }>(t: T): T;
   /** For `tool({ needsApproval })`: true unless the policy says `auto` for this call. */
   needsApproval(toolName: string): (runContext: unknown, input: any, callId?: string) => Promise<boolean>;
   /** Refuses the policy's denies in the run state (with the reason), parks the rest in one

@@ -25,6 +25,9 @@
 //   <message>`). A call the policy now denies is rejected even if approved. A run whose
 //   marker expired comes back once with each interruption rejected as "Not approved:
 //   nobody answered the permission request in time." (not as a person's no).
+// - tool(t): the function tool runs a person's edit of an approved call (an allow with
+//   `args`, classified again by the gate) instead of the model's input; an edit of a
+//   tool not wrapped so is rejected.
 import { RunState } from "@openai/agents";
 import { callMapper, canonical, checkSetup, failure as fail, refusal, verdictFor } from "./shared.js";
 
@@ -50,6 +53,10 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
   checkSetup("openai-agents", policy, runs);
   const toCall = callMapper(tools);
   const verdictOf = (name, input) => verdictFor(policy, () => toCall(name, input));
+  // A person's edits of approved calls (call id → the edited input as JSON), for the
+  // tools `tool(t)` wrapped: they run the edit, once.
+  const edits = new Map();
+  const editable = new Set();
 
   // Each result carries the tool and arguments that were decided (the marker's): an
   // interruption of the history with other arguments is not what the person saw.
@@ -60,16 +67,24 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
       const id = callIdOf(item);
       const result = results.get(id);
       const input = inputOf(item);
-      const verdict = verdictOf(item.name, input);
+      // A person's edit: the history holds the parked call (`editedFrom`), the edit runs
+      // through the wrapped tool (`tool(t)`) when it maps to exactly the edited call.
+      const edited = result?.outcome === "approved" && result.editedFrom !== undefined;
+      const parked = edited ? { tool: result.tool, args: result.editedFrom } : result;
+      let verdict = verdictOf(item.name, input);
+      if (edited && verdict.tier !== "deny") verdict = verdictOf(item.name, result.args);
       if (verdict.tier === "deny") {
         state.reject(item, { message: refusal(verdict) });
       } else if (!result) {
         state.reject(item, { message: "Not approved: this call was not decided." });
       } else if (result.outcome === "expired") {
         state.reject(item, { message: result.toolResult ?? EXPIRED });
-      } else if (canonical({ tool: result.tool, args: result.args }) !== canonical(toCall(item.name, input))) {
+      } else if (canonical({ tool: parked.tool, args: parked.args }) !== canonical(toCall(item.name, input))) {
         state.reject(item, { message: "Not approved: the arguments differ from the ones decided." });
+      } else if (edited && (!editable.has(item.name) || canonical(toCall(item.name, result.args)) !== canonical({ tool: result.tool, args: result.args }))) {
+        state.reject(item, { message: "Not approved: a person edited this call, and this tool cannot take the edit." });
       } else if (result.outcome === "approved") {
+        if (edited) edits.set(id, JSON.stringify(result.args));
         state.approve(item);
       } else {
         state.reject(item, { message: result.toolResult ?? "User refused permission." });
@@ -79,6 +94,23 @@ export function toolgateAgents({ policy, runs, tools = {} } = {}) {
   }
 
   return {
+    /** `t` (a function tool, changed in place and returned) taking a person's edit: an
+     * approved call the person edited runs with the edit as its input, once. Without it
+     * an edited approval is rejected, never run as the model asked. */
+    tool(t) {
+      if (!t || typeof t.invoke !== "function" || typeof t.name !== "string") throw failure("bad_input", "tool(t) takes a function tool");
+      const invoke = t.invoke;
+      editable.add(t.name);
+      t.invoke = (runContext, input, details) => {
+        const id = details?.toolCall?.callId;
+        const edit = id === undefined ? undefined : edits.get(id);
+        if (edit === undefined) return invoke.call(t, runContext, input, details);
+        edits.delete(id);
+        return invoke.call(t, runContext, edit, details);
+      };
+      return t;
+    },
+
     /** For `tool({ needsApproval })`: asks unless the policy says `auto`. */
     needsApproval(name) {
       return async (_runContext, input) => verdictOf(name, input).tier !== "auto";

@@ -143,11 +143,13 @@ async function editFlow(s, name) {
     await new Promise((r) => setTimeout(r, 100));
     const verdict = document.querySelector(${JSON.stringify(`${card} [data-testid=edit-verdict]`)})?.textContent ?? "";
     const button = document.querySelector(${JSON.stringify(`${card} [data-testid=approve-edit]`)});
-    return { verdict, disabled: button?.disabled ?? null, initial: box.defaultValue };`);
+    const once = document.querySelector(${JSON.stringify(`${card} [data-testid=approve-once]`)});
+    return { verdict, disabled: button?.disabled ?? null, once: once?.disabled ?? null };`);
   const denied = await typed("sudo python deploy.py");
   const asked = await typed("python deploy.py --dry-run");
-  check(`${name}: an edit's verdict shows before the click; a denied edit cannot be approved`,
-    /^Denied by the policy/.test(denied.verdict) && denied.disabled === true && /^This edit is ask/.test(asked.verdict) && asked.disabled === false,
+  check(`${name}: an edit's verdict shows before the click; a denied edit cannot be approved; while editing, Approve once (the unedited call) is off`,
+    /^Denied by the policy/.test(denied.verdict) && denied.disabled === true && /^This edit is ask/.test(asked.verdict) && asked.disabled === false &&
+      denied.once === true && asked.once === true,
     { denied, asked });
   await s.click(`${card} [data-testid=approve-edit]`);
   await s.waitFor("return window.decisions.length > 1 ? true : null;", 15_000);

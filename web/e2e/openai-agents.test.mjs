@@ -6,6 +6,8 @@
 //   with the policy's reason before anyone is asked, `npm publish` (ask) parks the turn;
 // - a fresh process resumes from the marker: the approved call runs once, the model gets
 //   its output and the refusal; a second resume is `already_resumed` (nothing runs again);
+// - a person's edit into a denied command is refused (`edit_refused`); an approved edit
+//   runs through the wrapped tool (`tg.tool`) instead of the model's input, once;
 // - streaming: park, then a denial with a message reaches the model as `User refused
 //   permission: <message>`, the tool not run;
 // - an edited history (same call id, other arguments) is refused (`anchor_mismatch`) and
@@ -66,6 +68,21 @@ try {
       { resumed, ran: ran(a) });
     const again = step(a, ["resume", "run-1", allow]);
     check("a second resume is already_resumed and runs nothing again", again.error === "already_resumed" && ran(a).length === 2, again);
+    const x = mkdtempSync(join(dir, "run-"));
+    step(x, ["park", "-", "run-x"]);
+    const editTo = (command) => JSON.stringify([{ toolCallId: "c1", anchor: ANCHOR, decision: "allow", args: { command } }]);
+    const editDenied = step(x, ["resume", "run-x", editTo("rm -rf /")]);
+    const editOk = step(x, ["resume", "run-x", editTo("npm publish --dry-run")]);
+    check("an edit into a denied command is refused (edit_refused); an approved edit runs through the wrapped tool (tg.tool) instead of the model's input, once, its output to the model",
+      editDenied.error === "edit_refused" && editOk.final === "done" && output(editOk, "c1") === "ran: npm publish --dry-run" &&
+        JSON.stringify(ran(x)) === '["ls","npm publish --dry-run"]',
+      { editDenied, editOk, ran: ran(x) });
+    const y = mkdtempSync(join(dir, "run-"));
+    step(y, ["park", "-", "run-y"]);
+    const unwrapped = step(y, ["resume", "run-y", editTo("npm publish --dry-run")], { NO_EDITS: "1" });
+    check("an approved edit for a tool not wrapped with tg.tool is rejected: neither the edit nor the model's call runs",
+      unwrapped.final === "done" && /cannot take the edit/.test(output(unwrapped, "c1") ?? "") && JSON.stringify(ran(y)) === '["ls"]',
+      { unwrapped, ran: ran(y) });
 
     const s = mkdtempSync(join(dir, "run-"));
     const sp = step(s, ["park", "stream", "run-s"]);

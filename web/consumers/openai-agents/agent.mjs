@@ -27,7 +27,9 @@ const gate = new Gate(policy, { sessionId: "s", owner: "me" });
 const runs = process.env.TOOLGATE_URL ? httpRuns({ url: process.env.TOOLGATE_URL, token: process.env.TOOLGATE_TOKEN }) : gate;
 const tg = toolgateAgents({ policy, runs });
 
-const bash = tool({
+// NO_EDITS: the tool is not wrapped with tg.tool (a person's edit cannot reach it).
+const wrap = process.env.NO_EDITS ? (t) => t : (t) => tg.tool(t);
+const bash = wrap(tool({
   name: "bash",
   description: "run a shell command",
   parameters: z.object({ command: z.string() }),
@@ -36,7 +38,7 @@ const bash = tool({
     appendFileSync(ran, `${command}\n`);
     return `ran: ${command}`;
   },
-});
+}));
 
 function agentWith(model) {
   return new Agent({ name: "coder", instructions: "x", model, tools: [bash] });

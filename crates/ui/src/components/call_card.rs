@@ -21,6 +21,8 @@ pub fn CallCard(
     /// The source's verdict for (tool, edited arguments as JSON), when it has a policy:
     /// (not denied, "tier: reason (rule)").
     preview: Callback<(String, String), Option<(bool, String)>>,
+    /// Its editor is open: only the edit (or a denial) decides it then.
+    editing: RwSignal<bool>,
 ) -> impl IntoView {
     let disabled = move || {
         busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
@@ -50,14 +52,13 @@ pub fn CallCard(
                 data-testid="approve-always"
                 aria-keyshortcuts="s"
                 title="Adds exactly this rule for the session"
-                disabled=disabled
+                disabled=move || disabled() || editing.get()
                 on:click=move |_| on_decide.run((id.clone(), Decision::AllowAlways(s.clone())))
             >
                 "Always allow " <code class="tg-scope">{scope}</code>
             </button>
         }
     });
-    let editing = RwSignal::new(false);
     let on_edit = {
         let id = id.clone();
         Callback::new(move |json: String| on_decide.run((id.clone(), Decision::AllowEdited(json))))
@@ -98,7 +99,7 @@ pub fn CallCard(
                     class="tg-btn tg-once"
                     data-testid="approve-once"
                     aria-keyshortcuts="a"
-                    disabled=disabled
+                    disabled=move || disabled() || editing.get()
                     on:click=once
                 >
                     "Approve once"

@@ -42,6 +42,10 @@ pub fn RunPrompt(
         .map(|_| RwSignal::new(String::new()))
         .collect();
     let messages = StoredValue::new(messages);
+    // Per call: its editor is open (Approve once and Always allow, and their keys, then
+    // do nothing: only the edit, or a denial, decides it).
+    let editing: Vec<RwSignal<bool>> = run.calls.iter().map(|_| RwSignal::new(false)).collect();
+    let editing = StoredValue::new(editing);
     let shown_at = perf_now();
 
     let resume = resume_when_decided(ctx, run_id.clone(), calls, draft, busy, error);
@@ -65,6 +69,7 @@ pub fn RunPrompt(
         calls,
         draft,
         messages,
+        editing,
         shown_at,
         decide,
     });
@@ -85,17 +90,7 @@ pub fn RunPrompt(
     } else {
         format!("The agent asks to run {} tool calls", run.calls.len())
     };
-    // A person's edit, classified by the source's policy before it is approved.
-    let preview = Callback::new(move |(tool, json): (String, String)| {
-        let args = serde_json::from_str(&json).ok()?;
-        let v = ctx
-            .source
-            .with_value(|s| s.classify(&toolgate_core::ToolCall::new(tool, args)))?;
-        Some((
-            v.tier != toolgate_core::Tier::Deny,
-            format!("{}: {} ({})", v.tier.as_str(), v.reason, v.rule),
-        ))
-    });
+    let preview = edit_preview(ctx);
     let cards = run
         .calls
         .iter()
@@ -104,6 +99,9 @@ pub fn RunPrompt(
             let id = call.tool_call_id.clone();
             let decision = Signal::derive(move || draft.with(|d| d.get(&id).cloned()));
             let message = messages
+                .with_value(|m| m.get(i).copied())
+                .unwrap_or_default();
+            let editing = editing
                 .with_value(|m| m.get(i).copied())
                 .unwrap_or_default();
             view! {
@@ -116,6 +114,7 @@ pub fn RunPrompt(
                     on_decide=decide
                     on_undo=undo
                     preview
+                    editing
                 />
             }
         })
@@ -222,11 +221,28 @@ struct Shortcuts {
     draft: RwSignal<Draft>,
     messages: StoredValue<Vec<RwSignal<String>>>,
     shown_at: f64,
+    editing: StoredValue<Vec<RwSignal<bool>>>,
     decide: Callback<(String, Decision)>,
 }
 
+/// A person's edit, classified by the source's policy before it is approved: (not
+/// denied, "tier: reason (rule)" or, denied, "reason (rule)"); `None` without a policy.
+fn edit_preview(ctx: PanelCtx) -> Callback<(String, String), Option<(bool, String)>> {
+    Callback::new(move |(tool, json): (String, String)| {
+        let args = serde_json::from_str(&json).ok()?;
+        let v = ctx
+            .source
+            .with_value(|s| s.classify(&toolgate_core::ToolCall::new(tool, args)))?;
+        let allowed = v.tier != toolgate_core::Tier::Deny;
+        let tier = if allowed { v.tier.as_str() } else { "" };
+        let sep = if allowed { ": " } else { "" };
+        Some((allowed, format!("{tier}{sep}{} ({})", v.reason, v.rule)))
+    })
+}
+
 /// `a` approve once, `s` always allow, `d` deny: the next open call of the active
-/// prompt, not while typing. The listener goes with the component.
+/// prompt, not while typing, and only `d` while that call's editor is open. The
+/// listener goes with the component.
 fn use_prompt_shortcuts(sc: Shortcuts) {
     let Shortcuts {
         key,
@@ -235,6 +251,7 @@ fn use_prompt_shortcuts(sc: Shortcuts) {
         calls,
         draft,
         messages,
+        editing,
         shown_at,
         decide,
     } = sc;
@@ -263,7 +280,9 @@ fn use_prompt_shortcuts(sc: Shortcuts) {
         let Some((i, call)) = open else {
             return;
         };
+        let edit_open = editing.with_value(|e| e.get(i).is_some_and(|s| s.get_untracked()));
         let decision = match sc {
+            Shortcut::ApproveOnce | Shortcut::AlwaysAllow if edit_open => None,
             Shortcut::ApproveOnce => Some(Decision::AllowOnce),
             Shortcut::AlwaysAllow => call.scopes.first().cloned().map(Decision::AllowAlways),
             Shortcut::Deny => Some(Decision::Deny(
