@@ -125,7 +125,7 @@ fn git_subcommand<'w>(sub: &'w Word, rest: &[&'w Word]) -> ReadOnly<'w> {
         // Every tracked file is opened, a tracked `.env` included.
         "grep" => flag(
             RuleId::ShellRecursiveRead,
-            "git grep reads every tracked file, a secret file among them; only a host with a file system can check what it reaches",
+            "git grep reads every tracked file, secret files too if there are any; only a host with a file system can check what it reaches",
             sub.span,
         ),
         "branch" => {
@@ -444,7 +444,7 @@ pub(super) fn git_add<'w>(rest: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
             }
             return ReadOnly::Flag(
                 RuleId::ShellGitAdd,
-                format!("git add {t} may stage files not named here (a secret file among them) or run an editor"),
+                format!("git add {t} may stage files not named here (secret files too, if there are any) or run an editor"),
                 a.span,
             );
         }
@@ -453,7 +453,7 @@ pub(super) fn git_add<'w>(rest: &[&'w Word], w: &Walker) -> ReadOnly<'w> {
         if a.dynamic || a.glob || a.braces.is_some() || last.find('.').is_none_or(|i| i == 0) {
             return ReadOnly::Flag(
                 RuleId::ShellGitAdd,
-                format!("git add {t}: a directory, a glob or a run-time name stages every file it reaches, a secret file among them"),
+                format!("git add {t}: a directory, a glob or a run-time name stages every file it reaches, secret files too if there are any"),
                 a.span,
             );
         }

@@ -104,7 +104,7 @@ pub(super) fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
                 return if find_may_list_secret(sc, w) {
                     ReadOnly::Flag(
                         RuleId::ShellRecursiveRead,
-                        "it opens every file find lists, a secret file among them; only a host with a file system can check what it reaches".to_string(),
+                        "it opens every file find lists, secret files too if there are any; only a host with a file system can check what it reaches".to_string(),
                         a.span,
                     )
                 } else {

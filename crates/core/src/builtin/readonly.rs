@@ -88,7 +88,7 @@ pub(super) fn readonly<'w>(name: &str, args: &[&'w Word], w: &Walker, prog: Span
         if let Some(span) = recursive_read(name, args, w, prog) {
             return ReadOnly::Flag(
                 RuleId::ShellRecursiveRead,
-                format!("{name} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches"),
+                format!("{name} reads every file under a directory, secret files too if there are any; only a host with a file system can check what it reaches"),
                 span,
             );
         }
@@ -497,7 +497,7 @@ fn option_effect<'w>(
         Some(Effect::Recursive) => {
             return Some(ReadOnly::Flag(
                 RuleId::ShellRecursiveRead,
-                format!("{} {} reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
+                format!("{} {} reads every file under a directory, secret files too if there are any; only a host with a file system can check what it reaches", p.name, f.option),
                 f.word.span,
             ));
         }
@@ -522,7 +522,7 @@ fn option_effect<'w>(
         {
             return Some(ReadOnly::Flag(
                 RuleId::ShellRecursiveRead,
-                format!("{} {} recurse reads every file under a directory, a secret file among them; only a host with a file system can check what it reaches", p.name, f.option),
+                format!("{} {} recurse reads every file under a directory, secret files too if there are any; only a host with a file system can check what it reaches", p.name, f.option),
                 f.word.span,
             ));
         }

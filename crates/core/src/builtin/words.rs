@@ -438,7 +438,7 @@ impl<'a> Walker<'a> {
                 Finding::new(
                     self.default_tier(),
                     RuleId::ShellRecursiveRead,
-                    format!("{prog} opens every file find lists, a secret file among them; only a host with a file system can check what it reaches"),
+                    format!("{prog} opens every file find lists, secret files too if there are any; only a host with a file system can check what it reaches"),
                     all,
                 ),
                 t,
