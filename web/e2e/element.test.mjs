@@ -151,6 +151,14 @@ async function editFlow(s, name) {
     /^Denied by the policy/.test(denied.verdict) && denied.disabled === true && /^This edit is ask/.test(asked.verdict) && asked.disabled === false &&
       denied.once === true && asked.once === true,
     { denied, asked });
+  // The always key is named only where a call offers a scope (`)` in a command: none).
+  const keys = await s.evaluate(`
+    await window.gate.park({ runId: "run-keys", calls: [{ toolCallId: "c1", tool: "bash", args: { command: "python -c 'print(1)'" } }], history: "{}" });
+    for (let i = 0; i < 100 && !document.querySelector('toolgate-approval article[data-run-id="run-keys"]'); i++) await new Promise((r) => setTimeout(r, 50));
+    const text = (id) => document.querySelector(\`toolgate-approval article[data-run-id="\${id}"] [data-testid=keys]\`)?.textContent ?? null;
+    return { scoped: text("run-edit"), unscoped: text("run-keys") };`);
+  check(`${name}: the keys hint names \`s\` (always allow) only where a scope is offered`,
+    /always allow/.test(keys.scoped ?? "") && keys.unscoped !== null && !/always allow/.test(keys.unscoped), keys);
   await s.click(`${card} [data-testid=approve-edit]`);
   await s.waitFor("return window.decisions.length > 1 ? true : null;", 15_000);
   const done = await s.evaluate(`

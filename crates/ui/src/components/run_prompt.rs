@@ -83,6 +83,8 @@ pub fn RunPrompt(
         }
     });
 
+    // `s` only where a call offers an always-allow scope (the key does nothing elsewhere).
+    let always_key = run.calls.iter().any(|c| !c.scopes.is_empty());
     let heading = format!("tg-prompt-{}-{}", run.run_id, run.revision);
     let heading_id = heading.clone();
     let title = if run.calls.len() == 1 {
@@ -136,8 +138,9 @@ pub fn RunPrompt(
                 {title} <small>" · run " {run_id.clone()}</small>
                 {asked_by.map(|by| view! { <small class="tg-asked-by">" · asked by " {by}</small> })}
             </h3>
-            <p class="tg-hint">
-                "Keys: " <kbd>"a"</kbd> " approve once · " <kbd>"s"</kbd> " always allow · "
+            <p class="tg-hint" data-testid="keys">
+                "Keys: " <kbd>"a"</kbd> " approve once · "
+                {always_key.then(|| view! { <kbd>"s"</kbd> " always allow · " })}
                 <kbd>"d"</kbd> " deny (not while typing)"
             </p>
             {cards}
