@@ -101,6 +101,12 @@ pub enum Command {
     Runs(crate::defer::RunsArgs),
     /// Decides a parked run once.
     Decide(crate::defer::DecideArgs),
+    /// Lists the "always allow" grants people gave (live ones; every one kept with
+    /// --all): what each matches, its session, how long it lasts; --revoke ID revokes
+    /// one.
+    ///
+    /// The database and owner are found as `toolgate runs` finds them.
+    Grants(crate::grants::GrantsArgs),
     /// Runs COMMAND contained (Linux: bubblewrap; macOS: Seatbelt): the file system read-only but the
     /// workspace and a private /tmp; the workspace's .git and agents' settings
     /// read-only; secret files, the home directory and secret variables hidden; no

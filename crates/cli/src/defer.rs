@@ -112,7 +112,7 @@ impl StoreAt {
         Ok(StoreAt { database, owner })
     }
 
-    fn open(&self) -> Result<SqlStore, String> {
+    pub(crate) fn open(&self) -> Result<SqlStore, String> {
         toolgate_store::open(&self.database, StoreOptions::default()).map_err(|e| {
             crate::text::without_password(
                 &format!("the runs database {}: {e}", self.database),
@@ -329,6 +329,7 @@ pub fn decide(
                 Choice::Allow {
                     scope: None,
                     args: None,
+                    grant: None,
                 }
             } else {
                 Choice::Deny {

@@ -12,6 +12,7 @@ mod doctor;
 mod error;
 mod explain;
 mod gemini_mode;
+mod grants;
 mod hook;
 mod hooks_file;
 mod host;
@@ -131,6 +132,7 @@ fn run(command: Command) -> Result<(), CliError> {
             args.json,
             defer::now_ms(),
         )?),
+        Command::Grants(args) => print(&grants::run(&args, defer::now_ms())?),
         Command::Decide(args) => {
             let allow = args.decision == defer::Decision::Allow;
             if allow && args.message.is_some() {

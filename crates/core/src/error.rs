@@ -177,6 +177,13 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A grant that cannot be given (a rule the call did not offer, a TTL out of range,
+    /// a call that is not asked) or a grant record that cannot be trusted.
+    #[error("grant refused: {reason}")]
+    GrantRefused {
+        /// Why.
+        reason: String,
+    },
 
     // ---- marker stores ----
     /// Compare-and-swap lost: the stored revision is not the expected one.
@@ -305,6 +312,7 @@ impl Error {
             Error::MissingDecision { .. } => "missing_decision",
             Error::ResumeAnchorMismatch { .. } => "anchor_mismatch",
             Error::EditRefused { .. } => "edit_refused",
+            Error::GrantRefused { .. } => "grant_refused",
             Error::StoreConflict { .. } => "store_conflict",
             Error::QuotaExceeded { .. } => "quota_exceeded",
             Error::StoreUnavailable { .. } => "store_unavailable",

@@ -32,6 +32,7 @@ pub mod error;
 pub mod escapes;
 pub mod facts;
 pub mod glob;
+pub mod grant;
 pub mod marker;
 pub mod paths;
 pub mod policy;
@@ -69,6 +70,7 @@ pub fn panic_probe(cmd: &str) {
 
 pub use call::{anchor, canonical_json, Anchor, Family, ToolCall};
 pub use error::Error;
+pub use grant::{Grant, GrantBook, GrantOrigin, GrantRequest, GrantState};
 pub use marker::{
     refusal_text, CallOutcome, CallResult, Choice, EditCheck, HistoryCheck, Marker, Park, ParkCall,
     PendingCall, ResumeDecision, EXPIRED_TEXT,

@@ -214,6 +214,10 @@ pub enum Choice {
         /// parked one, once the host's policy has classified it again
         /// ([`EditCheck`]); approved once, never with a scope.
         args: Option<Value>,
+        /// The grant that approved it, when a host's grant decided rather than a
+        /// person (set by hosts, never read from a request).
+        #[serde(skip)]
+        grant: Option<String>,
     },
     /// Do not run it; the model gets `User refused permission: <message>`.
     Deny {
@@ -232,6 +236,7 @@ impl ResumeDecision {
             choice: Choice::Allow {
                 scope: None,
                 args: None,
+                grant: None,
             },
         }
     }
@@ -248,6 +253,7 @@ impl ResumeDecision {
             choice: Choice::Allow {
                 scope: None,
                 args: Some(args),
+                grant: None,
             },
         }
     }
@@ -337,6 +343,9 @@ pub struct CallResult {
     /// The marker's arguments, when the person approved an edit of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edited_from: Option<Value>,
+    /// The grant that approved it, when a grant did (not a person).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
 }
 
 /// The host's policy, asked about an edited call before a person's approval of it can
@@ -622,6 +631,7 @@ impl Marker {
             if let Choice::Allow {
                 scope,
                 args: Some(edited),
+                ..
             } = &d.choice
             {
                 self.check_edit(call, scope.is_some(), edited, edits)?;
@@ -647,12 +657,15 @@ impl Marker {
             .zip(chosen)
             .filter_map(|(call, choice)| {
                 let mut edited_from = None;
+                let mut by_grant = None;
                 let mut args = call.args.clone();
                 let outcome = match choice? {
                     Choice::Allow {
                         scope,
                         args: edited,
+                        grant,
                     } => {
+                        by_grant.clone_from(grant);
                         if let Some(edited) = edited {
                             edited_from = Some(std::mem::replace(&mut args, edited.clone()));
                         }
@@ -670,6 +683,7 @@ impl Marker {
                     args,
                     outcome,
                     edited_from,
+                    grant: by_grant,
                 })
             })
             .collect())

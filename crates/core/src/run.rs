@@ -110,6 +110,9 @@ pub struct DecidedCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The message of a denial.
     pub message: Option<String>,
+    /// The grant that approved it (a person's earlier "always allow"), when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
 }
 
 impl Run {

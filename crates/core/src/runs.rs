@@ -313,25 +313,7 @@ impl<S: MarkerStore> Runs<S> {
                 running.resumed_at = Some(now);
                 running.decision = Some(crate::run::RunDecision {
                     decided_by: by.map(str::to_string),
-                    calls: results
-                        .iter()
-                        .zip(&marker.calls)
-                        .map(|(r, c)| {
-                            let (outcome, scope, message) = match &r.outcome {
-                                CallOutcome::Approved { scope } => {
-                                    ("approved", scope.clone(), None)
-                                }
-                                CallOutcome::Denied { message } => {
-                                    ("denied", None, Some(message.clone()))
-                                }
-                                CallOutcome::Expired => ("expired", None, None),
-                            };
-                            let mut d = decided(c, outcome, scope, message);
-                            d.args = self.keep.then(|| r.args.clone());
-                            d.edited_from = r.edited_from.clone();
-                            d
-                        })
-                        .collect(),
+                    calls: decided_calls(&results, &marker.calls, self.keep),
                 });
                 if self.keep {
                     running.history = Some(marker.history.clone());
@@ -377,6 +359,7 @@ impl<S: MarkerStore> Runs<S> {
                             args: c.args.clone().unwrap_or(serde_json::Value::Null),
                             outcome,
                             edited_from: c.edited_from.clone(),
+                            grant: c.grant.clone(),
                         });
                     }
                 }
@@ -613,6 +596,31 @@ impl<S: MarkerStore> Runs<S> {
     }
 }
 
+/// The calls of a [`RunDecision`](crate::run::RunDecision): each result with the
+/// pending call it decided (with its arguments where runs keep them).
+fn decided_calls(
+    results: &[CallResult],
+    calls: &[crate::marker::PendingCall],
+    keep: bool,
+) -> Vec<crate::run::DecidedCall> {
+    results
+        .iter()
+        .zip(calls)
+        .map(|(r, c)| {
+            let (outcome, scope, message) = match &r.outcome {
+                CallOutcome::Approved { scope } => ("approved", scope.clone(), None),
+                CallOutcome::Denied { message } => ("denied", None, Some(message.clone())),
+                CallOutcome::Expired => ("expired", None, None),
+            };
+            let mut d = decided(c, outcome, scope, message);
+            d.args = keep.then(|| r.args.clone());
+            d.edited_from = r.edited_from.clone();
+            d.grant = r.grant.clone();
+            d
+        })
+        .collect()
+}
+
 /// One call of a [`RunDecision`](crate::run::RunDecision).
 fn decided(
     call: &crate::marker::PendingCall,
@@ -629,6 +637,7 @@ fn decided(
         message,
         args: None,
         edited_from: None,
+        grant: None,
     }
 }
 

@@ -106,15 +106,34 @@ pub struct DecisionRequest {
     /// For an approval: the arguments as the person edited them (classified again
     /// before the approval stands; approved once).
     pub args: Option<Value>,
+    #[serde(default)]
+    /// For an approval with a scope that a host keeps as a grant: its lifetime, ms.
+    pub ttl_ms: Option<u64>,
+    #[serde(default)]
+    /// For an approval with a scope that a host keeps as a grant: one later call only.
+    pub single_use: bool,
 }
 
 impl DecisionRequest {
+    /// The grant this approval asks a host to keep: its scope, lifetime and use.
+    pub fn grant_request(&self) -> Option<crate::grant::GrantRequest> {
+        match (self.decision.as_str(), &self.scope) {
+            ("allow", Some(rule)) => Some(crate::grant::GrantRequest {
+                rule: rule.clone(),
+                ttl_ms: self.ttl_ms,
+                single_use: self.single_use,
+            }),
+            _ => None,
+        }
+    }
+
     /// `allow` / `deny` → the core decision; anything else names what was expected.
     pub fn into_decision(self) -> Result<ResumeDecision, String> {
         let choice = match self.decision.as_str() {
             "allow" => Choice::Allow {
                 scope: self.scope,
                 args: self.args,
+                grant: None,
             },
             "deny" => Choice::Deny {
                 message: self.message,

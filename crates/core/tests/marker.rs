@@ -284,6 +284,7 @@ fn several_calls_resume_in_marker_order() {
             choice: Choice::Allow {
                 scope: Some("rm -rf build".to_string()),
                 args: None,
+                grant: None,
             },
         },
         ResumeDecision::deny("call_2", anchor_of(&calls[1]), "not that file"),
@@ -300,6 +301,7 @@ fn several_calls_resume_in_marker_order() {
                     scope: Some("rm -rf build".to_string())
                 },
                 edited_from: None,
+                grant: None,
             },
             CallResult {
                 tool_call_id: "call_2".to_string(),
@@ -309,6 +311,7 @@ fn several_calls_resume_in_marker_order() {
                     message: "not that file".to_string()
                 },
                 edited_from: None,
+                grant: None,
             },
             CallResult {
                 tool_call_id: "call_3".to_string(),
@@ -318,6 +321,7 @@ fn several_calls_resume_in_marker_order() {
                     message: "  ".to_string()
                 },
                 edited_from: None,
+                grant: None,
             },
         ]
     );
@@ -560,6 +564,7 @@ fn an_expired_marker_resumes_nothing() {
                         message: None,
                         args: None,
                         edited_from: None,
+                        grant: None,
                     }],
                 }),
                 history: Some("h".to_string()),
@@ -967,6 +972,7 @@ fn two_racing_resumes_one_wins_by_compare_and_swap() {
                 message: "no".to_string()
             },
             edited_from: None,
+            grant: None,
         }]
     );
 }
@@ -1258,6 +1264,7 @@ fn decisions_speak_json() {
                 choice: Choice::Allow {
                     scope: Some("npm test:*".to_string()),
                     args: None,
+                    grant: None,
                 },
             },
             ResumeDecision::deny("c", "z", "no"),
@@ -1276,6 +1283,7 @@ fn decisions_speak_json() {
             message: "no".to_string(),
         },
         edited_from: None,
+        grant: None,
     };
     assert_eq!(
         serde_json::to_value(&result).unwrap(),

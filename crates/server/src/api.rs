@@ -24,7 +24,7 @@ use crate::AppState;
 pub use toolgate_store::now_ms;
 
 /// Runs `f` on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
@@ -76,7 +76,7 @@ fn cached(headers: &HeaderMap, value: &impl Serialize) -> Result<Response, ApiEr
         .into_response())
 }
 
-fn json(status: StatusCode, value: &impl Serialize) -> Result<Response, ApiError> {
+pub(crate) fn json(status: StatusCode, value: &impl Serialize) -> Result<Response, ApiError> {
     let body =
         serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("encoding: {e}")))?;
     Ok((
@@ -142,13 +142,19 @@ pub async fn park(
     };
     let store = state.store.clone();
     let owner = caller.owner.clone();
-    let parked = blocking(move || Ok(Runs::new(store.owner(&owner)).park(park, now_ms())?)).await?;
-    if let Some(hook) = &state.webhook {
+    let policy = state.policy.clone();
+    let parked =
+        blocking(move || crate::grants::park(&store, &policy, &owner, park, now_ms())).await?;
+    if let Some(hook) = state
+        .webhook
+        .as_ref()
+        .filter(|_| parked.run.status == RunStatus::AwaitingPermission)
+    {
         hook.notify(&parked.run);
     }
     let mut view = to_value(&ParkedView::from(&parked))?;
     if let Some(run) = view.get_mut("run") {
-        *run = shown(&caller, &parked.run)?;
+        *run = shown(&state.policy, &caller, &parked.run)?;
     }
     json(StatusCode::CREATED, &view)
 }
@@ -186,9 +192,18 @@ pub fn sees(caller: &Caller, run: &Run) -> bool {
 
 /// A run as `caller` sees it: [`RunView`] with `parkedBy`, and the marker's history
 /// only for the agent that parked it and the owner's approvers (another agent must not
-/// read it, nor choose it: see [`sees`]).
-pub fn shown(caller: &Caller, run: &Run) -> Result<serde_json::Value, ApiError> {
+/// read it, nor choose it: see [`sees`]). For an approver each asked call carries the
+/// "always allow" scopes `policy` offers for it (`scopes`, narrowest first) and what
+/// each would match (`scopeMatches`): a grant is shown before it is given.
+pub fn shown(
+    policy: &toolgate_core::Policy,
+    caller: &Caller,
+    run: &Run,
+) -> Result<serde_json::Value, ApiError> {
     let mut v = to_value(&RunView::from(run))?;
+    if caller.roles.contains(&Role::Approver) {
+        crate::grants::offer_scopes(policy, run, &mut v);
+    }
     if let (Some(by), Some(obj)) = (&run.parked_by, v.as_object_mut()) {
         obj.insert(
             "parkedBy".to_string(),
@@ -294,7 +309,7 @@ pub async fn list(
         .filter(|r| {
             status.is_none_or(|s| r.status == s) && r.is_owned_by(&caller.owner) && sees(&caller, r)
         })
-        .map(|r| shown(&caller, r))
+        .map(|r| shown(&state.policy, &caller, r))
         .collect::<Result<Vec<_>, _>>()?;
     let valid_until = runs
         .iter()
@@ -402,7 +417,7 @@ pub async fn get_run(
         blocking(move || Ok(Runs::new(store.owner(&owner)).run_of(&run_id, &owner, now_ms())?))
             .await?;
     match run.filter(|r| sees(&caller, r)) {
-        Some(run) => cached(&headers, &shown(&caller, &run)?),
+        Some(run) => cached(&headers, &shown(&state.policy, &caller, &run)?),
         None => Err(ApiError::not_found(&id)),
     }
 }
@@ -429,7 +444,12 @@ pub async fn decide(
     caller.require(Role::Approver)?;
     check_id(&id)?;
     let seen = req.revision;
-    let decisions = ResumeRequest {
+    let asked: Vec<_> = req
+        .decisions
+        .iter()
+        .map(DecisionRequest::grant_request)
+        .collect();
+    let mut decisions = ResumeRequest {
         decisions: req.decisions,
     }
     .into_decisions()
@@ -442,6 +462,7 @@ pub async fn decide(
     let run_id = id.clone();
     let by = caller.name.clone();
     let policy = state.policy.clone();
+    let grant_policy = state.policy.clone();
     let resumed = blocking(move || {
         // The agent takes the outcome later (`POST …/resume`): keep its history. A
         // person's edit of a call is classified again by the server's policy.
@@ -450,8 +471,23 @@ pub async fn decide(
         let runs = Runs::new(store.owner(&owner))
             .keeping_history()
             .with_edit_check(Some(edits));
-        let err = match runs.resume_seen(&run_id, &owner, &decisions, now_ms(), Some(&by), seen) {
-            Ok(resumed) => return Ok(resumed),
+        // An "always allow" scope becomes a grant: checked before anything is decided,
+        // stored once the decision stands.
+        let now = now_ms();
+        let mut give = Vec::new();
+        if asked.iter().any(Option::is_some) {
+            if let Some(run) = runs.run_of(&run_id, &owner, now)? {
+                give =
+                    crate::grants::to_give(&grant_policy, &run, &mut decisions, &asked, &by, now)?;
+            }
+        }
+        let err = match runs.resume_seen(&run_id, &owner, &decisions, now, Some(&by), seen) {
+            Ok(resumed) => {
+                for g in &give {
+                    store.add_grant(g, now)?;
+                }
+                return Ok(resumed);
+            }
             Err(e) => e,
         };
         // A decision for a call someone already decided (the run may have moved on to
@@ -596,7 +632,7 @@ pub async fn cancel(
         "toolgate-server: run {id} cancelled by `{}` (revision {})",
         caller.name, cancelled.revision
     );
-    json(StatusCode::OK, &shown(&caller, &cancelled)?)
+    json(StatusCode::OK, &shown(&state.policy, &caller, &cancelled)?)
 }
 
 /// `POST /v1/runs/{id}/complete` (role agent; only the agent that parked the run): the
@@ -626,7 +662,7 @@ pub async fn complete(
         "toolgate-server: run {id} completed by `{}` (revision {})",
         caller.name, completed.revision
     );
-    json(StatusCode::OK, &shown(&caller, &completed)?)
+    json(StatusCode::OK, &shown(&state.policy, &caller, &completed)?)
 }
 
 /// The agent that parked run `id` moves it on (`cancel`, `complete`) with `act`, only

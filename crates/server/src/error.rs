@@ -95,7 +95,9 @@ impl From<Error> for ApiError {
             Error::MarkerExpired { .. } => (StatusCode::CONFLICT, "expired"),
             Error::MarkerCorrupt { .. } => (StatusCode::CONFLICT, "marker_corrupt"),
             // A person's edit the policy denies (or cannot take): nothing was decided.
-            Error::EditRefused { .. } => (StatusCode::UNPROCESSABLE_ENTITY, e.code()),
+            Error::EditRefused { .. } | Error::GrantRefused { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, e.code())
+            }
             Error::RunIdTaken { .. } => (StatusCode::CONFLICT, "run_id_taken"),
             Error::IllegalTransition { .. } | Error::RunStillActive { .. } => {
                 (StatusCode::CONFLICT, e.code())

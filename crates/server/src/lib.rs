@@ -7,8 +7,10 @@
 //! | `POST /v1/runs/{id}/park` | agent | park a run: its calls are classified here and put in one marker; 201 |
 //! | `GET /v1/runs[?status=…&limit=N&cursor=ID]` | agent, approver | a page of the token owner's runs (an agent's: its own); `ETag` / `If-None-Match` → 304 |
 //! | `GET /v1/runs/{id}` | agent, approver | one run as `gate.run(id)` shows it, with `parkedBy`; 404 for another owner's (or, to an agent, another agent's) |
-//! | `POST /v1/runs/{id}/decisions` | approver | `{revision?, decisions: [{toolCallId, anchor, decision, message?, scope?}]}` → the results; exactly once; a loser's 409 names who decided first; a stale revision is 409 `stale` |
+//! | `POST /v1/runs/{id}/decisions` | approver | `{revision?, decisions: [{toolCallId, anchor, decision, message?, scope?, ttlMs?, singleUse?, args?}]}` → the results; exactly once; a `scope` gives a grant ([`grants`]); a loser's 409 names who decided first; a stale revision is 409 `stale` |
 //! | `GET /v1/audit?since=MS&limit=N` | approver | the owner's audit records (each request's end, once) |
+//! | `GET /v1/grants[?all=true]` | approver | the owner's grants ("always allow" kept: what each matches, its session, expiry, uses, `state`) |
+//! | `DELETE /v1/grants/{id}` | approver | revokes a grant: it approves nothing more |
 //! | `POST /v1/agent/runs` | both | starts the reference agent (`--demo-agent` only) |
 //! | `GET /v1/me` | both | the token's name, owner and roles |
 //! | `POST /v1/classify` | agent | each call's verdict (with `[sandbox] agents = true`, `sandbox` and the command that runs it contained), nothing stored |
@@ -25,6 +27,7 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod error;
+pub mod grants;
 pub mod guard;
 pub mod limits;
 pub mod panel;
@@ -105,6 +108,8 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         .route("/v1/runs/{id}/cancel", post(api::cancel))
         .route("/v1/runs/{id}/complete", post(api::complete))
         .route("/v1/audit", get(api::audit))
+        .route("/v1/grants", get(grants::list))
+        .route("/v1/grants/{id}", axum::routing::delete(grants::revoke))
         .route("/v1/agent/runs", post(api::start_agent))
         .route("/v1/me", get(api::me))
         .route("/v1/classify", post(api::classify))
@@ -136,7 +141,7 @@ pub fn router(state: AppState, cors_origins: &[String]) -> Result<Router, String
         app = app.layer(
             CorsLayer::new()
                 .allow_origin(AllowOrigin::list(origins))
-                .allow_methods([Method::GET, Method::POST])
+                .allow_methods([Method::GET, Method::POST, Method::DELETE])
                 .allow_headers([AUTHORIZATION, CONTENT_TYPE, IF_NONE_MATCH])
                 .expose_headers([ETAG])
                 .max_age(Duration::from_secs(600)),

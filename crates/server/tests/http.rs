@@ -2060,3 +2060,152 @@ fn an_edited_approval_runs_the_edit_and_is_audited() {
     );
     drop(server);
 }
+
+/// Grants: a scope the call does not offer is refused with nothing decided; an offered
+/// one is kept (listed with what it matches) and decides later parks of the same session
+/// that it covers, once each, the audit naming it; a compound line, another session, a
+/// revoked, used-up or expired grant leave the run for a person.
+#[test]
+fn grants_decide_only_what_they_cover_while_they_live() {
+    let dir = temp_dir("grants");
+    let db = dir.join("toolgate.db");
+    let server = start(&db);
+    let a = server.addr.as_str();
+    let park_in = |id: &str, session: &str, command: &str| {
+        let mut body = park_body(command);
+        body["sessionId"] = json!(session);
+        let r = req(
+            a,
+            "POST",
+            &format!("/v1/runs/{id}/park"),
+            Some(AGENT),
+            Some(&body),
+            &[],
+        );
+        assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+        r.json()["run"]["status"].as_str().unwrap().to_string()
+    };
+    let decide = |id: &str, extra: Value| {
+        let run = req(a, "GET", &format!("/v1/runs/{id}"), Some(ALICE), None, &[]).json();
+        let mut d = json!({"toolCallId": "c1", "anchor": run["marker"]["calls"][0]["anchor"], "decision": "allow"});
+        for (k, v) in extra.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        req(
+            a,
+            "POST",
+            &format!("/v1/runs/{id}/decisions"),
+            Some(ALICE),
+            Some(&json!({ "decisions": [d] })),
+            &[],
+        )
+    };
+    let waiting = "awaiting_permission";
+    assert_eq!(park_in("g-1", "chat-1", "git push origin main"), waiting);
+    // What a grant would match is shown before it is given.
+    let run = req(a, "GET", "/v1/runs/g-1", Some(ALICE), None, &[]).json();
+    let call = &run["marker"]["calls"][0];
+    assert_eq!(
+        call["scopes"],
+        json!(["Bash(git push origin main)", "Bash(git push:*)"])
+    );
+    assert!(call["scopeMatches"][1]
+        .as_str()
+        .unwrap()
+        .contains("each command of a line on its own"));
+    let agent_view = req(a, "GET", "/v1/runs/g-1", Some(AGENT), None, &[]).json();
+    assert!(agent_view["marker"]["calls"][0].get("scopes").is_none());
+    // A wider scope than offered: refused, nothing decided.
+    let before = dump(&db);
+    let wide = decide("g-1", json!({"scope": "Bash(git:*)"}));
+    assert_eq!(
+        (wide.status, wide.json()["error"]["code"].clone()),
+        (422, json!("grant_refused"))
+    );
+    assert_eq!(dump(&db), before);
+    let ok = decide(
+        "g-1",
+        json!({"scope": "Bash(git push:*)", "ttlMs": 600_000}),
+    );
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    let list = req(a, "GET", "/v1/grants", Some(ALICE), None, &[]).json();
+    let grant = list["grants"][0].clone();
+    assert_eq!(
+        (
+            grant["rule"].clone(),
+            grant["sessionId"].clone(),
+            grant["state"].clone()
+        ),
+        (json!("Bash(git push:*)"), json!("chat-1"), json!("live"))
+    );
+    let gid = grant["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        req(a, "GET", "/v1/grants", Some(AGENT), None, &[]).status,
+        403
+    );
+    // Covered: decided by the grant at park; the agent takes the approval once.
+    assert_eq!(park_in("g-2", "chat-1", "git push origin dev"), "running");
+    let taken = req(a, "POST", "/v1/runs/g-2/resume", Some(AGENT), None, &[]).json();
+    assert_eq!(taken["results"][0]["outcome"], "approved");
+    // Not covered: another command joined by `;`, another session.
+    assert_eq!(
+        park_in("g-3", "chat-1", "git push origin dev; rm -rf build"),
+        waiting
+    );
+    assert_eq!(park_in("g-4", "chat-2", "git push origin dev"), waiting);
+    // Revoked: never used again; another owner's token finds no such grant.
+    let path = format!("/v1/grants/{gid}");
+    assert_eq!(req(a, "DELETE", &path, Some(BOB), None, &[]).status, 404);
+    let revoked = req(a, "DELETE", &path, Some(ALICE), None, &[]);
+    assert_eq!(revoked.json()["state"], "revoked");
+    assert_eq!(park_in("g-5", "chat-1", "git push origin dev"), waiting);
+    assert!(
+        req(a, "GET", "/v1/grants", Some(ALICE), None, &[]).json()["grants"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // Single use: one later call, then a person again.
+    assert_eq!(park_in("g-6", "chat-1", "npm publish"), waiting);
+    let once = decide(
+        "g-6",
+        json!({"scope": "Bash(npm publish)", "singleUse": true}),
+    );
+    assert_eq!(once.status, 200);
+    assert_eq!(park_in("g-7", "chat-1", "npm publish"), "running");
+    assert_eq!(park_in("g-8", "chat-1", "npm publish"), waiting);
+    // Expired: a grant of 1 s covers nothing after it.
+    assert_eq!(park_in("g-9", "chat-1", "cargo publish"), waiting);
+    assert_eq!(
+        decide(
+            "g-9",
+            json!({"scope": "Bash(cargo publish)", "ttlMs": 1000})
+        )
+        .status,
+        200
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(park_in("g-10", "chat-1", "cargo publish"), waiting);
+    // The audit names the grant that each approval gave or that approved it.
+    let audit = req(a, "GET", "/v1/audit", Some(ALICE), None, &[]).json();
+    let grant_of = |run: &str| {
+        audit["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["runId"] == run)
+            .map(|r| (r["outcome"].clone(), r["grant"].clone()))
+            .unwrap()
+    };
+    assert_eq!(grant_of("g-1"), (json!("approved"), json!(gid)));
+    assert_eq!(grant_of("g-2"), (json!("approved"), json!(gid)));
+    let all = req(a, "GET", "/v1/grants?all=true", Some(ALICE), None, &[]).json();
+    let states: Vec<&str> = all["grants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["revoked", "used_up", "expired"]);
+    drop(server);
+}

@@ -47,6 +47,10 @@ pub struct AuditRecord {
     /// one (`anchor`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edited_anchor: Option<String>,
+    /// The grant that approved it (a person's earlier "always allow"), or that this
+    /// approval gave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
 }
 
 /// The link of `record` in the audit chain after `prev` (the previous record's link,
@@ -149,6 +153,7 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
         message: None,
         asked_by: None,
         edited_anchor: None,
+        grant: None,
     };
     let old = match Run::decode(old, &AnyHistory) {
         Ok(old) => old,
@@ -191,6 +196,7 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
                         .as_ref()
                         .and(d.args.as_ref())
                         .map(|args| toolgate_core::anchor(&c.tool, args));
+                    row.grant = d.grant.clone();
                 }
                 (RunStatus::Cancelled, _) if new.expired_at.is_some() => {
                     row.outcome = "expired".to_string();

@@ -28,12 +28,14 @@
 
 #![deny(missing_docs)]
 pub mod audit;
+mod grants;
 mod migrate;
 pub mod pg_tls;
 mod postgres_store;
 mod sqlite_store;
 
 pub use audit::{AuditCheck, AuditRecord};
+pub use grants::GrantFilter;
 pub use postgres_store::PostgresStore;
 pub use sqlite_store::{exposed, SqliteStore};
 

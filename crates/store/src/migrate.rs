@@ -47,6 +47,11 @@ pub(crate) const SQLITE: &[Migration] = &[
         name: "0006_audit_edits",
         sql: include_str!("../migrations/sqlite/0006_audit_edits.sql"),
     },
+    Migration {
+        version: 7,
+        name: "0007_grants",
+        sql: include_str!("../migrations/sqlite/0007_grants.sql"),
+    },
 ];
 
 pub(crate) const POSTGRES: &[Migration] = &[
@@ -79,5 +84,10 @@ pub(crate) const POSTGRES: &[Migration] = &[
         version: 6,
         name: "0006_audit_edits",
         sql: include_str!("../migrations/postgres/0006_audit_edits.sql"),
+    },
+    Migration {
+        version: 7,
+        name: "0007_grants",
+        sql: include_str!("../migrations/postgres/0007_grants.sql"),
     },
 ];

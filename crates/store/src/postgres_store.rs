@@ -44,7 +44,7 @@ pub struct PostgresStore {
     options: StoreOptions,
 }
 
-fn err(e: postgres::Error) -> Error {
+pub(crate) fn err(e: postgres::Error) -> Error {
     // The server's own words (`db error` alone says nothing).
     if let Some(db) = e.as_db_error() {
         return unavailable(
@@ -127,7 +127,10 @@ impl PostgresStore {
     }
 
     /// Runs `f` on a connection of the pool, connecting first when it is new or closed.
-    fn with<T>(&self, f: impl FnOnce(&mut Client) -> Result<T, Error>) -> Result<T, Error> {
+    pub(crate) fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let mut guard = self.slot();
         if guard.as_ref().is_none_or(Client::is_closed) {
             *guard = Some(self.connect_one()?);
@@ -324,11 +327,12 @@ impl PostgresStore {
 
 /// The columns of an [`AuditRecord`], in [`audit_record`]'s order.
 const AUDIT_COLUMNS: &str = "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-     decided_by, anchor, rule, reason, message, asked_by, edited_anchor";
-/// [`AUDIT_COLUMNS`] as migration 5 found the table (no `edited_anchor` until 6).
+     decided_by, anchor, rule, reason, message, asked_by, edited_anchor, grant_id";
+/// [`AUDIT_COLUMNS`] as migration 5 found the table (no `edited_anchor` until 6, no
+/// `grant_id` until 7).
 const AUDIT_COLUMNS_V5: &str =
     "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-     decided_by, anchor, rule, reason, message, asked_by, NULL::text";
+     decided_by, anchor, rule, reason, message, asked_by, NULL::text, NULL::text";
 
 /// An [`AuditRecord`] from [`AUDIT_COLUMNS`] starting at column `from`.
 fn audit_record(r: &postgres::Row, from: usize) -> Result<AuditRecord, postgres::Error> {
@@ -348,6 +352,7 @@ fn audit_record(r: &postgres::Row, from: usize) -> Result<AuditRecord, postgres:
         message: r.try_get(from + 12)?,
         asked_by: r.try_get(from + 13)?,
         edited_anchor: r.try_get(from + 14)?,
+        grant: r.try_get(from + 15)?,
     })
 }
 
@@ -380,8 +385,8 @@ fn insert_audit(
             .query_one(
                 "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
                  revision, tool_call_id, tool, outcome, decided_by,
-                 anchor, rule, reason, message, asked_by, edited_anchor, prev_hash, hash)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                 anchor, rule, reason, message, asked_by, edited_anchor, grant_id, prev_hash, hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
              RETURNING id",
                 &[
                     &sql_revision(key, r.at)?,
@@ -399,6 +404,7 @@ fn insert_audit(
                     &r.message,
                     &r.asked_by,
                     &r.edited_anchor,
+                    &r.grant,
                     &prev,
                     &hash,
                 ],

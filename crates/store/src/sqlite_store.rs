@@ -29,7 +29,7 @@ pub struct SqliteStore {
     options: StoreOptions,
 }
 
-fn err(e: rusqlite::Error) -> Error {
+pub(crate) fn err(e: rusqlite::Error) -> Error {
     unavailable("sqlite", e)
 }
 
@@ -167,7 +167,7 @@ impl SqliteStore {
         })
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         // Every use is one statement: a panic while holding the lock cannot leave a
         // half-done write behind, so a poisoned lock is still a good connection.
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
@@ -331,8 +331,8 @@ fn insert_audit(
         tx.execute(
             "INSERT INTO toolgate_audit (at, run_id, owner, session_id,
                  revision, tool_call_id, tool, outcome, decided_by, anchor,
-                 rule, reason, message, asked_by, edited_anchor, prev_hash, hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                 rule, reason, message, asked_by, edited_anchor, grant_id, prev_hash, hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             params![
                 sql_revision(key, r.at)?,
                 r.run_id,
@@ -349,6 +349,7 @@ fn insert_audit(
                 r.message,
                 r.asked_by,
                 r.edited_anchor,
+                r.grant,
                 prev,
                 hash
             ],
@@ -404,11 +405,12 @@ fn chain_existing(tx: &rusqlite::Transaction<'_>) -> Result<(), Error> {
 
 /// The columns of an [`AuditRecord`], in [`audit_record`]'s order.
 const AUDIT_COLUMNS: &str = "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-     decided_by, anchor, rule, reason, message, asked_by, edited_anchor";
-/// [`AUDIT_COLUMNS`] as migration 5 found the table (no `edited_anchor` until 6).
+     decided_by, anchor, rule, reason, message, asked_by, edited_anchor, grant_id";
+/// [`AUDIT_COLUMNS`] as migration 5 found the table (no `edited_anchor` until 6, no
+/// `grant_id` until 7).
 const AUDIT_COLUMNS_V5: &str =
     "at, run_id, owner, session_id, revision, tool_call_id, tool, outcome,
-     decided_by, anchor, rule, reason, message, asked_by, NULL";
+     decided_by, anchor, rule, reason, message, asked_by, NULL, NULL";
 
 /// An [`AuditRecord`] from [`AUDIT_COLUMNS`] starting at column `from`.
 fn audit_record(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<AuditRecord> {
@@ -428,6 +430,7 @@ fn audit_record(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<AuditRec
         message: r.get(from + 12)?,
         asked_by: r.get(from + 13)?,
         edited_anchor: r.get(from + 14)?,
+        grant: r.get(from + 15)?,
     })
 }
 

@@ -69,6 +69,7 @@ fn park_as(runs: &Runs<impl MarkerStore>, run_id: &str, now: u64, by: &str) -> V
             choice: Choice::Allow {
                 scope: None,
                 args: None,
+                grant: None,
             },
         })
         .collect()
@@ -320,6 +321,7 @@ fn audit_trail(store: &SqlStore) {
     edited[0].choice = Choice::Allow {
         scope: None,
         args: Some(to.clone()),
+        grant: None,
     };
     keeping
         .resume_by("edit-ok", "me", &edited, T0 + 9, Some("alice-phone"))
@@ -520,7 +522,7 @@ fn sqlite_file() {
         .expect("resumed after the restart");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "6"
+        "7"
     );
 
     // Two connections to the file (as two server processes would have).
@@ -562,7 +564,7 @@ fn sqlite_memory_and_bad_urls() {
 
 /// Every object the PostgreSQL migrations make: a test starting from an empty schema
 /// drops them all, whichever test ran before it on the shared database.
-const DROP_ALL: &str = "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes, toolgate_audit_head;
+const DROP_ALL: &str = "DROP TABLE IF EXISTS toolgate_runs, toolgate_audit, toolgate_migrations, toolgate_changes, toolgate_audit_head, toolgate_grants;
      DROP FUNCTION IF EXISTS toolgate_runs_changed();";
 
 /// The PostgreSQL tests share one database (scripts/with-postgres): one at a time.
@@ -737,7 +739,7 @@ fn sqlite_migrates_rows_of_before_owners() {
     .expect("migrate");
     assert_eq!(
         query_one(&path, "SELECT count(*) FROM toolgate_migrations"),
-        "6"
+        "7"
     );
     assert_eq!(
         query_one(&path, "SELECT owner || '/' || status || '/' || coalesce(parked_by, '-') FROM toolgate_runs WHERE run_key = 'old-waiting'"),

@@ -409,6 +409,7 @@ impl Inner {
                 Choice::Allow {
                     scope: None,
                     args: None,
+                    grant: None,
                 },
                 None,
             ),
@@ -416,6 +417,7 @@ impl Inner {
                 Choice::Allow {
                     scope: Some(scope),
                     args: None,
+                    grant: None,
                 },
                 None,
             ),
@@ -675,7 +677,7 @@ mod tests {
                     }
                     Op::Resume { check, allow } => {
                         let Some((id, anchor, _)) = checks.get(check) else { continue };
-                        let choice = if allow { Choice::Allow { scope: None, args: None } } else { Choice::Deny { message: Some("no".into()) } };
+                        let choice = if allow { Choice::Allow { scope: None, args: None, grant: None } } else { Choice::Deny { message: Some("no".into()) } };
                         let d = ResumeDecision { tool_call_id: "call".into(), anchor: anchor.clone(), choice };
                         let r = gate.resume(id, &[d], None, now);
                         if model[check].is_none() {

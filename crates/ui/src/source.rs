@@ -356,10 +356,12 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
         Decision::AllowOnce => Choice::Allow {
             scope: None,
             args: None,
+            grant: None,
         },
         Decision::AllowAlways(scope) => Choice::Allow {
             scope: Some(scope.clone()),
             args: None,
+            grant: None,
         },
         Decision::Deny(message) => Choice::Deny {
             message: Some(message.trim().to_string()),
@@ -368,6 +370,7 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
         Decision::AllowEdited(json) => Choice::Allow {
             scope: None,
             args: Some(serde_json::from_str(json).unwrap_or(Value::Null)),
+            grant: None,
         },
     };
     ResumeDecision {

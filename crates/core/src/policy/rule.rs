@@ -158,6 +158,33 @@ impl Rule {
         }
     }
 
+    /// What the rule matches, in words for the person about to grant it.
+    pub fn describe(&self) -> String {
+        let tool = |f: &Family| match f {
+            Family::Read => "reading",
+            Family::Edit => "editing",
+            Family::Fetch => "fetching",
+            Family::Shell => "running",
+            Family::Mcp | Family::Other => "calling",
+        };
+        match &self.matcher {
+            Matcher::ShellAll => "every shell command".into(),
+            Matcher::ShellExact(c) => format!("exactly the command `{c}`"),
+            Matcher::ShellPrefix(p) => format!(
+                "`{p}` with any arguments after it; each command of a line on its own \
+                 (what a `;`, `&&`, `|` or `$(…)` adds is judged by itself)"
+            ),
+            Matcher::ShellGlob(g) => format!("shell commands matching `{g}`, each on its own"),
+            Matcher::Path(f, p) => match p.strip_suffix("/**") {
+                Some(dir) => format!("{} any file under {dir}/", tool(f)),
+                None => format!("{} exactly {p}", tool(f)),
+            },
+            Matcher::Family(f) => format!("{} any file or URL", tool(f)),
+            Matcher::Domain(d) => format!("fetching any URL on {d}"),
+            Matcher::Tool(t) => format!("every call of the tool `{t}`"),
+        }
+    }
+
     pub(super) fn is_exact_shell(&self) -> Option<&str> {
         match &self.matcher {
             Matcher::ShellExact(c) => Some(c),

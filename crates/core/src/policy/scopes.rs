@@ -58,9 +58,11 @@ impl Policy {
                             })
                             && !w.starts_with('-')
                     };
+                    // One program with its first argument fixed (a subcommand, never
+                    // a flag): `git push:*`, `npm publish:*`. Never the program alone,
+                    // which would reach every other subcommand of it.
                     let prefix = match words.as_slice() {
-                        [p, s, _, ..] if sub_ok(s) => Some(format!("{p} {s}")),
-                        [p, _, ..] => Some((*p).to_string()),
+                        [p, s, ..] if sub_ok(s) => Some(format!("{p} {s}")),
                         _ => None,
                     };
                     if let Some(prefix) = prefix {
@@ -96,7 +98,11 @@ impl Policy {
                 };
                 let mut out = vec![format!("{tool}({abs})")];
                 if let Some(i) = abs.rfind('/') {
-                    if i > 0 {
+                    // Never a directory the home directory is in (or the home itself):
+                    // that would reach every project and setting of the user.
+                    let dir = abs.get(..i).unwrap_or_default();
+                    let home = self.home.trim_end_matches('/');
+                    if i > 0 && dir != home && !home.starts_with(&format!("{dir}/")) {
                         out.push(format!("{tool}({}/**)", abs.get(..i).unwrap_or_default()));
                     }
                 }
