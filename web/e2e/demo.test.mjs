@@ -106,6 +106,9 @@ const tests = {
     await prompt(page).waitFor();
     await page.waitForTimeout(550); // (key grace does not apply to clicks; realistic pause)
     await page.getByTestId("approve-always").click();
+    const matches = await page.getByTestId("grant-matches").first().textContent();
+    assert(matches.includes("exactly the command `git push origin main`"), `what the grant matches, shown first: ${matches}`);
+    await page.getByTestId("grant-approve").click();
     const first = await outcome(page, "1");
     assert(first.outcome === "approved" && first.scope === "Bash(git push origin main)", JSON.stringify(first));
     const second = await page.evaluate((c) => window.toolgateDemo.submit(c), PUSH);

@@ -116,7 +116,11 @@ async function elementFlow(engine, label, url) {
       after,
     );
     console.log(`  ${name}: prompt after ${shownMs} ms, resume guarantee ${after.guarantee}`);
-    if (label === "plain page") await editFlow(s, name);
+    if (label === "plain page") {
+      await editFlow(s, name);
+      await grantFlow(s, name);
+      await invisibleFlow(s, name);
+    }
     const errors = [...after.errors, ...s.consoleErrors()];
     check(`${name}: no error and no CSP violation`, errors.length === 0, errors);
   } catch (e) {
@@ -171,6 +175,50 @@ async function editFlow(s, name) {
       done.result?.args?.command === "python deploy.py --dry-run" && done.result?.editedFrom?.command === "python deploy.py" &&
       done.decided?.editedFrom?.command === "python deploy.py" && done.prompts === 0,
     done);
+}
+
+/** Always allow…: each offered scope shows what it matches before it is given; the one
+ * chosen resumes the run once, with that scope. */
+async function grantFlow(s, name) {
+  const card = 'toolgate-approval article[data-run-id="run-grant"]';
+  await s.evaluate(`window.gate.park({ runId: "run-grant", calls: [{ toolCallId: "c1", tool: "bash", args: { command: "git push origin main" } }],
+    history: JSON.stringify({ step: 3 }) });`);
+  await s.waitFor(`return document.querySelector(${JSON.stringify(card)}) ? true : null;`, 15_000);
+  const hidden = await s.evaluate(`return document.querySelector(${JSON.stringify(`${card} [data-testid=grant-box]`)})?.hidden ?? null;`);
+  await s.click(`${card} [data-testid=approve-always]`);
+  const shown = await s.evaluate(`
+    const box = document.querySelector(${JSON.stringify(`${card} [data-testid=grant-box]`)});
+    const matches = [...box.querySelectorAll("[data-testid=grant-matches]")].map((e) => e.textContent);
+    box.querySelectorAll("[data-testid=grant-scope]")[1].click();
+    box.querySelector("[data-testid=grant-once]").click();
+    return { hidden: box.hidden, matches, decided: window.decisions.length };`);
+  check(`${name}: Always allow… shows each scope and what it would match before anything is decided`,
+    hidden === true && shown.hidden === false && shown.matches.length === 2 && /exactly the command/.test(shown.matches[0]) &&
+      /each command of a line on its own/.test(shown.matches[1]) && shown.decided === 2,
+    { hidden, shown });
+  await s.click(`${card} [data-testid=grant-approve]`);
+  await s.waitFor("return window.decisions.length > 2 ? true : null;", 15_000);
+  const done = await s.evaluate(`const d = window.decisions[2]; return { runId: d?.runId, result: d?.results?.[0] };`);
+  check(`${name}: Approve and keep resumes the run once with the scope chosen`,
+    done.runId === "run-grant" && done.result?.outcome === "approved" && done.result?.scope === "Bash(git push:*)", done);
+}
+
+/** A command holding a right-to-left override and a zero-width space: both shown as
+ * visible escapes, with a warning; the call's other arguments under the command. */
+async function invisibleFlow(s, name) {
+  const card = 'toolgate-approval article[data-run-id="run-bidi"]';
+  await s.evaluate(`window.gate.park({ runId: "run-bidi", calls: [{ toolCallId: "c1", tool: "bash",
+    args: { command: "python tools/\u202Egnp.py\u202C --all \u200B# ok", cwd: "/srv/app" } }], history: "{}" });`);
+  await s.waitFor(`return document.querySelector(${JSON.stringify(card)}) ? true : null;`, 15_000);
+  const got = await s.evaluate(`
+    const c = document.querySelector(${JSON.stringify(card)});
+    return { args: c.querySelector("[data-testid=tool-args]")?.textContent ?? "",
+             warning: c.querySelector("[data-testid=invisible-warning]")?.textContent ?? null,
+             plain: document.querySelector('toolgate-approval article[data-run-id="run-grant"] [data-testid=invisible-warning]') };`);
+  check(`${name}: a bidi override and a zero-width space show as visible escapes, with a warning; the command as a command, its cwd under it`,
+    got.args.includes("tools/\\u{202E}gnp.py\\u{202C} --all \\u{200B}# ok") && !/[\u202E\u200B]/.test(got.args) &&
+      got.args.includes('"cwd": "/srv/app"') && !got.args.includes('"command"') && /invisible or text-direction/.test(got.warning ?? "") && got.plain === null,
+    got);
 }
 
 const work = mkdtempSync(join(tmpdir(), "toolgate-element-"));

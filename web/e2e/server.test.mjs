@@ -10,6 +10,9 @@
 // - the server stops while a prompt is shown: the panel shows the failed poll, a click
 //   decides nothing; after a restart on the same file the prompt is still there and a
 //   decision resumes the run;
+// - grants: Always allow… shows what each scope matches before it is given; the grant
+//   chosen (scope, time) is listed, decides a covered park at once (not a compound line,
+//   not another session), is revoked from the panel, and a short one expires;
 // - another owner's token sees none of it.
 //   node web/e2e/server.test.mjs   (part of web/e2e/run.mjs)
 import { execFileSync, spawn } from "node:child_process";
@@ -273,6 +276,62 @@ try {
   check("two devices at once: exactly one decision each time (one audit record, one event), the other told who won",
     races.every((r) => r.records === 1 && r.events === 1 && r.loserText.includes(`Already decided by ${r.winner}`)),
     races);
+
+  // --- Grants: shown before they are given, kept, listed, revoked, expired.
+  {
+    const park = async (id, command, session = "grants-chat") =>
+      (await api("POST", `/v1/runs/${id}/park`, TOKENS.agent, {
+        sessionId: session,
+        calls: [{ toolCallId: "c1", tool: "bash", args: { command } }],
+        history: "[]",
+      })).json?.run;
+    const g1 = await park("grant-1", "git push origin main");
+    const pg = prompt(a.page, "grant-1", g1.revision);
+    await pg.waitFor({ timeout: 12_000 });
+    await pg.getByTestId("approve-always").click();
+    const box = pg.getByTestId("grant-box");
+    await box.waitFor();
+    const matches = await box.getByTestId("grant-matches").allTextContents();
+    check("Always allow… shows each scope with what it matches before it is given",
+      matches.length === 2 && /exactly the command `git push origin main`/.test(matches[0]) && /each command of a line on its own/.test(matches[1]), matches);
+    await box.getByTestId("grant-scope").nth(1).check();
+    await box.getByTestId("grant-ttl").selectOption({ label: "15 minutes" });
+    await box.getByTestId("grant-approve").click();
+    const listed = a.page.getByTestId("grant");
+    await listed.first().waitFor({ timeout: 12_000 });
+    const item = await listed.first().textContent();
+    const grants = (await api("GET", "/v1/grants", TOKENS.alice)).json?.grants ?? [];
+    const ttl = grants[0] ? grants[0].expiresAt - grants[0].createdAt : 0;
+    check("the grant is kept as chosen (the prefix scope, 15 minutes) and listed in the panel",
+      grants.length === 1 && grants[0].rule === "Bash(git push:*)" && ttl === 15 * 60_000 && item.includes("Bash(git push:*)") && item.includes("grants-chat"),
+      { grants, item });
+    const covered = await park("grant-2", "git push origin dev");
+    const compound = await park("grant-3", "git push origin dev; rm -rf build");
+    const otherSession = await park("grant-4", "git push origin dev", "another-chat");
+    check("a call the grant covers is decided by it at once; a compound line and another session ask",
+      covered?.status === "running" && compound?.status === "awaiting_permission" && otherSession?.status === "awaiting_permission",
+      { covered: covered?.status, compound: compound?.status, otherSession: otherSession?.status });
+    await listed.first().getByTestId("revoke-grant").click();
+    await a.page.getByTestId("no-grants").waitFor({ state: "visible", timeout: 10_000 });
+    const afterRevoke = await park("grant-5", "git push origin dev");
+    await prompt(a.page, "grant-5", afterRevoke.revision).waitFor({ timeout: 12_000 });
+    check("a revoked grant decides nothing: the next matching call is a prompt again", afterRevoke?.status === "awaiting_permission", afterRevoke?.status);
+    // A short grant (given over the API: the panel offers 15 minutes and more) expires
+    // while the next call waits for it: that call asks.
+    const g6 = await park("grant-6", "npm publish");
+    await api("POST", "/v1/runs/grant-6/decisions", TOKENS.alice, {
+      decisions: [{ toolCallId: "c1", anchor: g6.marker.calls[0].anchor, decision: "allow", scope: "Bash(npm publish)", ttlMs: 1500 }],
+    });
+    const live = await park("grant-7", "npm publish");
+    await new Promise((r) => setTimeout(r, 1_600));
+    const late = await park("grant-8", "npm publish");
+    check("a grant covers its calls until it expires, then a call waits for a person",
+      live?.status === "running" && late?.status === "awaiting_permission", { live: live?.status, late: late?.status });
+    const audit = (await api("GET", "/v1/audit", TOKENS.alice)).json?.records ?? [];
+    const byGrant = audit.find((r) => r.runId === "grant-2");
+    check("the audit names the grant that approved a call", byGrant?.outcome === "approved" && byGrant.grant === grants[0]?.id, byGrant);
+    for (const id of ["grant-3", "grant-4", "grant-5", "grant-8"]) await api("POST", `/v1/runs/${id}/cancel`, TOKENS.agent, { reason: "test done" });
+  }
 
   // --- The server stops while a prompt is shown, then restarts on the same file.
   const r4 = await startAgent();

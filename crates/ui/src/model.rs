@@ -33,6 +33,8 @@ pub struct CallView {
     pub span: Option<[usize; 2]>,
     /// "Always allow" scopes (rule strings), narrowest first; empty: not offered.
     pub scopes: Vec<String>,
+    /// What each scope would match, in words (shown before it is given).
+    pub scope_matches: Vec<String>,
 }
 
 /// A run as the panel shows it.
@@ -141,12 +143,30 @@ impl TimeLeft {
     }
 }
 
+/// How long an "always allow" lasts: the choices the prompt offers (ms, words); the
+/// second is the default.
+pub const GRANT_TTLS: [(u64, &str); 4] = [
+    (15 * 60_000, "15 minutes"),
+    (3_600_000, "1 hour"),
+    (8 * 3_600_000, "8 hours"),
+    (24 * 3_600_000, "1 day"),
+];
+
+/// An "always allow" as the person chose it: one of the call's scopes, how long it
+/// lasts, and whether it serves only the next call it matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Always {
+    pub scope: String,
+    pub ttl_ms: u64,
+    pub single_use: bool,
+}
+
 /// A person's decision on one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     AllowOnce,
-    /// Allow, and add this exact scope as a rule for the session.
-    AllowAlways(String),
+    /// Allow, and keep this scope for the session as a grant (for a time, maybe once).
+    AllowAlways(Always),
     /// Deny, with an optional message for the agent.
     Deny(String),
     /// Allow once the person's edit of the arguments (their JSON text, an object),
@@ -158,7 +178,14 @@ impl Decision {
     pub fn label(&self) -> String {
         match self {
             Decision::AllowOnce => "approved once".to_string(),
-            Decision::AllowAlways(scope) => format!("always allowed: {scope}"),
+            Decision::AllowAlways(a) => {
+                let ttl = GRANT_TTLS
+                    .iter()
+                    .find(|(ms, _)| *ms == a.ttl_ms)
+                    .map_or("a while", |(_, w)| w);
+                let once = if a.single_use { ", next call only" } else { "" };
+                format!("always allowed: {} for {ttl}{once}", a.scope)
+            }
             Decision::AllowEdited(_) => "approved as edited".to_string(),
             Decision::Deny(m) if m.trim().is_empty() => "denied".to_string(),
             Decision::Deny(m) => format!("denied: {}", m.trim()),
@@ -211,7 +238,7 @@ impl Draft {
 pub enum Shortcut {
     /// `a`: approve once.
     ApproveOnce,
-    /// `s`: always allow (the narrowest scope shown).
+    /// `s`: open Always allow… (what each scope matches; nothing is given by the key).
     AlwaysAllow,
     /// `d`: deny (with the message typed, if any).
     Deny,
@@ -261,6 +288,48 @@ pub fn highlight(command: &str, span: Option<[usize; 2]>) -> (&str, &str, &str) 
     }
 }
 
+/// Characters that change what text looks like without being seen: bidirectional
+/// controls (which can show `rm -rf /` reversed or reordered) and zero-width or
+/// invisible characters (which hide a difference between two look-alike words).
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
+/// `text` with each invisible character ([`is_invisible`]) written as a visible escape
+/// `\u{202E}`, so a person sees every character that runs.
+pub fn visible(text: &str) -> String {
+    if !text.chars().any(is_invisible) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_invisible(c) {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The arguments a person's edit stands for, as JSON text (an object): for a shell
 /// call, `args` (the call's, as JSON text) with its command replaced by `text`; for any
 /// other call, `text` itself, which must be a JSON object. `Err`: why not.
@@ -305,6 +374,7 @@ mod tests {
             reason: "asks".to_string(),
             span: Some([0, 8]),
             scopes: vec!["Bash(git push)".to_string()],
+            scope_matches: vec!["exactly the command `git push`".to_string()],
         }
     }
 
@@ -319,6 +389,20 @@ mod tests {
             expires_at: Some(10_000),
             calls,
             parked_by: None,
+        }
+    }
+
+    #[test]
+    fn invisible_characters_become_visible_escapes() {
+        let rlo = "echo ok \u{202E}fr- mr\u{202C} # \u{200B}x";
+        assert_eq!(
+            visible(rlo),
+            "echo ok \\u{202E}fr- mr\\u{202C} # \\u{200B}x"
+        );
+        assert!(!rlo.chars().all(|c| !is_invisible(c)));
+        assert_eq!(visible("plain é ü 日本"), "plain é ü 日本");
+        for c in ['\u{2066}', '\u{2069}', '\u{FEFF}', '\u{E0041}', '\u{061C}'] {
+            assert!(visible(&c.to_string()).starts_with("\\u{"), "{c:?}");
         }
     }
 

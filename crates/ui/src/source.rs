@@ -258,6 +258,7 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
                                 rule: c.rule,
                                 reason: c.reason,
                                 span: c.span,
+                                scope_matches: scope_matches(&c.scopes),
                                 scopes: c.scopes,
                             }
                         })
@@ -297,7 +298,13 @@ pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
                 }
                 let (word, key, value) = match decision {
                     Decision::AllowOnce | Decision::AllowEdited(_) => ("allow", None, None),
-                    Decision::AllowAlways(scope) => ("allow", Some("scope"), Some(scope.clone())),
+                    Decision::AllowAlways(a) => {
+                        d.insert("ttlMs".into(), a.ttl_ms.into());
+                        if a.single_use {
+                            d.insert("singleUse".into(), true.into());
+                        }
+                        ("allow", Some("scope"), Some(a.scope.clone()))
+                    }
                     Decision::Deny(message) => {
                         ("deny", Some("message"), Some(message.trim().to_string()))
                     }
@@ -310,6 +317,18 @@ pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
             })
             .collect(),
     )
+}
+
+/// What each scope would match, in words (core's description of the rule).
+fn scope_matches(scopes: &[String]) -> Vec<String> {
+    scopes
+        .iter()
+        .map(|s| {
+            toolgate_core::Rule::parse(s, "/", "/")
+                .map(|r| r.describe())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// One run as the panel shows it: the prompt comes from the marker alone.
@@ -332,6 +351,7 @@ fn view(run: Run, policy: &Policy) -> RunView {
                     reason: c.reason.clone(),
                     span: c.span,
                     scopes: policy.scopes(&call),
+                    scope_matches: scope_matches(&policy.scopes(&call)),
                 }
             })
             .collect(),
@@ -358,8 +378,8 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
             args: None,
             grant: None,
         },
-        Decision::AllowAlways(scope) => Choice::Allow {
-            scope: Some(scope.clone()),
+        Decision::AllowAlways(a) => Choice::Allow {
+            scope: Some(a.scope.clone()),
             args: None,
             grant: None,
         },
@@ -670,10 +690,12 @@ mod tests {
         let got = views_from_json(&text.to_string()).unwrap();
         let mut want = ready(source.runs(2_000)).unwrap();
         let offered = std::mem::take(&mut want[0].calls[1].scopes);
+        let matches = std::mem::take(&mut want[0].calls[1].scope_matches);
         assert_eq!(got, want);
-        // Scopes the source sends are offered as they are.
+        // Scopes the source sends are offered as they are, with what each matches.
         text["runs"][0]["marker"]["calls"][1]["scopes"] = serde_json::json!(offered);
         want[0].calls[1].scopes = offered;
+        want[0].calls[1].scope_matches = matches;
         assert_eq!(views_from_json(&text.to_string()).unwrap(), want);
         for bad in ["", "[]", "{\"runs\":[{\"runId\":1}]}", "{\"runs\":null}"] {
             let err = views_from_json(bad).unwrap_err();
@@ -705,9 +727,15 @@ mod tests {
         assert_eq!(decisions, want);
         let always = decisions_json(&[(
             run.calls[1].clone(),
-            Decision::AllowAlways("Bash(npm publish)".into()),
+            Decision::AllowAlways(crate::model::Always {
+                scope: "Bash(npm publish)".into(),
+                ttl_ms: 900_000,
+                single_use: true,
+            }),
         )]);
         assert_eq!(always[0]["scope"], "Bash(npm publish)");
+        assert_eq!(always[0]["ttlMs"], 900_000);
+        assert_eq!(always[0]["singleUse"], true);
         assert_eq!(always[0]["decision"], "allow");
     }
 

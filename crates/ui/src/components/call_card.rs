@@ -1,13 +1,16 @@
 //! One pending tool call: tool, arguments (as text), tier, reason with the deciding
-//! span, time left, and Approve once / Always allow (with its exact scope) / Edit
+//! span, time left, and Approve once / Always allow… (its scopes, what each matches,
+//! for how long: [`GrantBox`]) / Edit
 //! (then Approve edit, with the edit's verdict shown first) / Deny.
 
 use leptos::prelude::*;
 
 use super::command_text::CommandText;
 use super::edit_box::EditBox;
-use crate::model::{CallView, Decision, TimeLeft};
+use super::grant_box::GrantBox;
+use crate::model::{is_invisible, visible, CallView, Decision, TimeLeft};
 use crate::source::tier_text;
+use leptos::either::Either;
 
 #[component]
 pub fn CallCard(
@@ -23,11 +26,14 @@ pub fn CallCard(
     preview: Callback<(String, String), Option<(bool, String)>>,
     /// Its editor is open: only the edit (or a denial) decides it then.
     editing: RwSignal<bool>,
+    /// Its Always allow… box is open.
+    granting: RwSignal<bool>,
 ) -> impl IntoView {
     let disabled = move || {
         busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
     };
     let tier = tier_text(call.tier);
+    let invisible = call.args_text.chars().any(is_invisible);
     let id = call.tool_call_id.clone();
     let scope = call.scopes.first().cloned();
     let label = format!("Permission request: {}", call.tool);
@@ -43,22 +49,25 @@ pub fn CallCard(
         let id = id.clone();
         move |_| on_undo.run(id.clone())
     };
-    let always = scope.map(|scope| {
-        let id = id.clone();
-        let s = scope.clone();
+    let always = (!call.scopes.is_empty()).then(|| {
         view! {
             <button
                 class="tg-btn tg-always"
                 data-testid="approve-always"
                 aria-keyshortcuts="s"
-                title="Adds exactly this rule for the session"
+                aria-expanded=move || granting.get().to_string()
+                title="Shows what each rule would allow, for how long, before you give it"
                 disabled=move || disabled() || editing.get()
-                on:click=move |_| on_decide.run((id.clone(), Decision::AllowAlways(s.clone())))
+                on:click=move |_| granting.update(|g| *g = !*g)
             >
-                "Always allow " <code class="tg-scope">{scope}</code>
+                "Always allow " <code class="tg-scope">{scope}</code> "…"
             </button>
         }
     });
+    let on_grant = {
+        let id = id.clone();
+        Callback::new(move |a| on_decide.run((id.clone(), Decision::AllowAlways(a))))
+    };
     let on_edit = {
         let id = id.clone();
         Callback::new(move |json: String| on_decide.run((id.clone(), Decision::AllowEdited(json))))
@@ -76,12 +85,29 @@ pub fn CallCard(
                     {move || time_left.get().text()}
                 </span>
             </div>
-            <pre class="tg-args" data-testid="tool-args" aria-label="arguments">{call.args_text.clone()}</pre>
+            {invisible.then(|| view! {
+                <p class="tg-warn" role="alert" data-testid="invisible-warning">
+                    "This call holds invisible or text-direction characters, shown as \\u{…}: \
+                     what it looks like elsewhere may not be what runs."
+                </p>
+            })}
+            {match call.command.clone() {
+                Some(c) => Either::Left(view! {
+                    <div class="tg-args tg-shell" data-testid="tool-args" aria-label="command">
+                        <CommandText command=c span=call.span rest=other_args(&call.args_text) />
+                    </div>
+                }),
+                None => Either::Right(view! {
+                    <pre class="tg-args" data-testid="tool-args" aria-label="arguments">{visible(&call.args_text)}</pre>
+                }),
+            }}
             <p class="tg-reason" data-testid="reason">
                 {call.reason.clone()} " " <small class="tg-rule">"(" {call.rule.clone()} ")"</small>
             </p>
-            {call.command.clone().map(|c| view! { <CommandText command=c span=call.span /> })}
             <EditBox call=call.clone() editing disabled=Signal::derive(disabled) preview on_edit />
+            {(!call.scopes.is_empty()).then(|| view! {
+                <GrantBox call=call.clone() open=granting disabled=Signal::derive(move || disabled() || editing.get()) on_grant />
+            })}
             {move || {
                 decision
                     .get()
@@ -135,4 +161,12 @@ pub fn CallCard(
             </div>
         </section>
     }
+}
+
+/// A shell call's arguments other than its command, as JSON (none: only the command).
+fn other_args(args_text: &str) -> Option<String> {
+    let mut args: serde_json::Value = serde_json::from_str(args_text).ok()?;
+    let obj = args.as_object_mut()?;
+    obj.remove("command");
+    (!obj.is_empty()).then(|| serde_json::to_string_pretty(&args).unwrap_or_default())
 }

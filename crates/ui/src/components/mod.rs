@@ -7,6 +7,7 @@ pub mod approvals;
 pub mod call_card;
 pub mod command_text;
 pub mod edit_box;
+pub mod grant_box;
 #[cfg(feature = "demo")]
 pub mod playground;
 #[cfg(feature = "demo")]

@@ -2,10 +2,8 @@
 //! resumed together once each has a decision. Owns the keyboard shortcuts (while it
 //! is the active prompt) and takes focus when it appears.
 
-use leptos::ev::keydown;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_use_event_listener::use_event_listener;
 
 use super::call_card::CallCard;
 use super::{perf_now, typing_now, PanelCtx};
@@ -46,6 +44,10 @@ pub fn RunPrompt(
     // do nothing: only the edit, or a denial, decides it).
     let editing: Vec<RwSignal<bool>> = run.calls.iter().map(|_| RwSignal::new(false)).collect();
     let editing = StoredValue::new(editing);
+    // Per call: its Always allow… box is open (`s` opens it: a grant is shown before it
+    // is given, never given by a key).
+    let granting: Vec<RwSignal<bool>> = run.calls.iter().map(|_| RwSignal::new(false)).collect();
+    let granting = StoredValue::new(granting);
     let shown_at = perf_now();
 
     let resume = resume_when_decided(ctx, run_id.clone(), calls, draft, busy, error);
@@ -62,7 +64,7 @@ pub fn RunPrompt(
         }
     });
 
-    use_prompt_shortcuts(Shortcuts {
+    let on_key = prompt_shortcuts(Shortcuts {
         key: key.clone(),
         active,
         expired,
@@ -70,6 +72,7 @@ pub fn RunPrompt(
         draft,
         messages,
         editing,
+        granting,
         shown_at,
         decide,
     });
@@ -106,6 +109,9 @@ pub fn RunPrompt(
             let editing = editing
                 .with_value(|m| m.get(i).copied())
                 .unwrap_or_default();
+            let granting = granting
+                .with_value(|m| m.get(i).copied())
+                .unwrap_or_default();
             view! {
                 <CallCard
                     call=call.clone()
@@ -117,6 +123,7 @@ pub fn RunPrompt(
                     on_undo=undo
                     preview
                     editing
+                    granting
                 />
             }
         })
@@ -131,6 +138,7 @@ pub fn RunPrompt(
             aria-labelledby=heading.clone()
             tabindex="-1"
             node_ref=node
+            on:keydown=on_key
             data-run-id=run_id.clone()
             data-revision=revision
         >
@@ -140,7 +148,7 @@ pub fn RunPrompt(
             </h3>
             <p class="tg-hint" data-testid="keys">
                 "Keys: " <kbd>"a"</kbd> " approve once · "
-                {always_key.then(|| view! { <kbd>"s"</kbd> " always allow · " })}
+                {always_key.then(|| view! { <kbd>"s"</kbd> " always allow… · " })}
                 <kbd>"d"</kbd> " deny (not while typing)"
             </p>
             {cards}
@@ -225,6 +233,7 @@ struct Shortcuts {
     messages: StoredValue<Vec<RwSignal<String>>>,
     shown_at: f64,
     editing: StoredValue<Vec<RwSignal<bool>>>,
+    granting: StoredValue<Vec<RwSignal<bool>>>,
     decide: Callback<(String, Decision)>,
 }
 
@@ -243,10 +252,10 @@ fn edit_preview(ctx: PanelCtx) -> Callback<(String, String), Option<(bool, Strin
     })
 }
 
-/// `a` approve once, `s` always allow, `d` deny: the next open call of the active
-/// prompt, not while typing, and only `d` while that call's editor is open. The
-/// listener goes with the component.
-fn use_prompt_shortcuts(sc: Shortcuts) {
+/// `a` approve once, `s` open Always allow…, `d` deny: the next open call of the active
+/// prompt, only while focus is in the prompt (a page around the element keeps its
+/// keys), not while typing, and only `d` while that call's editor is open.
+fn prompt_shortcuts(sc: Shortcuts) -> impl FnMut(leptos::ev::KeyboardEvent) + 'static {
     let Shortcuts {
         key,
         active,
@@ -255,10 +264,11 @@ fn use_prompt_shortcuts(sc: Shortcuts) {
         draft,
         messages,
         editing,
+        granting,
         shown_at,
         decide,
     } = sc;
-    let _ = use_event_listener(window(), keydown, move |ev| {
+    move |ev: leptos::ev::KeyboardEvent| {
         if active.get_untracked().as_ref() != Some(&key) || expired.get_untracked() {
             return;
         }
@@ -287,7 +297,13 @@ fn use_prompt_shortcuts(sc: Shortcuts) {
         let decision = match sc {
             Shortcut::ApproveOnce | Shortcut::AlwaysAllow if edit_open => None,
             Shortcut::ApproveOnce => Some(Decision::AllowOnce),
-            Shortcut::AlwaysAllow => call.scopes.first().cloned().map(Decision::AllowAlways),
+            Shortcut::AlwaysAllow => {
+                if !call.scopes.is_empty() {
+                    ev.prevent_default();
+                    granting.with_value(|g| g.get(i).map(|s| s.set(true)));
+                }
+                None
+            }
             Shortcut::Deny => Some(Decision::Deny(
                 messages
                     .with_value(|m| m.get(i).map(|s| s.get_untracked()))
@@ -298,5 +314,5 @@ fn use_prompt_shortcuts(sc: Shortcuts) {
             ev.prevent_default();
             decide.run((call.tool_call_id, d));
         }
-    });
+    }
 }
