@@ -34,20 +34,13 @@ pub fn RunPrompt(
     let draft = RwSignal::new(Draft::default());
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    let messages: Vec<RwSignal<String>> = run
-        .calls
-        .iter()
-        .map(|_| RwSignal::new(String::new()))
-        .collect();
-    let messages = StoredValue::new(messages);
+    let messages = per_call(&run, String::new);
     // Per call: its editor is open (Approve once and Always allow, and their keys, then
     // do nothing: only the edit, or a denial, decides it).
-    let editing: Vec<RwSignal<bool>> = run.calls.iter().map(|_| RwSignal::new(false)).collect();
-    let editing = StoredValue::new(editing);
+    let editing = per_call(&run, || false);
     // Per call: its Always allow… box is open (`s` opens it: a grant is shown before it
     // is given, never given by a key).
-    let granting: Vec<RwSignal<bool>> = run.calls.iter().map(|_| RwSignal::new(false)).collect();
-    let granting = StoredValue::new(granting);
+    let granting = per_call(&run, || false);
     let shown_at = perf_now();
 
     let resume = resume_when_decided(ctx, run_id.clone(), calls, draft, busy, error);
@@ -167,6 +160,14 @@ pub fn RunPrompt(
             </Show>
         </article>
     }
+}
+
+/// One signal per call of `run`, each starting at `init()`.
+fn per_call<T: Send + Sync + 'static>(
+    run: &RunView,
+    init: impl Fn() -> T,
+) -> StoredValue<Vec<RwSignal<T>>> {
+    StoredValue::new(run.calls.iter().map(|_| RwSignal::new(init())).collect())
 }
 
 /// Resumes the run once every call has a decision: on a storage failure the person may
