@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::call::ToolCall;
 use crate::error::Error;
+use crate::marker::{Choice, Marker, Park, ParkCall, PendingCall, ResumeDecision};
 use crate::policy::{Policy, Rule, SessionRules};
 use crate::verdict::Tier;
 
@@ -248,6 +249,82 @@ pub fn covering<'g>(
         .find(|g| g.covers(policy, owner, session_id, call, now))
 }
 
+/// The grants that decide `park` at `now`, one per call in order: `Some` only when
+/// every call is asked and a live grant in `grants` of the park's owner and session
+/// covers it; `None`: a person decides. A host then counts each use (only while the
+/// grant is still live) before deciding with [`granted_decision`].
+pub fn plan_park<'g>(
+    grants: &'g [Grant],
+    policy: &Policy,
+    park: &Park,
+    now: u64,
+) -> Option<Vec<&'g Grant>> {
+    if park.calls.is_empty() || park.calls.iter().any(|c| c.verdict.tier != Tier::Ask) {
+        return None;
+    }
+    park.calls
+        .iter()
+        .map(|c| covering(grants, policy, &park.owner, &park.session_id, &c.call, now))
+        .collect()
+}
+
+/// The decision grant `grant_id` makes for a parked call: allow, naming the grant.
+pub fn granted_decision(call: &ParkCall, grant_id: &str) -> ResumeDecision {
+    ResumeDecision {
+        tool_call_id: call.tool_call_id.clone(),
+        anchor: call.call.anchor(),
+        choice: Choice::Allow {
+            scope: None,
+            args: None,
+            grant: Some(grant_id.to_string()),
+        },
+    }
+}
+
+/// The grants a person's decisions on `marker` ask for (`asked[i]` for `decisions[i]`:
+/// an approval with a scope), each given for the parked call it approves (its scope
+/// offered by `policy`, its lifetime in range; [`Grant::give`]) with an id from
+/// `new_id`; each such decision then names its grant, so the run's decision and the
+/// audit record it. A decision for a call not parked (or with another anchor) gives
+/// none: the resume refuses it. Nothing is stored.
+pub fn give_for_decisions(
+    policy: &Policy,
+    marker: &Marker,
+    decisions: &mut [ResumeDecision],
+    asked: &[Option<GrantRequest>],
+    by: Option<&str>,
+    new_id: &mut dyn FnMut(&PendingCall) -> String,
+    now: u64,
+) -> Result<Vec<Grant>, Error> {
+    let mut out = Vec::new();
+    for (d, req) in decisions.iter_mut().zip(asked) {
+        let Some(req) = req else { continue };
+        let Some(call) = marker
+            .calls
+            .iter()
+            .find(|c| c.tool_call_id == d.tool_call_id && c.anchor == d.anchor)
+        else {
+            continue;
+        };
+        let id = new_id(call);
+        let origin = GrantOrigin {
+            id: &id,
+            owner: &marker.owner,
+            session_id: &marker.session_id,
+            by,
+            run_id: &marker.run_id,
+            tool_call_id: &call.tool_call_id,
+        };
+        let tool_call = ToolCall::new(call.tool.clone(), call.args.clone());
+        let grant = Grant::give(policy, &tool_call, req, origin, now)?;
+        if let Choice::Allow { grant: named, .. } = &mut d.choice {
+            *named = Some(grant.id.clone());
+        }
+        out.push(grant);
+    }
+    Ok(out)
+}
+
 /// The grants of one host in memory (the browser's Gate, a desktop plugin): give,
 /// revoke, list, and take a grant for a call (which counts its use).
 #[derive(Debug, Clone, Default)]
@@ -333,6 +410,45 @@ impl GrantBook {
     /// `owner`'s grants (every session), oldest first.
     pub fn of(&self, owner: &str) -> Vec<&Grant> {
         self.grants.iter().filter(|g| g.owner == owner).collect()
+    }
+
+    /// The decisions this book's live grants make for `park` ([`plan_park`]), each use
+    /// counted; `None` (and nothing counted): a person decides.
+    pub fn settle_park(
+        &mut self,
+        policy: &Policy,
+        park: &Park,
+        now: u64,
+    ) -> Option<Vec<ResumeDecision>> {
+        let ids: Vec<String> = plan_park(&self.grants, policy, park, now)?
+            .into_iter()
+            .map(|g| g.id.clone())
+            .collect();
+        // One grant covering two calls counts two uses: a single-use one cannot. Checked
+        // for every call before any use is counted.
+        if ids.iter().enumerate().any(|(i, id)| {
+            ids.get(i + 1..).is_some_and(|rest| rest.contains(id))
+                && self.grants.iter().any(|g| g.id == *id && g.single_use)
+        }) {
+            return None;
+        }
+        for id in &ids {
+            if let Some(g) = self.grants.iter_mut().find(|g| g.id == *id) {
+                g.use_once();
+            }
+        }
+        Some(
+            park.calls
+                .iter()
+                .zip(&ids)
+                .map(|(c, id)| granted_decision(c, id))
+                .collect(),
+        )
+    }
+
+    /// Adds grants given elsewhere ([`give_for_decisions`]).
+    pub fn extend(&mut self, grants: Vec<Grant>) {
+        self.grants.extend(grants);
     }
 
     /// Every grant.

@@ -320,3 +320,86 @@ fn grants_approve_what_they_match_until_they_end() {
     book.prune(T0 + 1_000, 0);
     assert!(book.all().is_empty());
 }
+
+/// A park is settled by grants only when every call is covered; a single-use grant
+/// never covers two calls of one park (and then nothing is counted).
+#[test]
+fn a_park_is_settled_by_grants_only_when_each_call_is_covered() {
+    let policy = policy();
+    let calls = calls();
+    let mut book = GrantBook::new();
+    let origin = |id: &'static str| GrantOrigin {
+        id,
+        owner: "o",
+        session_id: "s-1",
+        by: Some("p"),
+        run_id: "r",
+        tool_call_id: "c",
+    };
+    let req = |rule: &str, single_use: bool| GrantRequest {
+        rule: rule.into(),
+        ttl_ms: Some(1_000),
+        single_use,
+    };
+    book.give(
+        &policy,
+        &calls[4],
+        &req("Bash(npm publish)", true),
+        origin("once"),
+        T0,
+    )
+    .expect("offered");
+    book.give(
+        &policy,
+        &calls[0],
+        &req("Bash(git push:*)", false),
+        origin("push"),
+        T0,
+    )
+    .expect("offered");
+    let park = |cmds: &[usize]| Park {
+        run_id: "p".into(),
+        session_id: "s-1".into(),
+        owner: "o".into(),
+        calls: cmds
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| ParkCall {
+                tool_call_id: format!("c{i}"),
+                call: calls[c].clone(),
+                verdict: policy.classify(&calls[c]),
+            })
+            .collect(),
+        history: "h".into(),
+        ttl_ms: None,
+        parked_by: None,
+    };
+    assert!(book.settle_park(&policy, &park(&[4, 4]), T0 + 1).is_none());
+    assert!(
+        book.settle_park(&policy, &park(&[0, 6]), T0 + 1).is_none(),
+        "cargo publish is not covered"
+    );
+    assert!(book.all().iter().all(|g| g.used == 0), "nothing counted");
+    let settled = book
+        .settle_park(&policy, &park(&[0, 1, 4]), T0 + 1)
+        .expect("each call covered");
+    let named: Vec<Option<String>> = settled
+        .iter()
+        .map(|d| match &d.choice {
+            toolgate_core::Choice::Allow { grant, .. } => grant.clone(),
+            toolgate_core::Choice::Deny { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            Some("push".into()),
+            Some("push".into()),
+            Some("once".into())
+        ]
+    );
+    assert!(
+        book.settle_park(&policy, &park(&[4]), T0 + 2).is_none(),
+        "used up"
+    );
+}

@@ -18,10 +18,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use toolgate_core::grant::covering;
+use toolgate_core::grant::{give_for_decisions, granted_decision, plan_park};
 use toolgate_core::{
-    Choice, Grant, GrantOrigin, GrantRequest, GrantState, Park, Parked, Policy, ResumeDecision,
-    Run, Runs, Tier, ToolCall,
+    Grant, GrantRequest, GrantState, Park, Parked, PendingCall, Policy, ResumeDecision, Run, Runs,
+    Tier, ToolCall,
 };
 use toolgate_store::{GrantFilter, SqlStore};
 
@@ -43,9 +43,8 @@ fn new_id(owner: &str, run_id: &str, tool_call_id: &str, now: u64) -> String {
     format!("g-{}", hex(d.get(..12).unwrap_or_default()))
 }
 
-/// The grants a decision's scoped approvals ask for, each checked against the parked
-/// call it approves (its scope offered by `policy`, its lifetime in range); each
-/// approval then names its grant, so the audit records it. Nothing is stored yet.
+/// The grants a decision's scoped approvals ask for (core's [`give_for_decisions`] with
+/// this server's ids); nothing stored yet.
 pub(crate) fn to_give(
     policy: &Policy,
     run: &Run,
@@ -54,33 +53,19 @@ pub(crate) fn to_give(
     by: &str,
     now: u64,
 ) -> Result<Vec<Grant>, ApiError> {
-    let mut out = Vec::new();
-    for (d, req) in decisions.iter_mut().zip(asked) {
-        let Some(req) = req else { continue };
-        let call = run
-            .marker
-            .as_ref()
-            .and_then(|m| m.calls.iter().find(|c| c.tool_call_id == d.tool_call_id))
-            .filter(|c| c.anchor == d.anchor);
-        // A decision for a call not (or no longer) parked: the resume refuses it.
-        let Some(call) = call else { continue };
-        let id = new_id(&run.owner, &run.run_id, &call.tool_call_id, now);
-        let origin = GrantOrigin {
-            id: &id,
-            owner: &run.owner,
-            session_id: &run.session_id,
-            by: Some(by),
-            run_id: &run.run_id,
-            tool_call_id: &call.tool_call_id,
-        };
-        let tool_call = ToolCall::new(call.tool.clone(), call.args.clone());
-        let grant = Grant::give(policy, &tool_call, req, origin, now)?;
-        if let Choice::Allow { grant: named, .. } = &mut d.choice {
-            *named = Some(grant.id.clone());
-        }
-        out.push(grant);
-    }
-    Ok(out)
+    let Some(marker) = run.marker.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let mut id = |c: &PendingCall| new_id(&run.owner, &run.run_id, &c.tool_call_id, now);
+    Ok(give_for_decisions(
+        policy,
+        marker,
+        decisions,
+        asked,
+        Some(by),
+        &mut id,
+        now,
+    )?)
 }
 
 /// Parks a run; when live grants of its session cover every call, they decide it at
@@ -107,49 +92,30 @@ pub(crate) fn park(
     Ok(parked)
 }
 
-/// The decisions live grants make for `park`: `Some` only when every call is asked and
-/// covered by a grant of the same owner and session whose use counted now; `None`:
-/// a person decides.
+/// The decisions live grants make for `park` ([`plan_park`]), each use counted in the
+/// store only while the grant is live (a grant revoked, expired or used up since the
+/// listing leaves the run for a person; uses counted before stay counted), with who
+/// gave the first grant; `None`: a person decides.
 pub(crate) fn granted(
     store: &SqlStore,
     policy: &Policy,
     park: &Park,
     now: u64,
 ) -> Result<Option<(Vec<ResumeDecision>, String)>, ApiError> {
-    if park.calls.is_empty() || park.calls.iter().any(|c| c.verdict.tier != Tier::Ask) {
-        return Ok(None);
-    }
     let live = store.grants(&park.owner, GrantFilter::Session(&park.session_id), now)?;
-    if live.is_empty() {
+    let Some(plan) = plan_park(&live, policy, park, now) else {
         return Ok(None);
-    }
-    let mut chosen = Vec::with_capacity(park.calls.len());
-    for c in &park.calls {
-        match covering(&live, policy, &park.owner, &park.session_id, &c.call, now) {
-            Some(g) => chosen.push((c, g)),
-            None => return Ok(None),
-        }
-    }
-    let mut decisions = Vec::with_capacity(chosen.len());
-    for (c, g) in &chosen {
-        // Counted only while live: a grant revoked, expired or used up since the
-        // listing leaves the run for a person (uses counted before stay counted).
+    };
+    let mut decisions = Vec::with_capacity(plan.len());
+    for (c, g) in park.calls.iter().zip(&plan) {
         if !store.use_grant(&park.owner, &g.id, now)? {
             return Ok(None);
         }
-        decisions.push(ResumeDecision {
-            tool_call_id: c.tool_call_id.clone(),
-            anchor: c.call.anchor(),
-            choice: Choice::Allow {
-                scope: None,
-                args: None,
-                grant: Some(g.id.clone()),
-            },
-        });
+        decisions.push(granted_decision(c, &g.id));
     }
-    let by = chosen
+    let by = plan
         .first()
-        .and_then(|(_, g)| g.by.clone())
+        .and_then(|g| g.by.clone())
         .unwrap_or_else(|| "grant".to_string());
     Ok(Some((decisions, by)))
 }
