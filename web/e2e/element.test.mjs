@@ -190,11 +190,11 @@ async function grantFlow(s, name) {
     const box = document.querySelector(${JSON.stringify(`${card} [data-testid=grant-box]`)});
     const matches = [...box.querySelectorAll("[data-testid=grant-matches]")].map((e) => e.textContent);
     box.querySelectorAll("[data-testid=grant-scope]")[1].click();
-    box.querySelector("[data-testid=grant-once]").click();
-    return { hidden: box.hidden, matches, decided: window.decisions.length };`);
-  check(`${name}: Always allow… shows each scope and what it would match before anything is decided`,
+    return { hidden: box.hidden, matches, decided: window.decisions.length,
+             timed: !!box.querySelector("[data-testid=grant-ttl], [data-testid=grant-once]"), text: box.textContent };`);
+  check(`${name}: Always allow… shows each scope and what it would match before anything is decided (the page's Gate keeps it for the session: no time offered)`,
     hidden === true && shown.hidden === false && shown.matches.length === 2 && /exactly the command/.test(shown.matches[0]) &&
-      /each command of a line on its own/.test(shown.matches[1]) && shown.decided === 2,
+      /each command of a line on its own/.test(shown.matches[1]) && shown.decided === 2 && !shown.timed && /keeps it for the session/.test(shown.text),
     { hidden, shown });
   await s.click(`${card} [data-testid=grant-approve]`);
   await s.waitFor("return window.decisions.length > 2 ? true : null;", 15_000);

@@ -90,6 +90,10 @@ fn error_of(e: JsValue) -> SourceError {
 }
 
 impl RunSource for JsSource {
+    fn timed_grants(&self) -> bool {
+        true
+    }
+
     fn runs(&self, _now: u64) -> LocalFuture<Result<Vec<RunView>, SourceError>> {
         let answer = self.call("runs", &[]);
         let last = self.last.clone();

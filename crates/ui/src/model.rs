@@ -153,11 +153,12 @@ pub const GRANT_TTLS: [(u64, &str); 4] = [
 ];
 
 /// An "always allow" as the person chose it: one of the call's scopes, how long it
-/// lasts, and whether it serves only the next call it matches.
+/// lasts (none: as long as the host keeps it), and whether it serves only the next
+/// call it matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Always {
     pub scope: String,
-    pub ttl_ms: u64,
+    pub ttl_ms: Option<u64>,
     pub single_use: bool,
 }
 
@@ -181,10 +182,10 @@ impl Decision {
             Decision::AllowAlways(a) => {
                 let ttl = GRANT_TTLS
                     .iter()
-                    .find(|(ms, _)| *ms == a.ttl_ms)
-                    .map_or("a while", |(_, w)| w);
+                    .find(|(ms, _)| Some(*ms) == a.ttl_ms)
+                    .map_or(String::new(), |(_, w)| format!(" for {w}"));
                 let once = if a.single_use { ", next call only" } else { "" };
-                format!("always allowed: {} for {ttl}{once}", a.scope)
+                format!("always allowed: {}{ttl}{once}", a.scope)
             }
             Decision::AllowEdited(_) => "approved as edited".to_string(),
             Decision::Deny(m) if m.trim().is_empty() => "denied".to_string(),

@@ -114,6 +114,12 @@ pub trait RunSource {
     fn classify(&self, _call: &ToolCall) -> Option<Verdict> {
         None
     }
+
+    /// Whether an "always allow" sent to this source is kept as a grant that expires
+    /// (a server's): the prompt then offers how long and single use.
+    fn timed_grants(&self) -> bool {
+        false
+    }
 }
 
 /// A [`RunSource`] over core [`Runs`] for one owner; scopes come from `policy`.
@@ -299,7 +305,9 @@ pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
                 let (word, key, value) = match decision {
                     Decision::AllowOnce | Decision::AllowEdited(_) => ("allow", None, None),
                     Decision::AllowAlways(a) => {
-                        d.insert("ttlMs".into(), a.ttl_ms.into());
+                        if let Some(ttl) = a.ttl_ms {
+                            d.insert("ttlMs".into(), ttl.into());
+                        }
                         if a.single_use {
                             d.insert("singleUse".into(), true.into());
                         }
@@ -729,7 +737,7 @@ mod tests {
             run.calls[1].clone(),
             Decision::AllowAlways(crate::model::Always {
                 scope: "Bash(npm publish)".into(),
-                ttl_ms: 900_000,
+                ttl_ms: Some(900_000),
                 single_use: true,
             }),
         )]);

@@ -28,6 +28,8 @@ pub fn CallCard(
     editing: RwSignal<bool>,
     /// Its Always allow… box is open.
     granting: RwSignal<bool>,
+    /// The source keeps grants that expire (offer how long, single use).
+    timed_grants: bool,
 ) -> impl IntoView {
     let disabled = move || {
         busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
@@ -106,7 +108,7 @@ pub fn CallCard(
             </p>
             <EditBox call=call.clone() editing disabled=Signal::derive(disabled) preview on_edit />
             {(!call.scopes.is_empty()).then(|| view! {
-                <GrantBox call=call.clone() open=granting disabled=Signal::derive(move || disabled() || editing.get()) on_grant />
+                <GrantBox call=call.clone() open=granting timed=timed_grants disabled=Signal::derive(move || disabled() || editing.get()) on_grant />
             })}
             {move || {
                 decision

@@ -12,6 +12,8 @@ pub fn GrantBox(
     /// Shown (the card's Always allow… toggles it).
     open: RwSignal<bool>,
     disabled: Signal<bool>,
+    /// The source keeps grants that expire (a server): offer how long, and single use.
+    timed: bool,
     /// Approve the call and keep the chosen grant.
     on_grant: Callback<Always>,
 ) -> impl IntoView {
@@ -48,12 +50,14 @@ pub fn GrantBox(
         .collect_view();
     let grant = move |_| {
         let scope = scopes.get(chosen.get_untracked()).cloned();
-        let ms = GRANT_TTLS.get(ttl.get_untracked()).map(|t| t.0);
-        if let (Some(scope), Some(ttl_ms)) = (scope, ms) {
+        let ttl_ms = timed
+            .then(|| GRANT_TTLS.get(ttl.get_untracked()).map(|t| t.0))
+            .flatten();
+        if let Some(scope) = scope {
             on_grant.run(Always {
                 scope,
                 ttl_ms,
-                single_use: single.get_untracked(),
+                single_use: timed && single.get_untracked(),
             });
         }
     };
@@ -61,19 +65,24 @@ pub fn GrantBox(
         <fieldset class="tg-grant" data-testid="grant-box" hidden=move || !open.get() disabled=disabled>
             <legend>"Approve, and allow for this session without asking:"</legend>
             {choices}
-            <label>
-                "for "
-                <select
-                    data-testid="grant-ttl"
-                    on:change=move |ev| ttl.set(event_target_value(&ev).parse().unwrap_or(1))
-                >
-                    {ttls}
-                </select>
-            </label>
-            <label>
-                <input type="checkbox" data-testid="grant-once" bind:checked=single />
-                " the next matching call only"
-            </label>
+            {timed.then(|| view! {
+                <label>
+                    "for "
+                    <select
+                        data-testid="grant-ttl"
+                        on:change=move |ev| ttl.set(event_target_value(&ev).parse().unwrap_or(1))
+                    >
+                        {ttls}
+                    </select>
+                </label>
+                <label>
+                    <input type="checkbox" data-testid="grant-once" bind:checked=single />
+                    " the next matching call only"
+                </label>
+            })}
+            {(!timed).then(|| view! {
+                <p class="tg-grant-matches">"This page's host keeps it for the session."</p>
+            })}
             <button class="tg-btn tg-always" data-testid="grant-approve" on:click=grant>
                 "Approve and keep"
             </button>

@@ -89,6 +89,7 @@ pub fn RunPrompt(
         format!("The agent asks to run {} tool calls", run.calls.len())
     };
     let preview = edit_preview(ctx);
+    let timed_grants = ctx.source.with_value(|s| s.timed_grants());
     let cards = run
         .calls
         .iter()
@@ -117,6 +118,7 @@ pub fn RunPrompt(
                     preview
                     editing
                     granting
+                    timed_grants
                 />
             }
         })
