@@ -35,7 +35,6 @@ pub fn CallCard(
         busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
     };
     let tier = tier_text(call.tier);
-    let invisible = call.args_text.chars().any(is_invisible);
     let id = call.tool_call_id.clone();
     let scope = call.scopes.first().cloned();
     let label = format!("Permission request: {}", call.tool);
@@ -87,12 +86,7 @@ pub fn CallCard(
                     {move || time_left.get().text()}
                 </span>
             </div>
-            {invisible.then(|| view! {
-                <p class="tg-warn" role="alert" data-testid="invisible-warning">
-                    "This call holds invisible or text-direction characters, shown as \\u{…}: \
-                     what it looks like elsewhere may not be what runs."
-                </p>
-            })}
+            {invisible_warning(&call.args_text)}
             {match call.command.clone() {
                 Some(c) => Either::Left(view! {
                     <div class="tg-args tg-shell" data-testid="tool-args" aria-label="command">
@@ -163,6 +157,18 @@ pub fn CallCard(
             </div>
         </section>
     }
+}
+
+/// A warning when the call holds characters a person cannot see (shown as escapes).
+fn invisible_warning(args_text: &str) -> impl IntoView {
+    args_text.chars().any(is_invisible).then(|| {
+        view! {
+            <p class="tg-warn" role="alert" data-testid="invisible-warning">
+                "This call holds invisible or text-direction characters, shown as \\u{…}: \
+                 what it looks like elsewhere may not be what runs."
+            </p>
+        }
+    })
 }
 
 /// A shell call's arguments other than its command, as JSON (none: only the command).

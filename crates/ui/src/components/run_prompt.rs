@@ -141,11 +141,7 @@ pub fn RunPrompt(
                 {title} <small>" · run " {run_id.clone()}</small>
                 {asked_by.map(|by| view! { <small class="tg-asked-by">" · asked by " {by}</small> })}
             </h3>
-            <p class="tg-hint" data-testid="keys">
-                "Keys: " <kbd>"a"</kbd> " approve once · "
-                {always_key.then(|| view! { <kbd>"s"</kbd> " always allow… · " })}
-                <kbd>"d"</kbd> " deny (not while typing)"
-            </p>
+            {keys_hint(always_key)}
             {cards}
             <Show when=move || busy.get()>
                 <p class="tg-busy" role="status">"Resuming the run…"</p>
@@ -161,6 +157,17 @@ pub fn RunPrompt(
                 }>"Dismiss"</button>
             </Show>
         </article>
+    }
+}
+
+/// The prompt's keys (`s` only where a call offers an always-allow scope).
+fn keys_hint(always_key: bool) -> impl IntoView {
+    view! {
+        <p class="tg-hint" data-testid="keys">
+            "Keys: " <kbd>"a"</kbd> " approve once · "
+            {always_key.then(|| view! { <kbd>"s"</kbd> " always allow… · " })}
+            <kbd>"d"</kbd> " deny (not while typing)"
+        </p>
     }
 }
 
