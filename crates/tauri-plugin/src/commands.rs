@@ -23,14 +23,29 @@ fn call_arg(cmd: &str, value: Value) -> Result<ToolCall> {
     ToolCall::from_value(&value).map_err(|e| Error::bad_input(&format!("{cmd}: call"), e))
 }
 
+/// The session a window's request names: its label's, or `LABEL:NAME` for a name it
+/// gives (a name already of that form stays as it is). Only the app's Rust side names
+/// any session.
+pub(crate) fn window_session(label: &str, given: Option<String>) -> String {
+    match given {
+        None => label.to_string(),
+        Some(g) if g == label || g.strip_prefix(label).is_some_and(|r| r.starts_with(':')) => g,
+        Some(g) => format!("{label}:{g}"),
+    }
+}
+
 fn to_json(value: &impl Serialize) -> Result<Value> {
     serde_json::to_value(value).map_err(|e| Error::Internal(format!("encoding: {e}")))
 }
 
-/// A run as `gate.run(id)` shows it; a check's pending calls carry the `scopes` its
+/// A run as `gate.run(id)` shows it, without the agent's history (a prompt needs none;
+/// the agent takes it with `take`); a check's pending calls carry the `scopes` its
 /// "always" answers may add.
 fn run_json<R: Runtime>(app: &AppHandle<R>, run: &Run) -> Result<Value> {
     let mut value = to_json(&RunView::from(run))?;
+    if let Some(marker) = value.get_mut("marker").and_then(Value::as_object_mut) {
+        marker.remove("history");
+    }
     let gate = app.toolgate();
     if let Some(calls) = value
         .get_mut("marker")
@@ -61,8 +76,9 @@ pub(crate) async fn classify<R: Runtime>(app: AppHandle<R>, call: Value) -> Resu
 }
 
 /// `check({call, sessionId?, timeoutMs?, toolCallId?})` → `{outcome, verdict, id?,
-/// toolCallId?}` once decided; a window's checks belong to its label's session unless
-/// it names one.
+/// toolCallId?}` once decided; a window's checks belong to its label's session, or to
+/// `LABEL:NAME` when it names `NAME` ([`window_session`]): a window never reaches
+/// another window's "always" rules.
 #[tauri::command]
 pub(crate) async fn check<R: Runtime>(
     app: AppHandle<R>,
@@ -74,10 +90,12 @@ pub(crate) async fn check<R: Runtime>(
 ) -> Result<Checked> {
     let call = call_arg("check", call)?;
     let options = CheckOptions {
-        session_id: match session_id {
-            Some(v) => Some(arg("check", "sessionId", v)?),
-            None => Some(webview.label().to_string()),
-        },
+        session_id: Some(window_session(
+            webview.label(),
+            session_id
+                .map(|v| arg::<String>("check", "sessionId", v))
+                .transpose()?,
+        )),
         timeout_ms: timeout_ms
             .map(|v| arg("check", "timeoutMs", v))
             .transpose()?,
@@ -204,7 +222,10 @@ pub(crate) async fn cleanup<R: Runtime>(
     webview: Webview<R>,
     session_id: Option<String>,
 ) -> Result<Value> {
-    let session = session_id.unwrap_or_else(|| webview.label().to_string());
+    let session = match session_id {
+        Some(all) if all == "*" => all,
+        given => window_session(webview.label(), given),
+    };
     let gate = app.toolgate().clone();
     let counts =
         blocking(move || gate.cleanup(Some(session.as_str()).filter(|s| *s != "*"))).await?;

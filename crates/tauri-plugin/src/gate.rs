@@ -365,7 +365,8 @@ impl Inner {
         }
         let resumed = runs.resume(run_id, &self.owner, decisions, now)?;
         if let Some(waiter) = st.waiters.remove(run_id) {
-            let rules = st.rules.entry(waiter.session.clone()).or_default();
+            let session = waiter.session.clone();
+            let rules = st.rules.entry(session.clone()).or_default();
             for (tier, scope) in &always {
                 // A scope the policy offered parses; a failure only loses the rule.
                 let _ = rules.add(*tier, scope);
@@ -384,8 +385,64 @@ impl Inner {
             wake(waiter, run_id, outcome);
             // The check handed its call over: the run is done.
             let _ = runs.complete(run_id, &self.owner, now);
+            if !always.is_empty() {
+                self.settle_covered(&mut st, &runs, &session, now);
+            }
         }
         Ok(resumed)
+    }
+
+    /// After an "always" answer added a rule to `session`: each other check of that
+    /// session waiting here whose call the rules now allow (or deny) is decided so, as
+    /// the browser's `Gate` settles the requests a new rule covers; the rest wait on.
+    fn settle_covered(&self, st: &mut State, runs: &Runs<Owned<'_>>, session: &str, now: u64) {
+        let rules = st.rules.get(session).cloned().unwrap_or_default();
+        let ids: Vec<String> = st
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.session == session)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            let Ok(Some(run)) = runs.run_of(&id, &self.owner, now) else {
+                continue;
+            };
+            let Some(c) = run.marker.as_ref().and_then(|m| m.calls.first()) else {
+                continue;
+            };
+            let call = ToolCall::new(c.tool.clone(), c.args.clone());
+            let v = toolgate_fs::classify_with(&self.policy, &call, &rules, self.fs);
+            let choice = match v.tier {
+                Tier::Auto => Choice::Allow {
+                    scope: None,
+                    args: None,
+                    grant: None,
+                },
+                Tier::Deny => Choice::Deny {
+                    message: Some(v.reason.to_string()),
+                },
+                Tier::Ask | Tier::Sandbox => continue,
+            };
+            let d = ResumeDecision {
+                tool_call_id: c.tool_call_id.clone(),
+                anchor: c.anchor.clone(),
+                choice,
+            };
+            let Ok(resumed) = runs.resume(&id, &self.owner, &[d], now) else {
+                continue;
+            };
+            if let Some(waiter) = st.waiters.remove(&id) {
+                let outcome = match resumed.results.first().map(|r| &r.outcome) {
+                    Some(CallOutcome::Approved { .. }) => Outcome::Approved,
+                    Some(CallOutcome::Denied { message }) => Outcome::Denied {
+                        message: Some(message.clone()),
+                    },
+                    Some(CallOutcome::Expired) | None => Outcome::Expired,
+                };
+                wake(waiter, &id, outcome);
+                let _ = runs.complete(&id, &self.owner, now);
+            }
+        }
     }
 
     /// Answers pending check `id` as `gate.respond` does.

@@ -356,9 +356,11 @@ fn a_check_waits_for_a_decision_made_in_another_window() {
     );
     assert_eq!(p["toolCallId"], "t1");
     assert!(!p["scopes"].as_array().unwrap().is_empty(), "{p}");
-    // The panel's view: the check is a parked run with its scopes.
+    // The panel's view: the check is a parked run with its scopes, and no history (a
+    // window with the default permissions reads no agent's messages).
     let runs = invoke(&t.viewer, "runs", json!({})).unwrap();
     assert_eq!(runs["runs"][0]["marker"]["calls"][0]["scopes"], p["scopes"]);
+    assert!(runs["runs"][0]["marker"].get("history").is_none(), "{runs}");
     // A wrong anchor decides nothing.
     let bad = invoke(
         &t.admin,
@@ -456,12 +458,24 @@ fn always_allow_adds_a_rule_to_the_session_only() {
         json!({ "call": sh("npm publish"), "sessionId": "s1", "timeoutMs": 20000 }),
     );
     let p = eventually(|| pending(&t).into_iter().next());
+    // A second check of the same call in the same session waits beside it.
+    let second = checking(
+        &t.agent,
+        json!({ "call": sh("npm publish"), "sessionId": "s1", "timeoutMs": 20000 }),
+    );
+    eventually(|| (pending(&t).len() == 2).then_some(()));
+    // A window's named session is its own: `LABEL:NAME`.
+    assert_eq!(p["sessionId"], "agent:s1");
     // A scope the call did not offer is refused, and nothing is decided.
     let bad = invoke(&t.admin, "respond", json!({ "id": p["id"], "response": { "decision": "allow_always", "scope": "bash(*)", "anchor": p["anchor"] } })).unwrap_err();
     assert_eq!(code(&bad), "scope_not_offered", "{bad}");
     let scope = p["scopes"][0].clone();
     invoke(&t.admin, "respond", json!({ "id": p["id"], "response": { "decision": "allow_always", "scope": scope, "anchor": p["anchor"] } })).unwrap();
     assert_eq!(waiting.join().unwrap().unwrap()["outcome"], "approved");
+    // The other check the new rule covers is settled with it, as the Gate's registry
+    // settles them.
+    assert_eq!(second.join().unwrap().unwrap()["outcome"], "approved");
+    assert!(pending(&t).is_empty());
     // The same call in the same session: allowed by the rule, at once.
     let again = invoke(
         &t.agent,
@@ -479,6 +493,17 @@ fn always_allow_adds_a_rule_to_the_session_only() {
     )
     .unwrap();
     assert_eq!(other["outcome"], "expired");
+    // The app's own session `s1` is not the window's `agent:s1`: no rule of it applies.
+    let rust_side = tauri::async_runtime::block_on(t.app.toolgate().clone().check_with(
+        ToolCall::new("bash", json!({ "command": "npm publish" })),
+        toolgate_tauri_options("s1"),
+    ))
+    .unwrap();
+    assert_eq!(rust_side.verdict.tier, toolgate_core::Tier::Ask);
+}
+
+fn toolgate_tauri_options(session: &str) -> tauri_plugin_toolgate::CheckOptions {
+    serde_json::from_value(json!({ "sessionId": session, "timeoutMs": 200 })).unwrap()
 }
 
 #[test]
