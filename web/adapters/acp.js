@@ -143,8 +143,11 @@ export function toolCallFromRequest(request, { toTool } = {}) {
 }
 
 /** toolgate's outcome for the agent's request as the answer to send:
- * - `{outcome: "approved", scope?}` selects the `allow_always` option when a scope was
- *   granted and one is offered, else `allow_once`;
+ * - `{outcome: "approved", scope?}` selects `allow_always` only when the request offers
+ *   that option for exactly the granted scope (an option `permissionOptions` made, its
+ *   `_meta.toolgate.scope`): an agent's own `allow_always` may reach further than the
+ *   person granted, so then it is `allow_once` (toolgate keeps the grant itself); with
+ *   no such option and no `allow_once` it is an error, never a wider allow;
  * - `{outcome: "denied", message?}` selects `reject_once` (else `reject_always`);
  * - `{outcome: "expired"}` selects a reject option too (nobody answered in time: not
  *   approved), saying so in `_meta.toolgate`; without one it is `cancelled`;
@@ -164,8 +167,11 @@ export function responseFromOutcome(request, result) {
   const selected = (option, meta) => ({ outcome: { outcome: "selected", optionId: option.optionId }, _meta: { toolgate: meta } });
   switch (result?.outcome) {
     case "approved": {
-      const option = (result.scope ? pick("allow_always", "allow_once") : pick("allow_once", "allow_always"));
-      if (!option) throw badInput("the request offers no allow option");
+      const exact = result.scope
+        ? options.find((x) => x?.kind === "allow_always" && typeof x.optionId === "string" && x._meta?.toolgate?.scope === result.scope)
+        : undefined;
+      const option = exact ?? pick("allow_once");
+      if (!option) throw badInput("the request offers no allow option that is no wider than this approval (allow_once, or allow_always for exactly the scope granted)");
       return selected(option, { outcome: "approved", ...(result.scope ? { scope: result.scope } : {}) });
     }
     case "denied": {

@@ -105,5 +105,22 @@ try {
   threw = e.code;
 }
 check("an unknown toolgate outcome is an error", threw === "bad_input", threw);
+// An agent's own allow_always (its breadth is the agent's): a granted scope answers
+// allow_once (toolgate keeps the grant); offered alone, no allow is selected at all.
+const agentOptions = [
+  { optionId: "agent-always", name: "Always allow npm", kind: "allow_always" },
+  { optionId: "agent-once", name: "Allow", kind: "allow_once" },
+  { optionId: "agent-reject", name: "Reject", kind: "reject_once" },
+];
+const narrowed = responseFromOutcome({ options: agentOptions }, { outcome: "approved", scope: "Bash(npm publish)" });
+check("a grant answers an agent's own allow_always option with allow_once (it may reach further than the grant)",
+  narrowed.outcome.optionId === "agent-once" && narrowed._meta.toolgate.scope === "Bash(npm publish)", narrowed);
+let wide = null;
+try {
+  responseFromOutcome({ options: [agentOptions[0], agentOptions[2]] }, { outcome: "approved", scope: "Bash(npm publish)" });
+} catch (e) {
+  wide = e.code;
+}
+check("offered only the agent's allow_always, an approval is an error, never that wider allow", wide === "bad_input", wide);
 console.log(`acp roundtrip: ${failed ? "FAILED" : "all passed"}`);
 process.exit(failed ? 1 : 0);
