@@ -89,6 +89,10 @@ pub struct Grant {
     /// Who gave it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// The agent whose session it serves (the parked run's `parked_by`), where the host
+    /// names agents: then only that agent's parks use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// The run it was given in.
     pub run_id: String,
     /// The tool call it was given for.
@@ -161,6 +165,7 @@ impl Grant {
             used: 0,
             revoked_at: None,
             by: origin.by.map(str::to_string),
+            agent: None,
             run_id: origin.run_id.to_string(),
             tool_call_id: origin.tool_call_id.to_string(),
         })
@@ -262,9 +267,18 @@ pub fn plan_park<'g>(
     if park.calls.is_empty() || park.calls.iter().any(|c| c.verdict.tier != Tier::Ask) {
         return None;
     }
+    // A grant given for an agent's run serves that agent's parks only.
+    let mine: Vec<&Grant> = grants
+        .iter()
+        .filter(|g| g.agent.is_none() || g.agent == park.parked_by)
+        .collect();
     park.calls
         .iter()
-        .map(|c| covering(grants, policy, &park.owner, &park.session_id, &c.call, now))
+        .map(|c| {
+            mine.iter()
+                .copied()
+                .find(|g| g.covers(policy, &park.owner, &park.session_id, &c.call, now))
+        })
         .collect()
 }
 
@@ -316,7 +330,8 @@ pub fn give_for_decisions(
             tool_call_id: &call.tool_call_id,
         };
         let tool_call = ToolCall::new(call.tool.clone(), call.args.clone());
-        let grant = Grant::give(policy, &tool_call, req, origin, now)?;
+        let mut grant = Grant::give(policy, &tool_call, req, origin, now)?;
+        grant.agent.clone_from(&marker.parked_by);
         if let Choice::Allow { grant: named, .. } = &mut d.choice {
             *named = Some(grant.id.clone());
         }

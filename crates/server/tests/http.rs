@@ -2153,6 +2153,23 @@ fn grants_decide_only_what_they_cover_while_they_live() {
         waiting
     );
     assert_eq!(park_in("g-4", "chat-2", "git push origin dev"), waiting);
+    // Another agent of the same owner naming the same session: not its grant.
+    let mut body = park_body("git push origin dev");
+    body["sessionId"] = json!("chat-1");
+    let other_agent = req(
+        a,
+        "POST",
+        "/v1/runs/g-4b/park",
+        Some(AGENT_2),
+        Some(&body),
+        &[],
+    );
+    assert_eq!(
+        other_agent.json()["run"]["status"],
+        waiting,
+        "{}",
+        String::from_utf8_lossy(&other_agent.body)
+    );
     // Revoked: never used again; another owner's token finds no such grant.
     let path = format!("/v1/grants/{gid}");
     assert_eq!(req(a, "DELETE", &path, Some(BOB), None, &[]).status, 404);
