@@ -108,7 +108,7 @@ const tests = {
     await page.getByTestId("approve-always").click();
     const matches = await page.getByTestId("grant-matches").first().textContent();
     assert(matches.includes("exactly the command `git push origin main`"), `what the grant matches, shown first: ${matches}`);
-    await page.getByTestId("grant-approve").click();
+    await page.getByTestId("grant-approve").first().click();
     const first = await outcome(page, "1");
     assert(first.outcome === "approved" && first.scope === "Bash(git push origin main)", JSON.stringify(first));
     const second = await page.evaluate((c) => window.toolgateDemo.submit(c), PUSH);

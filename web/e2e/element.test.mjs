@@ -25,17 +25,19 @@ import { eachEngine } from "./drivers.mjs";
 import { serveDir } from "./serve.mjs";
 import { PKG_DIR, ROOT, buildConsumer, installTarball } from "./tarball.mjs";
 
-// The element's bundle, gzip -9: at most 432 KiB (420 KiB until the fail-closed rules of
+// The element's bundle, gzip -9: at most 440 KiB (420 KiB until the fail-closed rules of
 // issue 44 added about 4.4 KB to the core it carries; 424 KiB until edit-then-approve of
-// issue 50 added 7.7 KB: the editor, the edit's verdict, core's check of it; the size
-// issue takes it down again).
-const ELEMENT_BUDGET = 432 * 1024;
+// issue 50 added 7.7 KB: the editor, the edit's verdict, core's check of it; 432 KiB
+// until grants of issue 50 added 8.6 KB: Always allow… with what each scope matches, how
+// long and single use, a shell call as its command, invisible characters as escapes;
+// the size issue takes it down again).
+const ELEMENT_BUDGET = 440 * 1024;
 const { check, finish } = checker();
 
 const gz = (f) => Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, f)], { encoding: "utf8" }).trim());
 const parts = ["toolgate_ui_bg.wasm", "ui.js", "element.js"].map((f) => [f, gz(f)]);
 const total = parts.reduce((n, [, b]) => n + b, 0);
-console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 432 KiB)`);
+console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 440 KiB)`);
 check("the element's bundle is within its size budget", total <= ELEMENT_BUDGET, `${total} > ${ELEMENT_BUDGET}`);
 
 const PROMPT = "toolgate-approval [data-testid=approval-prompt]";
@@ -189,14 +191,13 @@ async function grantFlow(s, name) {
   const shown = await s.evaluate(`
     const box = document.querySelector(${JSON.stringify(`${card} [data-testid=grant-box]`)});
     const matches = [...box.querySelectorAll("[data-testid=grant-matches]")].map((e) => e.textContent);
-    box.querySelectorAll("[data-testid=grant-scope]")[1].click();
     return { hidden: box.hidden, matches, decided: window.decisions.length,
              timed: !!box.querySelector("[data-testid=grant-ttl], [data-testid=grant-once]"), text: box.textContent };`);
   check(`${name}: Always allow… shows each scope and what it would match before anything is decided (the page's Gate keeps it for the session: no time offered)`,
     hidden === true && shown.hidden === false && shown.matches.length === 2 && /exactly the command/.test(shown.matches[0]) &&
       /each command of a line on its own/.test(shown.matches[1]) && shown.decided === 2 && !shown.timed && /keeps it for the session/.test(shown.text),
     { hidden, shown });
-  await s.click(`${card} [data-testid=grant-approve]`);
+  await s.evaluate(`document.querySelectorAll(${JSON.stringify(`${card} [data-testid=grant-approve]`)})[1].click();`);
   await s.waitFor("return window.decisions.length > 2 ? true : null;", 15_000);
   const done = await s.evaluate(`const d = window.decisions[2]; return { runId: d?.runId, result: d?.results?.[0] };`);
   check(`${name}: Approve and keep resumes the run once with the scope chosen`,

@@ -24,6 +24,8 @@ pub struct CallView {
     pub args_text: String,
     /// The shell command, for a shell tool: what `span` points into.
     pub command: Option<String>,
+    /// A shell call's other arguments (`cwd`, a timeout) as pretty JSON, if any.
+    pub rest_text: Option<String>,
     /// A decision must carry this (it binds the decision to these exact args).
     pub anchor: String,
     pub tier: Tier,
@@ -374,6 +376,7 @@ mod tests {
             rule: "user.ask[0]".to_string(),
             reason: "asks".to_string(),
             span: Some([0, 8]),
+            rest_text: None,
             scopes: vec!["Bash(git push)".to_string()],
             scope_matches: vec!["exactly the command `git push`".to_string()],
         }

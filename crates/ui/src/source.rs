@@ -258,6 +258,7 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
                                 tool_call_id: c.tool_call_id,
                                 args_text: args_text(&call.args),
                                 command: shell_command(&call),
+                                rest_text: rest_text(&call),
                                 tool: call.tool,
                                 anchor: c.anchor,
                                 tier: c.tier,
@@ -353,6 +354,7 @@ fn view(run: Run, policy: &Policy) -> RunView {
                     tool: c.tool.clone(),
                     args_text: args_text(&c.args),
                     command: shell_command(&call),
+                    rest_text: rest_text(&call),
                     anchor: c.anchor.clone(),
                     tier: c.tier,
                     rule: c.rule.clone(),
@@ -497,6 +499,15 @@ impl RunSource for BrowserSource {
 /// The arguments as pretty JSON text.
 pub fn args_text(args: &Value) -> String {
     serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string())
+}
+
+/// A shell call's arguments other than its command, as pretty JSON (none: only the
+/// command).
+fn rest_text(call: &ToolCall) -> Option<String> {
+    shell_command(call)?;
+    let mut rest = call.args.as_object()?.clone();
+    rest.remove("command");
+    (!rest.is_empty()).then(|| args_text(&Value::Object(rest)))
 }
 
 /// The command string of a shell call.

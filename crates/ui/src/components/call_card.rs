@@ -10,7 +10,6 @@ use super::edit_box::EditBox;
 use super::grant_box::GrantBox;
 use crate::model::{is_invisible, visible, CallView, Decision, TimeLeft};
 use crate::source::tier_text;
-use leptos::either::Either;
 
 #[component]
 pub fn CallCard(
@@ -35,6 +34,7 @@ pub fn CallCard(
         busy.get() || time_left.with(TimeLeft::is_expired) || decision.with(Option::is_some)
     };
     let tier = tier_text(call.tier);
+    let shell = call.command.is_some();
     let id = call.tool_call_id.clone();
     let scope = call.scopes.first().cloned();
     let label = format!("Permission request: {}", call.tool);
@@ -87,16 +87,10 @@ pub fn CallCard(
                 </span>
             </div>
             {invisible_warning(&call.args_text)}
-            {match call.command.clone() {
-                Some(c) => Either::Left(view! {
-                    <div class="tg-args tg-shell" data-testid="tool-args" aria-label="command">
-                        <CommandText command=c span=call.span rest=other_args(&call.args_text) />
-                    </div>
-                }),
-                None => Either::Right(view! {
-                    <pre class="tg-args" data-testid="tool-args" aria-label="arguments">{visible(&call.args_text)}</pre>
-                }),
-            }}
+            <div class="tg-args" class:tg-shell=shell data-testid="tool-args" aria-label="arguments">
+                {call.command.clone().map(|c| view! { <CommandText command=c span=call.span rest=call.rest_text.clone() /> })}
+                {(!shell).then(|| visible(&call.args_text))}
+            </div>
             <p class="tg-reason" data-testid="reason">
                 {call.reason.clone()} " " <small class="tg-rule">"(" {call.rule.clone()} ")"</small>
             </p>
@@ -169,12 +163,4 @@ fn invisible_warning(args_text: &str) -> impl IntoView {
             </p>
         }
     })
-}
-
-/// A shell call's arguments other than its command, as JSON (none: only the command).
-fn other_args(args_text: &str) -> Option<String> {
-    let mut args: serde_json::Value = serde_json::from_str(args_text).ok()?;
-    let obj = args.as_object_mut()?;
-    obj.remove("command");
-    (!obj.is_empty()).then(|| serde_json::to_string_pretty(&args).unwrap_or_default())
 }
