@@ -195,7 +195,7 @@ async function grantFlow(s, name) {
              timed: !!box.querySelector("[data-testid=grant-ttl], [data-testid=grant-once]"), text: box.textContent };`);
   check(`${name}: Always allow… shows each scope and what it would match before anything is decided (the page's Gate keeps it for the session: no time offered)`,
     hidden === true && shown.hidden === false && shown.matches.length === 2 && /exactly the command/.test(shown.matches[0]) &&
-      /each command of a line on its own/.test(shown.matches[1]) && shown.decided === 2 && !shown.timed && /keeps it for the session/.test(shown.text),
+      /each command of a line on its own/.test(shown.matches[1]) && shown.decided === 2 && !shown.timed && /host keeps it/.test(shown.text),
     { hidden, shown });
   await s.evaluate(`document.querySelectorAll(${JSON.stringify(`${card} [data-testid=grant-approve]`)})[1].click();`);
   await s.waitFor("return window.decisions.length > 2 ? true : null;", 15_000);
