@@ -45,12 +45,21 @@ fn keep(g: &Grant, filter: GrantFilter<'_>, now: u64) -> bool {
     }
 }
 
-fn too_many() -> Error {
-    Error::GrantRefused {
-        reason: format!(
-            "this session holds {MAX_GRANTS_PER_SESSION} live grants; revoke some first"
-        ),
+/// A new grant's row (PostgreSQL's placeholders; SQLite's are `?N`).
+const INSERT: &str = "INSERT INTO toolgate_grants (owner, id, session_id, created_at, expires_at,
+     single_use, used, revoked_at, doc)
+     VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, $7) ON CONFLICT DO NOTHING";
+
+/// Refuses a grant to a session that already holds `live` live grants, at the bound.
+fn room(live: i64) -> Result<(), Error> {
+    if usize::try_from(live).unwrap_or(usize::MAX) >= MAX_GRANTS_PER_SESSION {
+        return Err(Error::GrantRefused {
+            reason: format!(
+                "this session holds {MAX_GRANTS_PER_SESSION} live grants; revoke some first"
+            ),
+        });
     }
+    Ok(())
 }
 
 impl SqlStore {
@@ -78,15 +87,19 @@ impl SqlStore {
                         |r| r.get(0),
                     )
                     .map_err(sqlite_store::err)?;
-                if usize::try_from(live).unwrap_or(usize::MAX) >= MAX_GRANTS_PER_SESSION {
-                    return Err(too_many());
-                }
+                room(live)?;
                 let n = tx
                     .execute(
-                        "INSERT INTO toolgate_grants (owner, id, session_id, created_at, expires_at,
-                             single_use, used, revoked_at, doc)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, NULL, ?7) ON CONFLICT DO NOTHING",
-                        params![g.owner, g.id, g.session_id, created, expires, g.single_use, doc],
+                        &INSERT.replace('$', "?"),
+                        params![
+                            g.owner,
+                            g.id,
+                            g.session_id,
+                            created,
+                            expires,
+                            g.single_use,
+                            doc
+                        ],
                     )
                     .map_err(sqlite_store::err)?;
                 tx.commit().map_err(sqlite_store::err)?;
@@ -103,15 +116,19 @@ impl SqlStore {
                     .query_one(live_sql, &[&g.owner, &g.session_id, &now])
                     .and_then(|r| r.try_get(0))
                     .map_err(postgres_store::err)?;
-                if usize::try_from(live).unwrap_or(usize::MAX) >= MAX_GRANTS_PER_SESSION {
-                    return Err(too_many());
-                }
+                room(live)?;
                 let n = tx
                     .execute(
-                        "INSERT INTO toolgate_grants (owner, id, session_id, created_at, expires_at,
-                             single_use, used, revoked_at, doc)
-                         VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, $7) ON CONFLICT DO NOTHING",
-                        &[&g.owner, &g.id, &g.session_id, &created, &expires, &g.single_use, &doc],
+                        INSERT,
+                        &[
+                            &g.owner,
+                            &g.id,
+                            &g.session_id,
+                            &created,
+                            &expires,
+                            &g.single_use,
+                            &doc,
+                        ],
                     )
                     .map_err(postgres_store::err)?;
                 tx.commit().map_err(postgres_store::err)?;
