@@ -479,12 +479,20 @@ pub async fn decide(
             if let Some(run) = runs.run_of(&run_id, &owner, now)? {
                 give =
                     crate::grants::to_give(&grant_policy, &run, &mut decisions, &asked, &by, now)?;
+                crate::grants::check_room(&store, &run, give.len(), now)?;
             }
         }
         let err = match runs.resume_seen(&run_id, &owner, &decisions, now, Some(&by), seen) {
             Ok(resumed) => {
+                // The decision stands: a grant that cannot be kept now (the session filled
+                // up meanwhile, the store failed) is only not kept: later calls ask.
                 for g in &give {
-                    store.add_grant(g, now)?;
+                    if let Err(e) = store.add_grant(g, now) {
+                        eprintln!(
+                            "toolgate-server: grant {} of run {run_id} not kept: {e}",
+                            g.id
+                        );
+                    }
                 }
                 return Ok(resumed);
             }

@@ -68,6 +68,32 @@ pub(crate) fn to_give(
     )?)
 }
 
+/// Refuses (422 `grant_refused`, before anything is decided) `more` new grants for
+/// `run`'s session when it would then hold more than core's bound of live grants.
+pub(crate) fn check_room(
+    store: &SqlStore,
+    run: &Run,
+    more: usize,
+    now: u64,
+) -> Result<(), ApiError> {
+    if more == 0 {
+        return Ok(());
+    }
+    let live = store
+        .grants(&run.owner, GrantFilter::Session(&run.session_id), now)?
+        .len();
+    if live + more > toolgate_core::grant::MAX_GRANTS_PER_SESSION {
+        return Err(toolgate_core::Error::GrantRefused {
+            reason: format!(
+                "this session holds {live} live grants (at most {}); revoke some first",
+                toolgate_core::grant::MAX_GRANTS_PER_SESSION
+            ),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Parks a run; when live grants of its session cover every call, they decide it at
 /// once (a person who decided first, or a grant that ended meanwhile, leaves it be).
 pub(crate) fn park(
