@@ -880,8 +880,9 @@ pub async fn start_agent(
 /// Deletes the finished runs (completed, failed, cancelled) that ended `ttl_ms` or more
 /// before `now`, for every owner that has some (reading heals expired markers and
 /// unreadable rows on the way, so they go on a later pass); the audit trail keeps their
-/// records. How many were deleted.
+/// records; grants that ended as long ago go too. How many runs were deleted.
 pub fn prune(store: &toolgate_store::SqlStore, ttl_ms: u64, now: u64) -> Result<usize, ApiError> {
+    store.prune_ended_grants(now.saturating_sub(ttl_ms))?;
     let mut pruned = 0;
     for owner in store.owners_to_prune(now.saturating_sub(ttl_ms))? {
         pruned += Runs::new(store.owner(&owner))

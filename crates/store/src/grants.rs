@@ -242,6 +242,23 @@ impl SqlStore {
         })
     }
 
+    /// Deletes every owner's grants that ended before `cutoff` (the server's periodic
+    /// pruning: ended grants are kept that long for listing, then go).
+    pub fn prune_ended_grants(&self, cutoff: u64) -> Result<u64, Error> {
+        let cutoff = to_i64("grant", cutoff)?;
+        let sql = "DELETE FROM toolgate_grants WHERE
+             expires_at < $1 OR revoked_at < $1 OR (single_use AND used > 0 AND created_at < $1)";
+        Ok(match self {
+            SqlStore::Sqlite(s) => s
+                .conn()
+                .execute(&sql.replace('$', "?"), params![cutoff])
+                .map_err(sqlite_store::err)? as u64,
+            SqlStore::Postgres(p) => {
+                p.with(|client| client.execute(sql, &[&cutoff]).map_err(postgres_store::err))?
+            }
+        })
+    }
+
     fn change(&self, sql: &str, owner: &str, id: &str, now: i64) -> Result<bool, Error> {
         Ok(match self {
             SqlStore::Sqlite(s) => {

@@ -99,8 +99,20 @@ fn grants(store: &SqlStore, owner: &str) {
     );
     assert!(ids(GrantFilter::Live, T0 + 1_000).is_empty());
     assert_eq!(ids(GrantFilter::All, T0 + 8).len(), 3);
+    // Another owner's ended grant goes with the server's pruning of every owner's.
+    let other = format!("{owner}-other");
+    store
+        .add_grant(&give(&other, "g-other", "s1", 1_000, false), T0)
+        .expect("add");
     assert_eq!(store.prune_grants(owner, T0 + 2_000).expect("prune"), 3);
     assert!(ids(GrantFilter::All, T0 + 8).is_empty());
+    assert_eq!(
+        store.prune_ended_grants(T0 + 500).expect("prune all"),
+        0,
+        "not ended yet"
+    );
+    assert_eq!(store.prune_ended_grants(T0 + 2_000).expect("prune all"), 1);
+    assert!(store.grant(&other, "g-other").expect("get").is_none());
 
     // The audit names the grant that approved a call.
     let policy = Policy::defaults("/home/dev/app", "/home/dev");
