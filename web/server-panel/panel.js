@@ -25,6 +25,7 @@ function showSignIn(message) {
   clearInterval(grantsTimer);
   signedIn = null;
   $("grants").hidden = true;
+  $("grant-list").replaceChildren();
   $("who").hidden = true;
   $("sign-out").hidden = true;
   form.hidden = false;
@@ -80,6 +81,8 @@ async function showGrants(token) {
   } catch {
     return; // the next poll tries again; the list shown stays as it was
   }
+  // Signed out (or in as someone else) while this answer was on its way: not shown.
+  if (signedIn !== token) return;
   const ul = $("grant-list");
   ul.replaceChildren(...list.map((g) => grantItem(g, token)));
   $("grants").hidden = false;

@@ -105,14 +105,29 @@ pub(crate) fn park(
 ) -> Result<Parked, ApiError> {
     let runs = Runs::new(store.owner(owner)).keeping_history();
     let mut parked = runs.park(park.clone(), now)?;
-    if let Some((decisions, by)) = granted(store, policy, &park, now)? {
-        if runs
+    // The run is parked: from here on a failure leaves it for a person (logged), never
+    // an error for a park that stands.
+    let decided = match granted(store, policy, &park, now) {
+        Ok(Some((decisions, by))) => runs
             .resume_by(&park.run_id, owner, &decisions, now, Some(&by))
-            .is_ok()
-        {
-            if let Some(run) = runs.run_of(&park.run_id, owner, now)? {
-                parked.run = run;
-            }
+            .is_ok(),
+        Ok(None) => false,
+        Err(e) => {
+            eprintln!(
+                "toolgate-server: run {}: grants not consulted, the run waits for a person: {}",
+                park.run_id, e.message
+            );
+            false
+        }
+    };
+    if decided {
+        match runs.run_of(&park.run_id, owner, now) {
+            Ok(Some(run)) => parked.run = run,
+            Ok(None) => {}
+            Err(e) => eprintln!(
+                "toolgate-server: run {}: decided by grants, not read back: {e}",
+                park.run_id
+            ),
         }
     }
     Ok(parked)

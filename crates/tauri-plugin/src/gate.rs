@@ -386,7 +386,10 @@ impl Inner {
             // The check handed its call over: the run is done.
             let _ = runs.complete(run_id, &self.owner, now);
             if !always.is_empty() {
-                self.settle_covered(&mut st, &runs, &session, now);
+                // Classifying walks the file system: not while other checks wait on
+                // the lock.
+                drop(st);
+                self.settle_covered(&runs, &session, now);
             }
         }
         Ok(resumed)
@@ -395,14 +398,21 @@ impl Inner {
     /// After an "always" answer added a rule to `session`: each other check of that
     /// session waiting here whose call the rules now allow (or deny) is decided so, as
     /// the browser's `Gate` settles the requests a new rule covers; the rest wait on.
-    fn settle_covered(&self, st: &mut State, runs: &Runs<Owned<'_>>, session: &str, now: u64) {
-        let rules = st.rules.get(session).cloned().unwrap_or_default();
-        let ids: Vec<String> = st
-            .waiters
-            .iter()
-            .filter(|(_, w)| w.session == session)
-            .map(|(id, _)| id.clone())
-            .collect();
+    fn settle_covered(&self, runs: &Runs<Owned<'_>>, session: &str, now: u64) {
+        // The session's rules and waiting checks under the lock; the classifying after
+        // it; each decision then stands only if its check is still waiting (a person
+        // who answered meanwhile decided it: the resume refuses a second decision).
+        let (rules, ids) = {
+            let st = self.lock();
+            let ids: Vec<String> = st
+                .waiters
+                .iter()
+                .filter(|(_, w)| w.session == session)
+                .map(|(id, _)| id.clone())
+                .collect();
+            (st.rules.get(session).cloned().unwrap_or_default(), ids)
+        };
+        let mut decided = Vec::new();
         for id in ids {
             let Ok(Some(run)) = runs.run_of(&id, &self.owner, now) else {
                 continue;
@@ -428,6 +438,10 @@ impl Inner {
                 anchor: c.anchor.clone(),
                 choice,
             };
+            decided.push((id, d));
+        }
+        let mut st = self.lock();
+        for (id, d) in decided {
             let Ok(resumed) = runs.resume(&id, &self.owner, &[d], now) else {
                 continue;
             };
