@@ -25,19 +25,20 @@ import { eachEngine } from "./drivers.mjs";
 import { serveDir } from "./serve.mjs";
 import { PKG_DIR, ROOT, buildConsumer, installTarball } from "./tarball.mjs";
 
-// The element's bundle, gzip -9: at most 440 KiB (420 KiB until the fail-closed rules of
+// The element's bundle, gzip -9: at most 445 KiB (420 KiB until the fail-closed rules of
 // issue 44 added about 4.4 KB to the core it carries; 424 KiB until edit-then-approve of
 // issue 50 added 7.7 KB: the editor, the edit's verdict, core's check of it; 432 KiB
 // until grants of issue 50 added 8.6 KB: Always allow… with what each scope matches, how
 // long and single use, a shell call as its command, invisible characters as escapes;
-// the size issue takes it down again).
-const ELEMENT_BUDGET = 440 * 1024;
+// 440 KiB until durable questions of issue 50 added 5.1 KB: the question's card, its
+// answer and core's checks; the size issue takes it down again).
+const ELEMENT_BUDGET = 445 * 1024;
 const { check, finish } = checker();
 
 const gz = (f) => Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, f)], { encoding: "utf8" }).trim());
 const parts = ["toolgate_ui_bg.wasm", "ui.js", "element.js"].map((f) => [f, gz(f)]);
 const total = parts.reduce((n, [, b]) => n + b, 0);
-console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 440 KiB)`);
+console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 445 KiB)`);
 check("the element's bundle is within its size budget", total <= ELEMENT_BUDGET, `${total} > ${ELEMENT_BUDGET}`);
 
 const PROMPT = "toolgate-approval [data-testid=approval-prompt]";
@@ -122,6 +123,7 @@ async function elementFlow(engine, label, url) {
       await editFlow(s, name);
       await grantFlow(s, name);
       await invisibleFlow(s, name);
+      await questionFlow(s, name, url);
     }
     const errors = [...after.errors, ...s.consoleErrors()];
     check(`${name}: no error and no CSP violation`, errors.length === 0, errors);
@@ -220,6 +222,57 @@ async function invisibleFlow(s, name) {
     got.args.includes("tools/\\u{202E}gnp.py\\u{202C} --all \\u{200B}# ok") && !/[\u202E\u200B]/.test(got.args) &&
       got.args.includes('"cwd": "/srv/app"') && !got.args.includes('"command"') && /invisible or text-direction/.test(got.warning ?? "") && got.plain === null,
     got);
+}
+
+/** A question parked in the page's Gate survives a reload: the element shows it from the
+ * stored marker alone, it offers no approval, and the answer typed after the reload
+ * resumes the run once with the answer (the agent's tool never runs). */
+async function questionFlow(s, name, url) {
+  const at = `${url}?owner=q-${Date.now()}&nopark`;
+  const card = 'toolgate-approval article[data-run-id="run-q"]';
+  const ready = "return window.gate && document.querySelector('toolgate-approval') ? true : null;";
+  await s.open(at);
+  await s.waitFor(ready, 15_000);
+  await s.evaluate(`await window.gate.park({ runId: "run-q", calls: [{ toolCallId: "q1", tool: "ask_user",
+    args: { text: "Which branch?" }, question: "Which branch should I push to, \u202Emain\u202C or a new one?" }],
+    history: JSON.stringify({ step: 4 }) });`);
+  await s.waitFor(`return document.querySelector(${JSON.stringify(card)}) ? true : null;`, 15_000);
+  await s.open(at); // the reload: a new page, the same owner, the marker in localStorage
+  await s.waitFor(`return document.querySelector(${JSON.stringify(card)}) ? true : null;`, 15_000);
+  const shown = await s.evaluate(`
+    const c = document.querySelector(${JSON.stringify(card)});
+    return { question: c.querySelector("[data-testid=question]")?.textContent ?? null,
+             title: c.querySelector("h3")?.textContent ?? "",
+             approve: c.querySelectorAll("[data-testid=approve-once], [data-testid=approve-always], [data-testid=edit]").length,
+             submit: c.querySelector("[data-testid=answer-submit]")?.disabled ?? null,
+             keys: c.querySelector("[data-testid=keys]") !== null, decisions: window.decisions.length };`);
+  check(`${name}: after a reload the pending question shows from its marker alone, with no approval to give (Answer off until typed)`,
+    shown.question === "Which branch should I push to, \\u{202E}main\\u{202C} or a new one?" && /asks you 1 question/.test(shown.title) &&
+      shown.approve === 0 && shown.submit === true && !shown.keys && shown.decisions === 0,
+    shown);
+  await s.evaluate(`
+    const box = document.querySelector(${JSON.stringify(`${card} [data-testid=answer]`)});
+    box.value = "a new one: fix/parse-date";
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 100));`);
+  await s.click(`${card} [data-testid=answer-submit]`);
+  await s.waitFor("return window.decisions.length > 0 ? true : null;", 15_000);
+  const done = await s.evaluate(`
+    const d = window.decisions[0];
+    const run = window.gate.run("run-q");
+    let again = "answered again";
+    try {
+      await window.gate.resume("run-q", { decisions: [{ toolCallId: "q1", anchor: d.results[0] && run.decision.calls[0].anchor, decision: "answer", answer: "main" }] });
+    } catch (e) {
+      again = e.code;
+    }
+    return { events: window.decisions.length, result: d?.results?.[0], status: run.status, decided: run.decision?.calls?.[0],
+             history: d?.history, again, prompts: document.querySelectorAll(${JSON.stringify(card)}).length, errors: window.pageErrors };`);
+  check(`${name}: the answer after the reload resumes the run once: outcome answered, the answer as the tool's result`,
+    done.events === 1 && done.result?.outcome === "answered" && done.result?.answer === "a new one: fix/parse-date" &&
+      done.result?.toolResult === "a new one: fix/parse-date" && done.status === "running" && done.decided?.answer === "a new one: fix/parse-date" &&
+      JSON.parse(done.history ?? "{}").step === 4 && done.again === "already_resumed" && done.prompts === 0 && done.errors.length === 0,
+    done);
 }
 
 const work = mkdtempSync(join(tmpdir(), "toolgate-element-"));

@@ -13,6 +13,8 @@
 // - grants: Always allow… shows what each scope matches before it is given; the grant
 //   chosen (scope, time) is listed, decides a covered park at once (not a compound line,
 //   not another session), is revoked from the panel, and a short one expires;
+// - a question parked over the API shows after a reload with no approval to give; the
+//   answer typed in the panel reaches the agent once (and the audit);
 // - another owner's token sees none of it.
 //   node web/e2e/server.test.mjs   (part of web/e2e/run.mjs)
 import { execFileSync, spawn } from "node:child_process";
@@ -332,6 +334,35 @@ try {
     for (const id of ["grant-3", "grant-4", "grant-5", "grant-8"]) await api("POST", `/v1/runs/${id}/cancel`, TOKENS.agent, { reason: "test done" });
   }
 
+  // --- A question: parked over the API, shown after a reload, answered, taken once.
+  {
+    const q = (await api("POST", "/v1/runs/question-1/park", TOKENS.agent, {
+      sessionId: "questions-chat",
+      calls: [{ toolCallId: "q1", tool: "ask_user", args: { text: "Which branch?" }, question: "Which branch should I push?" }],
+      history: "[]",
+    })).json?.run;
+    await prompt(a.page, "question-1", q.revision).waitFor({ timeout: 12_000 });
+    await a.page.reload();
+    const pq = prompt(a.page, "question-1", q.revision);
+    await pq.waitFor({ timeout: 12_000 });
+    const shown = {
+      question: await pq.getByTestId("question").textContent(),
+      approvals: await pq.locator("[data-testid=approve-once], [data-testid=approve-always], [data-testid=edit]").count(),
+    };
+    await pq.getByTestId("answer").fill("fix/parse-date");
+    await pq.getByTestId("answer-submit").click();
+    const taken = await until("the answered question", async () => {
+      const r = await api("POST", "/v1/runs/question-1/resume", TOKENS.agent);
+      return r.status === 200 ? r.json : null;
+    });
+    const again = await api("POST", "/v1/runs/question-1/resume", TOKENS.agent);
+    const rec = ((await api("GET", "/v1/audit", TOKENS.alice)).json?.records ?? []).find((r) => r.runId === "question-1");
+    check("a question shows after a reload with no approval to give; its answer reaches the agent once and the audit",
+      shown.question === "Which branch should I push?" && shown.approvals === 0 && taken?.results?.[0]?.outcome === "answered" &&
+        taken.results[0].toolResult === "fix/parse-date" && again.status === 409 && rec?.outcome === "answered" && rec.message === "fix/parse-date",
+      { shown, taken, again: again.status, rec });
+  }
+
   // --- The server stops while a prompt is shown, then restarts on the same file.
   const r4 = await startAgent();
   const parked4 = await runOf(r4);
@@ -392,8 +423,10 @@ try {
 
   // --- Sign out forgets the token.
   await a.page.getByTestId("sign-out").click();
-  const left = await a.page.evaluate(() => ({ stored: sessionStorage.length, prompts: document.querySelectorAll("[data-testid=approval-prompt]").length }));
-  check("sign out forgets the token and shows no prompt", left.stored === 0 && left.prompts === 0, left);
+  await a.page.waitForTimeout(300);
+  const left = await a.page.evaluate(() => ({ stored: sessionStorage.length, prompts: document.querySelectorAll("[data-testid=approval-prompt]").length,
+    grants: document.querySelectorAll("[data-testid=grant]").length, listShown: !document.getElementById("grants").hidden }));
+  check("sign out forgets the token and shows no prompt and no grant", left.stored === 0 && left.prompts === 0 && left.grants === 0 && !left.listShown, left);
 
   const violations = [...a.csp, ...b.csp, ...e.csp];
   check("no CSP violation and no page error on any device", violations.length === 0, violations);

@@ -127,7 +127,7 @@ function api(method, path, token) {
 
 approval.addEventListener("toolgate-decision", (e) => {
   const { runId, results } = e.detail;
-  const words = results.map((r) => (r.outcome === "approved" ? "approved" : "denied")).join(", ");
+  const words = results.map((r) => (r.outcome === "denied" || r.outcome === "expired" ? "denied" : r.outcome)).join(", ");
   $("last").textContent = `Run ${runId}: ${words}. The agent goes on.`;
   if (signedIn && results.some((r) => r.scope)) showGrants(signedIn);
 });

@@ -232,6 +232,11 @@ pub fn on_ask(at: &StoreAt, p: &Parking<'_>, now: u64) -> Result<Deferred, Strin
                     CallOutcome::Expired => {
                         Deferred::Deny(format!("toolgate: nobody decided run {id} in time"))
                     }
+                    // A deferred hook parks a call, never a question; an answer approves
+                    // nothing.
+                    CallOutcome::Answered { answer } => {
+                        Deferred::Deny(format!("toolgate: run {id} was answered: {answer}"))
+                    }
                 },
                 None => Deferred::Deny(format!("toolgate: run {id} holds no decision")),
             }

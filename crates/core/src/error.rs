@@ -177,6 +177,18 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// An answer that cannot stand: an answer to a call that is not a question, an
+    /// approval of a question, an empty answer or one over the bound; nothing was
+    /// decided.
+    #[error("run `{run_id}`: `{tool_call_id}`: {reason}")]
+    AnswerRefused {
+        /// The run's id.
+        run_id: String,
+        /// The tool call id the decision names.
+        tool_call_id: String,
+        /// Why.
+        reason: String,
+    },
     /// A grant that cannot be given (a rule the call did not offer, a TTL out of range,
     /// a call that is not asked) or a grant record that cannot be trusted.
     #[error("grant refused: {reason}")]
@@ -313,6 +325,7 @@ impl Error {
             Error::ResumeAnchorMismatch { .. } => "anchor_mismatch",
             Error::EditRefused { .. } => "edit_refused",
             Error::GrantRefused { .. } => "grant_refused",
+            Error::AnswerRefused { .. } => "answer_refused",
             Error::StoreConflict { .. } => "store_conflict",
             Error::QuotaExceeded { .. } => "quota_exceeded",
             Error::StoreUnavailable { .. } => "store_unavailable",

@@ -264,7 +264,13 @@ pub fn plan_park<'g>(
     park: &Park,
     now: u64,
 ) -> Option<Vec<&'g Grant>> {
-    if park.calls.is_empty() || park.calls.iter().any(|c| c.verdict.tier != Tier::Ask) {
+    // A question is a person's to answer: no grant decides a park that holds one.
+    if park.calls.is_empty()
+        || park
+            .calls
+            .iter()
+            .any(|c| c.verdict.tier != Tier::Ask || c.verdict.rule == crate::QUESTION_RULE)
+    {
         return None;
     }
     // A grant given for an agent's run serves that agent's parks only.
@@ -320,6 +326,9 @@ pub fn give_for_decisions(
         else {
             continue;
         };
+        if call.is_question() {
+            return Err(refused("a question is answered, never granted"));
+        }
         let id = new_id(call);
         let origin = GrantOrigin {
             id: &id,

@@ -27,6 +27,7 @@ pub mod call;
 #[cfg(feature = "sandbox-verdict")]
 pub mod contained;
 pub mod continuation;
+pub mod decision;
 pub mod edit;
 pub mod error;
 pub mod escapes;
@@ -84,4 +85,4 @@ pub use registry::{
 pub use run::{DecidedCall, Run, RunDecision, RunStatus, StopReason};
 pub use runs::{Parked, Resumed, Runs};
 pub use store::{MarkerStore, MemoryStore, Stored};
-pub use verdict::{Part, Tier, Verdict};
+pub use verdict::{Part, Tier, Verdict, QUESTION_RULE};

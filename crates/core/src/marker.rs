@@ -48,6 +48,10 @@ pub const DEFAULT_MARKER_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 pub const MAX_MARKER_TTL_MS: u64 = 7 * 24 * 60 * 60 * 1000;
 /// Longest run, session, owner or tool call id (bytes).
 pub const MAX_ID_BYTES: usize = 256;
+/// Longest question (UTF-8 bytes) a park may hold ([`crate::Verdict::question`]).
+pub const MAX_QUESTION_BYTES: usize = 8 * 1024;
+/// Longest answer (UTF-8 bytes) to a question.
+pub const MAX_ANSWER_BYTES: usize = 16 * 1024;
 /// The tool name of the fallback marker written by a park with no pending call.
 pub const FALLBACK_TOOL: &str = "unknown";
 /// The rule id of the fallback marker.
@@ -73,6 +77,14 @@ pub struct PendingCall {
     /// Byte range in the shell command that decided the verdict, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<[usize; 2]>,
+}
+
+impl PendingCall {
+    /// True for a question ([`crate::Verdict::question`]): its `reason` is the
+    /// question; it is answered or declined, never approved.
+    pub fn is_question(&self) -> bool {
+        self.rule == crate::verdict::QUESTION_RULE
+    }
 }
 
 /// The marker's `request` object (DESIGN §3): the first pending call, all pending ids.
@@ -187,166 +199,9 @@ impl HistoryCheck for JsonHistory {
     }
 }
 
-/// A person's decision for one pending call, as `resume` takes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResumeDecision {
-    /// The pending call this decides.
-    pub tool_call_id: String,
-    /// The pending call's anchor, as the prompt showed it.
-    pub anchor: String,
-    #[serde(flatten)]
-    /// Allow or deny (`decision` inline in JSON).
-    pub choice: Choice,
-}
-
-/// `{"decision":"allow","scope":…}` or `{"decision":"deny","message":…}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
-pub enum Choice {
-    /// Run the call. `scope` is carried to the host untouched (an "always allow" scope
-    /// is the registry's business, not the marker's).
-    Allow {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        /// The scope the person chose, for the host.
-        scope: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        /// The arguments as the person edited them: the call that runs instead of the
-        /// parked one, once the host's policy has classified it again
-        /// ([`EditCheck`]); approved once, never with a scope.
-        args: Option<Value>,
-        /// The grant that approved it, when a host's grant decided rather than a
-        /// person (set by hosts, never read from a request).
-        #[serde(skip)]
-        grant: Option<String>,
-    },
-    /// Do not run it; the model gets `User refused permission: <message>`.
-    Deny {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        /// What the model is told, if anything.
-        message: Option<String>,
-    },
-}
-
-impl ResumeDecision {
-    /// Allow once.
-    pub fn allow(tool_call_id: impl Into<String>, anchor: impl Into<String>) -> ResumeDecision {
-        ResumeDecision {
-            tool_call_id: tool_call_id.into(),
-            anchor: anchor.into(),
-            choice: Choice::Allow {
-                scope: None,
-                args: None,
-                grant: None,
-            },
-        }
-    }
-
-    /// Allow once, with the arguments the person edited.
-    pub fn allow_edited(
-        tool_call_id: impl Into<String>,
-        anchor: impl Into<String>,
-        args: Value,
-    ) -> ResumeDecision {
-        ResumeDecision {
-            tool_call_id: tool_call_id.into(),
-            anchor: anchor.into(),
-            choice: Choice::Allow {
-                scope: None,
-                args: Some(args),
-                grant: None,
-            },
-        }
-    }
-
-    /// Deny, with the person's message (may be empty).
-    pub fn deny(
-        tool_call_id: impl Into<String>,
-        anchor: impl Into<String>,
-        message: impl Into<String>,
-    ) -> ResumeDecision {
-        ResumeDecision {
-            tool_call_id: tool_call_id.into(),
-            anchor: anchor.into(),
-            choice: Choice::Deny {
-                message: Some(message.into()),
-            },
-        }
-    }
-}
-
-/// What happened to one pending call at resume.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum CallOutcome {
-    /// Run the call (with exactly the args the marker holds).
-    Approved {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        /// The scope the person chose, for the host.
-        scope: Option<String>,
-    },
-    /// A person said no. Not a failed run: the model receives [`refusal_text`].
-    Denied {
-        /// The person's message (may be empty).
-        message: String,
-    },
-    /// Nobody answered before the marker expired: not approved, and not a person's no.
-    /// The model receives [`EXPIRED_TEXT`].
-    Expired,
-}
-
-/// The tool result of a call whose permission request expired.
-pub const EXPIRED_TEXT: &str = "Not approved: nobody answered the permission request in time.";
-
-impl CallOutcome {
-    /// True only for `Approved`: the only outcome that lets the tool run.
-    pub fn is_approved(&self) -> bool {
-        match self {
-            CallOutcome::Approved { .. } => true,
-            CallOutcome::Denied { .. } | CallOutcome::Expired => false,
-        }
-    }
-
-    /// The tool result text the model receives instead of running the tool, if any.
-    pub fn tool_result_text(&self) -> Option<String> {
-        match self {
-            CallOutcome::Approved { .. } => None,
-            CallOutcome::Denied { message } => Some(refusal_text(message)),
-            CallOutcome::Expired => Some(EXPIRED_TEXT.to_string()),
-        }
-    }
-}
-
-/// The tool result a denial becomes for the model: `User refused permission: <message>`,
-/// or `User refused permission.` when the message is empty or blank.
-pub fn refusal_text(message: &str) -> String {
-    let message = message.trim();
-    if message.is_empty() {
-        "User refused permission.".to_string()
-    } else {
-        format!("User refused permission: {message}")
-    }
-}
-
-/// The outcome for one pending call, with the exact call the marker held.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallResult {
-    /// The call's id.
-    pub tool_call_id: String,
-    /// The tool's name.
-    pub tool: String,
-    /// The arguments to run with: the marker's, or the person's edit of them (the only
-    /// ones an approval lets run).
-    pub args: Value,
-    #[serde(flatten)]
-    /// What happened to it (`outcome` inline in JSON).
-    pub outcome: CallOutcome,
-    /// The marker's arguments, when the person approved an edit of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edited_from: Option<Value>,
-    /// The grant that approved it, when a grant did (not a person).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grant: Option<String>,
-}
+pub use crate::decision::{
+    refusal_text, CallOutcome, CallResult, Choice, ResumeDecision, EXPIRED_TEXT,
+};
 
 /// The host's policy, asked about an edited call before a person's approval of it can
 /// stand: a call the policy denies is never approved, edited or not.
@@ -578,6 +433,16 @@ impl Marker {
                 ))
                 }
             }
+            if call.is_question()
+                && (call.tier != Tier::Ask
+                    || call.reason.trim().is_empty()
+                    || call.reason.len() > MAX_QUESTION_BYTES)
+            {
+                return Err(format!(
+                    "question `{}` is empty, over {MAX_QUESTION_BYTES} bytes or not asked",
+                    call.tool_call_id
+                ));
+            }
             if call.anchor != anchor(&call.tool, &call.args) {
                 return Err(format!(
                     "tampered: anchor of tool call `{}` does not match its tool `{}` and args",
@@ -636,6 +501,7 @@ impl Marker {
             {
                 self.check_edit(call, scope.is_some(), edited, edits)?;
             }
+            self.check_answer(call, &d.choice)?;
             *slot = Some(&d.choice);
         }
         let missing: Vec<String> = self
@@ -676,6 +542,9 @@ impl Marker {
                     Choice::Deny { message } => CallOutcome::Denied {
                         message: message.clone().unwrap_or_default(),
                     },
+                    Choice::Answer { answer } => CallOutcome::Answered {
+                        answer: answer.clone(),
+                    },
                 };
                 Some(CallResult {
                     tool_call_id: call.tool_call_id.clone(),
@@ -687,6 +556,25 @@ impl Marker {
                 })
             })
             .collect())
+    }
+
+    /// A question is answered or declined, never approved; only a question is
+    /// answered, with a non-empty answer within [`MAX_ANSWER_BYTES`].
+    fn check_answer(&self, call: &PendingCall, choice: &Choice) -> Result<(), Error> {
+        let why = match (call.is_question(), choice) {
+            (true, Choice::Allow { .. }) => "a question is answered, never approved",
+            (false, Choice::Answer { .. }) => "only a question is answered",
+            (true, Choice::Answer { answer }) if answer.trim().is_empty() => "the answer is empty",
+            (true, Choice::Answer { answer }) if answer.len() > MAX_ANSWER_BYTES => {
+                "the answer is over 16 KiB"
+            }
+            _ => return Ok(()),
+        };
+        Err(Error::AnswerRefused {
+            run_id: self.run_id.clone(),
+            tool_call_id: call.tool_call_id.clone(),
+            reason: why.to_string(),
+        })
     }
 
     /// Whether a person's approval of `edited` instead of `call`'s arguments can stand:

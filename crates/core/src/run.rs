@@ -94,7 +94,7 @@ pub struct DecidedCall {
     pub tool: String,
     /// The anchor of the arguments that were decided.
     pub anchor: String,
-    /// `approved`, `denied` or `expired`.
+    /// `approved`, `denied`, `expired` or `answered`.
     pub outcome: String,
     /// The decided arguments (the person's edit, when edited), where runs keep the
     /// history for the host to take ([`crate::Runs::keeping_history`]).
@@ -110,6 +110,9 @@ pub struct DecidedCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The message of a denial.
     pub message: Option<String>,
+    /// The person's answer, for a question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// The grant that approved it (a person's earlier "always allow"), when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grant: Option<String>,

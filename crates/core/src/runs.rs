@@ -351,6 +351,12 @@ impl<S: MarkerStore> Runs<S> {
                             ("denied", _) => CallOutcome::Denied {
                                 message: c.message.clone().unwrap_or_default(),
                             },
+                            ("answered", _) => match &c.answer {
+                                Some(answer) => CallOutcome::Answered {
+                                    answer: answer.clone(),
+                                },
+                                None => CallOutcome::Expired,
+                            },
                             _ => CallOutcome::Expired,
                         };
                         results.push(CallResult {
@@ -611,8 +617,12 @@ fn decided_calls(
                 CallOutcome::Approved { scope } => ("approved", scope.clone(), None),
                 CallOutcome::Denied { message } => ("denied", None, Some(message.clone())),
                 CallOutcome::Expired => ("expired", None, None),
+                CallOutcome::Answered { .. } => ("answered", None, None),
             };
             let mut d = decided(c, outcome, scope, message);
+            if let CallOutcome::Answered { answer } = &r.outcome {
+                d.answer = Some(answer.clone());
+            }
             d.args = keep.then(|| r.args.clone());
             d.edited_from = r.edited_from.clone();
             d.grant = r.grant.clone();
@@ -637,6 +647,7 @@ fn decided(
         message,
         args: None,
         edited_from: None,
+        answer: None,
         grant: None,
     }
 }

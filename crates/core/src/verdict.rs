@@ -3,6 +3,10 @@
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+/// The rule of a question ([`Verdict::question`]): a pending call with it is answered,
+/// never approved.
+pub const QUESTION_RULE: &str = "toolgate.question";
+
 /// How a tool call is treated. Ordered: the strictest wins (`Deny > Ask > Sandbox >
 /// Auto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -101,6 +105,15 @@ impl Verdict {
             span: None,
             parts: Vec::new(),
         }
+    }
+
+    /// A question for the person (`question`, non-empty, at most
+    /// [`crate::marker::MAX_QUESTION_BYTES`]) parked beside the calls waiting for
+    /// approval: its rule is [`QUESTION_RULE`], its reason the question. It is answered
+    /// (or declined), never approved: the tool it stands for never runs, the model gets
+    /// the answer as its result.
+    pub fn question(question: impl Into<Cow<'static, str>>) -> Verdict {
+        Verdict::new(Tier::Ask, QUESTION_RULE, question)
     }
 
     /// True when this verdict comes from the built-in hard-deny list, which nothing

@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::call::ToolCall;
-use crate::marker::{CallOutcome, CallResult, Choice, PendingCall, ResumeDecision};
+use crate::marker::{CallOutcome, CallResult, Choice, ParkCall, PendingCall, ResumeDecision};
 use crate::run::{Run, RunStatus, StopReason};
 use crate::runs::{Parked, Resumed};
-use crate::verdict::Tier;
+use crate::verdict::{Tier, Verdict};
 
 /// A request to park a run: `{runId, owner?, sessionId?, calls, history, ttlMs?}`.
 #[derive(Debug, Clone, Deserialize)]
@@ -40,17 +40,39 @@ pub struct ParkRequest {
 }
 
 impl ParkRequest {
-    /// The calls as (tool call id, call), for the caller to classify.
-    pub fn tool_calls(&self) -> Vec<(String, ToolCall)> {
+    /// The calls to park: each classified by `classify` (never by the caller), but a
+    /// question, which is asked as it is ([`Verdict::question`]).
+    pub fn park_calls(&self, mut classify: impl FnMut(&ToolCall) -> Verdict) -> Vec<ParkCall> {
         self.calls
             .iter()
-            .map(|c| {
-                (
-                    c.tool_call_id.clone(),
-                    ToolCall::new(c.tool.clone(), c.args.clone()),
-                )
-            })
+            .map(|c| c.classified(&mut classify))
             .collect()
+    }
+}
+
+impl ParkCallRequest {
+    /// A call to park with no question.
+    pub fn call(tool_call_id: impl Into<String>, call: ToolCall) -> ParkCallRequest {
+        ParkCallRequest {
+            tool_call_id: tool_call_id.into(),
+            tool: call.tool,
+            args: call.args,
+            question: None,
+        }
+    }
+
+    /// This call as parked: classified by `classify`, but a question, which is asked
+    /// as it is ([`Verdict::question`]).
+    pub fn classified(&self, classify: impl FnOnce(&ToolCall) -> Verdict) -> ParkCall {
+        let call = ToolCall::new(self.tool.clone(), self.args.clone());
+        ParkCall {
+            tool_call_id: self.tool_call_id.clone(),
+            verdict: match &self.question {
+                Some(q) => Verdict::question(q.clone()),
+                None => classify(&call),
+            },
+            call,
+        }
     }
 }
 
@@ -65,6 +87,11 @@ pub struct ParkCallRequest {
     #[serde(default)]
     /// The tool's arguments, as the agent sent them.
     pub args: Value,
+    /// A question for the person instead of a call to approve (e.g. the agent's
+    /// `ask_user` call and its text): answered or declined, never approved; the tool
+    /// never runs, the model gets the answer.
+    #[serde(default)]
+    pub question: Option<String>,
 }
 
 /// A request to resume: one decision per pending call.
@@ -99,6 +126,9 @@ pub struct DecisionRequest {
     #[serde(default)]
     /// For a denial: what the model is told.
     pub message: Option<String>,
+    #[serde(default)]
+    /// For `answer` (a question): the person's answer.
+    pub answer: Option<String>,
     #[serde(default)]
     /// For an approval: the scope offered by the prompt (`once` when absent).
     pub scope: Option<String>,
@@ -138,9 +168,12 @@ impl DecisionRequest {
             "deny" => Choice::Deny {
                 message: self.message,
             },
+            "answer" => Choice::Answer {
+                answer: self.answer.unwrap_or_default(),
+            },
             other => {
                 return Err(format!(
-                    "decision `{other}` for `{}`: expected \"allow\" or \"deny\"",
+                    "decision `{other}` for `{}`: expected \"allow\", \"deny\" or \"answer\"",
                     self.tool_call_id
                 ))
             }
@@ -208,7 +241,7 @@ pub struct DecidedCallView<'a> {
     pub tool: &'a str,
     /// The anchor the decision was bound to.
     pub anchor: &'a str,
-    /// `approved`, `denied` or `expired`.
+    /// `approved`, `denied`, `expired` or `answered`.
     pub outcome: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The scope of an approval.
@@ -216,6 +249,9 @@ pub struct DecidedCallView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The message of a denial.
     pub message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// A question's answer.
+    pub answer: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The parked arguments, when the person approved an edit of them.
     pub edited_from: Option<&'a Value>,
@@ -297,6 +333,7 @@ impl<'a> From<&'a Run> for RunView<'a> {
                         outcome: &c.outcome,
                         scope: c.scope.as_deref(),
                         message: c.message.as_deref(),
+                        answer: c.answer.as_deref(),
                         edited_from: c.edited_from.as_ref(),
                     })
                     .collect(),
@@ -357,7 +394,7 @@ pub struct CallResultView<'a> {
     pub tool: &'a str,
     /// The arguments to run it with when approved (null for an expired call).
     pub args: &'a Value,
-    /// `approved`, `denied` or `expired`.
+    /// `approved`, `denied`, `expired` or `answered`.
     pub outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The scope of an approval.
@@ -365,7 +402,10 @@ pub struct CallResultView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The person's message with a denial.
     pub message: Option<&'a str>,
-    /// What the model receives instead of running the tool (denials only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The person's answer to a question (`answered`).
+    pub answer: Option<&'a str>,
+    /// What the model receives instead of running the tool (all but approvals).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_result: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -375,10 +415,11 @@ pub struct CallResultView<'a> {
 
 impl<'a> From<&'a CallResult> for CallResultView<'a> {
     fn from(r: &'a CallResult) -> CallResultView<'a> {
-        let (outcome, scope, message) = match &r.outcome {
-            CallOutcome::Approved { scope } => ("approved", scope.as_deref(), None),
-            CallOutcome::Denied { message } => ("denied", None, Some(message.as_str())),
-            CallOutcome::Expired => ("expired", None, None),
+        let (outcome, scope, message, answer) = match &r.outcome {
+            CallOutcome::Approved { scope } => ("approved", scope.as_deref(), None, None),
+            CallOutcome::Denied { message } => ("denied", None, Some(message.as_str()), None),
+            CallOutcome::Expired => ("expired", None, None, None),
+            CallOutcome::Answered { answer } => ("answered", None, None, Some(answer.as_str())),
         };
         CallResultView {
             tool_call_id: &r.tool_call_id,
@@ -387,6 +428,7 @@ impl<'a> From<&'a CallResult> for CallResultView<'a> {
             outcome,
             scope,
             message,
+            answer,
             tool_result: r.outcome.tool_result_text(),
             edited_from: r.edited_from.as_ref(),
         }

@@ -387,7 +387,7 @@ fn a_park_is_settled_by_grants_only_when_each_call_is_covered() {
         .iter()
         .map(|d| match &d.choice {
             toolgate_core::Choice::Allow { grant, .. } => grant.clone(),
-            toolgate_core::Choice::Deny { .. } => None,
+            toolgate_core::Choice::Deny { .. } | toolgate_core::Choice::Answer { .. } => None,
         })
         .collect();
     assert_eq!(

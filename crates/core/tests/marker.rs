@@ -564,6 +564,7 @@ fn an_expired_marker_resumes_nothing() {
                         message: None,
                         args: None,
                         edited_from: None,
+                        answer: None,
                         grant: None,
                     }],
                 }),
@@ -1562,6 +1563,7 @@ proptest! {
                                 CallOutcome::Approved { .. } => prop_assert!(keep && allowed, "a take approved what nobody allowed"),
                                 CallOutcome::Denied { .. } => prop_assert!(keep && decided && !allowed),
                                 CallOutcome::Expired => prop_assert!(!decided, "expired after a decision"),
+                                CallOutcome::Answered { .. } => prop_assert!(false, "a call that is no question was answered"),
                             }
                         }
                     }

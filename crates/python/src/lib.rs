@@ -163,15 +163,7 @@ impl RunStore {
                 format!("owner: the store's owner is `{}`", self.owner),
             ));
         }
-        let calls = req
-            .tool_calls()
-            .into_iter()
-            .map(|(tool_call_id, call)| toolgate_core::ParkCall {
-                verdict: policy.inner.classify(&call),
-                tool_call_id,
-                call,
-            })
-            .collect();
+        let calls = req.park_calls(|call| policy.inner.classify(call));
         let park = toolgate_core::Park {
             session_id: req.session_id.clone().unwrap_or_else(|| run_id.clone()),
             run_id,

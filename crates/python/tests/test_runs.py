@@ -121,6 +121,23 @@ class ParkAndResume(unittest.TestCase):
         statuses = sorted(r["status"] for r in self.store.runs())
         self.assertIn("cancelled", statuses)
 
+    def test_a_question_parked_in_one_process_is_answered_in_another_never_approved(self) -> None:
+        parked = in_process(
+            self.db,
+            "p = store.park(policy, 'run-q', [{'toolCallId': 'q1', 'tool': 'ask_user', "
+            "'args': {}, 'question': 'Which branch?'}], 'hq')\nout(p)",
+        )
+        q = parked["run"]["marker"]["calls"][0]
+        self.assertEqual((q["rule"], q["reason"]), ("toolgate.question", "Which branch?"))
+        allow = [{"toolCallId": "q1", "anchor": q["anchor"], "decision": "allow"}]
+        self.assertEqual(self.code_of(lambda: self.store.decide("run-q", allow, by="x")), "answer_refused")
+        answer = [{"toolCallId": "q1", "anchor": q["anchor"], "decision": "answer", "answer": "main"}]
+        decided = in_process(self.db, f"out(store.decide('run-q', {answer!r}, by='alice'))")
+        self.assertEqual(decided["results"][0]["outcome"], "answered")
+        taken = self.store.take("run-q")
+        self.assertEqual((taken["results"][0]["outcome"], taken["results"][0]["toolResult"]), ("answered", "main"))
+        self.assertEqual(self.code_of(lambda: self.store.take("run-q")), "already_resumed")
+
     def test_a_call_the_policy_denies_is_never_parked(self) -> None:
         self.assertEqual(self.code_of(lambda: self.park("run-d", "sudo rm -rf /")), "bad_park")
         self.assertIsNone(self.store.run("run-d"))

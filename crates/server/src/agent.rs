@@ -147,10 +147,12 @@ pub fn resume(
     for result in &resumed.results {
         let line = match &result.outcome {
             CallOutcome::Approved { .. } => format!("ran `{command}` (approved)"),
-            CallOutcome::Denied { .. } | CallOutcome::Expired => format!(
-                "`{command}`: {}",
-                result.outcome.tool_result_text().unwrap_or_default()
-            ),
+            CallOutcome::Denied { .. } | CallOutcome::Expired | CallOutcome::Answered { .. } => {
+                format!(
+                    "`{command}`: {}",
+                    result.outcome.tool_result_text().unwrap_or_default()
+                )
+            }
         };
         state.transcript.push(line);
     }

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use toolgate_core::wire::{
     DecisionRequest, ParkRequest, ParkedView, ResumeRequest, ResumedView, RunView,
 };
-use toolgate_core::{Park, ParkCall, Run, RunStatus, Runs};
+use toolgate_core::{Park, Run, RunStatus, Runs};
 
 use crate::auth::Caller;
 use crate::body::JsonBody;
@@ -122,15 +122,7 @@ pub async fn park(
             std::time::Duration::from_secs(60),
         ));
     }
-    let calls = req
-        .tool_calls()
-        .into_iter()
-        .map(|(tool_call_id, call)| ParkCall {
-            verdict: state.policy.classify(&call),
-            tool_call_id,
-            call,
-        })
-        .collect();
+    let calls = req.park_calls(|call| state.policy.classify(call));
     let park = Park {
         session_id: req.session_id.clone().unwrap_or_else(|| id.clone()),
         run_id: id,

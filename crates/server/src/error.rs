@@ -2,7 +2,8 @@
 //! Core's errors map by kind: unknown or another owner's run → 404 `not_found`; a
 //! decision that lost or no longer fits the run → 409 (`already_resumed`,
 //! `anchor_mismatch`, `stale`, `expired`, `marker_corrupt`); an edited call that cannot
-//! be approved → 422 `edit_refused`; bad input → 400; too large
+//! be approved → 422 `edit_refused` (a question approved, or not answered → 422
+//! `answer_refused`); bad input → 400; too large
 //! → 413; the database → 503. An error never changes anything (core writes once, last).
 
 use axum::http::header::{RETRY_AFTER, WWW_AUTHENTICATE};
@@ -94,10 +95,11 @@ impl From<Error> for ApiError {
             | Error::UnknownToolCall { .. } => (StatusCode::CONFLICT, "stale"),
             Error::MarkerExpired { .. } => (StatusCode::CONFLICT, "expired"),
             Error::MarkerCorrupt { .. } => (StatusCode::CONFLICT, "marker_corrupt"),
-            // A person's edit the policy denies (or cannot take): nothing was decided.
-            Error::EditRefused { .. } | Error::GrantRefused { .. } => {
-                (StatusCode::UNPROCESSABLE_ENTITY, e.code())
-            }
+            // A person's edit the policy denies (or cannot take), a grant that cannot be
+            // given, an approval of a question: nothing was decided.
+            Error::EditRefused { .. }
+            | Error::GrantRefused { .. }
+            | Error::AnswerRefused { .. } => (StatusCode::UNPROCESSABLE_ENTITY, e.code()),
             Error::RunIdTaken { .. } => (StatusCode::CONFLICT, "run_id_taken"),
             Error::IllegalTransition { .. } | Error::RunStillActive { .. } => {
                 (StatusCode::CONFLICT, e.code())

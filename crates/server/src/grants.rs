@@ -172,7 +172,7 @@ pub(crate) fn offer_scopes(policy: &Policy, run: &Run, view: &mut serde_json::Va
         return;
     };
     for (c, shown) in marker.calls.iter().zip(calls) {
-        if c.tier != Tier::Ask {
+        if c.tier != Tier::Ask || c.is_question() {
             continue;
         }
         let scopes = policy.scopes(&ToolCall::new(c.tool.clone(), c.args.clone()));

@@ -2226,3 +2226,98 @@ fn grants_decide_only_what_they_cover_while_they_live() {
     assert_eq!(states, ["revoked", "used_up", "expired"]);
     drop(server);
 }
+
+/// A question parks with the calls of a run (its marker, in the database): it survives a
+/// restart, an approval of it is refused (422 `answer_refused`, nothing changed), the
+/// answer resumes the run once, the agent takes the answer as the tool's result, and the
+/// audit records who answered what.
+#[test]
+fn a_question_survives_a_restart_and_its_answer_resumes_the_run_once() {
+    let dir = temp_dir("question");
+    let db = dir.join("toolgate.db");
+    let server = start(&db);
+    let body = json!({
+        "sessionId": "chat-1",
+        "calls": [
+            {"toolCallId": "q1", "tool": "ask_user", "args": {"text": "Which branch?"},
+             "question": "Which branch should I push?"},
+            {"toolCallId": "c1", "tool": "bash", "args": {"command": "git push"}}
+        ],
+        "history": "{\"messages\":3}"
+    });
+    let parked = req(
+        &server.addr,
+        "POST",
+        "/v1/runs/run-q/park",
+        Some(AGENT),
+        Some(&body),
+        &[],
+    );
+    assert_eq!(
+        parked.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&parked.body)
+    );
+    drop(server);
+    let server = start(&db);
+    let a = server.addr.as_str();
+    let run = req(a, "GET", "/v1/runs/run-q", Some(ALICE), None, &[]).json();
+    let q = run["marker"]["calls"][0].clone();
+    assert_eq!(q["rule"], "toolgate.question");
+    assert_eq!(q["reason"], "Which branch should I push?");
+    assert!(q.get("scopes").is_none(), "a question offers no scope: {q}");
+    let c = run["marker"]["calls"][1].clone();
+    let decide = |dq: Value| {
+        let dc = json!({"toolCallId": "c1", "anchor": c["anchor"], "decision": "allow"});
+        req(
+            a,
+            "POST",
+            "/v1/runs/run-q/decisions",
+            Some(ALICE),
+            Some(&json!({"decisions": [dq, dc]})),
+            &[],
+        )
+    };
+    let before = dump(&db);
+    for bad in [
+        json!({"toolCallId": "q1", "anchor": q["anchor"], "decision": "allow"}),
+        json!({"toolCallId": "q1", "anchor": q["anchor"], "decision": "answer", "answer": " "}),
+    ] {
+        let r = decide(bad.clone());
+        assert_eq!(
+            (r.status, r.json()["error"]["code"].clone()),
+            (422, json!("answer_refused")),
+            "{bad}"
+        );
+        assert_eq!(
+            dump(&db),
+            before,
+            "{bad}: a refused answer changed the store"
+        );
+    }
+    let ok = decide(
+        json!({"toolCallId": "q1", "anchor": q["anchor"], "decision": "answer", "answer": "fix/parse-date"}),
+    );
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    let again = decide(
+        json!({"toolCallId": "q1", "anchor": q["anchor"], "decision": "answer", "answer": "main"}),
+    );
+    assert_eq!(again.status, 409);
+    let taken = req(a, "POST", "/v1/runs/run-q/resume", Some(AGENT), None, &[]).json();
+    assert_eq!(taken["results"][0]["outcome"], "answered");
+    assert_eq!(taken["results"][0]["answer"], "fix/parse-date");
+    assert_eq!(taken["results"][0]["toolResult"], "fix/parse-date");
+    assert_eq!(taken["results"][1]["outcome"], "approved");
+    let audit = req(a, "GET", "/v1/audit", Some(ALICE), None, &[]).json();
+    let rec = audit["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["runId"] == "run-q" && r["toolCallId"] == "q1")
+        .cloned()
+        .unwrap();
+    assert_eq!(rec["outcome"], "answered");
+    assert_eq!(rec["message"], "fix/parse-date");
+    drop(server);
+}

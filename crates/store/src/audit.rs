@@ -26,7 +26,7 @@ pub struct AuditRecord {
     pub tool_call_id: String,
     /// The tool's name.
     pub tool: String,
-    /// `approved`, `denied`, `expired`, `cancelled` or `failed`.
+    /// `approved`, `denied`, `answered` (a question), `expired`, `cancelled` or `failed`.
     pub outcome: String,
     /// The name of who decided (approved or denied); none for the others.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,7 +37,8 @@ pub struct AuditRecord {
     pub rule: String,
     /// Why it asked.
     pub reason: String,
-    /// The denial's message, or why the run was cancelled or failed.
+    /// The denial's message, a question's answer, or why the run was cancelled or
+    /// failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The agent that asked (the marker's `parked_by`), when the host named it.
@@ -188,7 +189,7 @@ pub fn rows(old: &str, new: &str) -> Vec<AuditRecord> {
                 (RunStatus::Running, Some(d)) => {
                     row.outcome = d.outcome.clone();
                     row.decided_by = new.decision.as_ref().and_then(|d| d.decided_by.clone());
-                    row.message = d.message.clone();
+                    row.message = d.message.clone().or_else(|| d.answer.clone());
                     // An approved edit: the anchor of what ran (its arguments are in
                     // the run's decision, which a server's runs keep).
                     row.edited_anchor = d

@@ -146,11 +146,10 @@ pub(crate) async fn park<R: Runtime>(app: AppHandle<R>, request: Value) -> Resul
         )));
     }
     let parked = blocking(move || {
-        let calls = req.tool_calls();
         let parked = gate.inner().park(
             run_id.clone(),
             req.session_id,
-            calls,
+            req.calls,
             req.history,
             req.ttl_ms,
             now_ms(),

@@ -20,6 +20,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::oneshot;
+use toolgate_core::wire::ParkCallRequest;
 use toolgate_core::{
     CallOutcome, Choice, CleanupCounts, Decision, Outcome, Park, ParkCall, Parked, Policy,
     ResumeDecision, Resumed, Run, RunStatus, Runs, SessionRules, Tier, ToolCall, Verdict,
@@ -380,6 +381,10 @@ impl Inner {
                         message: Some(message.clone()).filter(|m| !m.is_empty()),
                     },
                     CallOutcome::Expired => Outcome::Expired,
+                    // A check is never a question; an answer is not an approval.
+                    CallOutcome::Answered { answer } => Outcome::Denied {
+                        message: Some(answer.clone()),
+                    },
                 })
                 .unwrap_or(Outcome::Cancelled);
             wake(waiter, run_id, outcome);
@@ -451,7 +456,9 @@ impl Inner {
                     Some(CallOutcome::Denied { message }) => Outcome::Denied {
                         message: Some(message.clone()),
                     },
-                    Some(CallOutcome::Expired) | None => Outcome::Expired,
+                    Some(CallOutcome::Expired | CallOutcome::Answered { .. }) | None => {
+                        Outcome::Expired
+                    }
                 };
                 wake(waiter, &id, outcome);
                 let _ = runs.complete(&id, &self.owner, now);
@@ -575,18 +582,14 @@ impl Inner {
         &self,
         run_id: String,
         session_id: Option<String>,
-        calls: Vec<(String, ToolCall)>,
+        calls: Vec<ParkCallRequest>,
         history: String,
         ttl_ms: Option<u64>,
         now: u64,
     ) -> Result<Parked> {
         let calls = calls
-            .into_iter()
-            .map(|(tool_call_id, call)| ParkCall {
-                verdict: self.classify_in(&call, None),
-                tool_call_id,
-                call,
-            })
+            .iter()
+            .map(|c| c.classified(|call| self.classify_in(call, None)))
             .collect();
         let _st = self.lock();
         Ok(self.runs().park(

@@ -356,6 +356,10 @@ impl<R: Runtime> Toolgate<R> {
         history: String,
         ttl_ms: Option<u64>,
     ) -> Result<Parked> {
+        let calls = calls
+            .into_iter()
+            .map(|(id, call)| toolgate_core::wire::ParkCallRequest::call(id, call))
+            .collect();
         let parked = self
             .inner
             .park(run_id.to_string(), None, calls, history, ttl_ms, now_ms());

@@ -764,3 +764,42 @@ fn the_apps_exit_cancels_every_pending_check() {
     let after = app(&dir);
     assert!(pending(&after).is_empty());
 }
+
+/// A question the agent's window parks is answered from the deciding window (never
+/// approved) and the agent takes the answer once.
+#[test]
+fn a_parked_question_is_answered_never_approved_and_taken_once() {
+    let dir = Dir::new("question");
+    let t = app(&dir);
+    let parked = invoke(
+        &t.agent,
+        "park",
+        json!({ "request": { "runId": "run-q", "calls": [{ "toolCallId": "q1", "tool": "ask_user", "args": {}, "question": "Which branch?" }], "history": "[]" } }),
+    )
+    .unwrap();
+    let q = &parked["run"]["marker"]["calls"][0];
+    assert_eq!(q["rule"], "toolgate.question");
+    assert_eq!(q["reason"], "Which branch?");
+    let refused = invoke(
+        &t.admin,
+        "resume",
+        json!({ "runId": "run-q", "request": allow(&parked) }),
+    )
+    .unwrap_err();
+    assert_eq!(code(&refused), "answer_refused", "{refused}");
+    let answer = json!({ "decisions": [{ "toolCallId": "q1", "anchor": q["anchor"], "decision": "answer", "answer": "main" }] });
+    let answered = invoke(
+        &t.admin,
+        "resume",
+        json!({ "runId": "run-q", "request": answer }),
+    )
+    .unwrap();
+    assert_eq!(answered["results"][0]["outcome"], "answered");
+    let taken = invoke(&t.agent, "take", json!({ "runId": "run-q" })).unwrap();
+    assert_eq!(taken["results"][0]["outcome"], "answered");
+    assert_eq!(taken["results"][0]["toolResult"], "main");
+    assert_eq!(
+        code(&invoke(&t.agent, "take", json!({ "runId": "run-q" })).unwrap_err()),
+        "already_resumed"
+    );
+}

@@ -39,6 +39,14 @@ pub struct CallView {
     pub scope_matches: Vec<String>,
 }
 
+impl CallView {
+    /// A question for the person (its `reason` is the question): answered or declined,
+    /// never approved.
+    pub fn is_question(&self) -> bool {
+        self.rule == toolgate_core::QUESTION_RULE
+    }
+}
+
 /// A run as the panel shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunView {
@@ -175,6 +183,8 @@ pub enum Decision {
     /// Allow once the person's edit of the arguments (their JSON text, an object),
     /// which the source classifies again (an edit its policy denies is refused).
     AllowEdited(String),
+    /// The person's answer to a question.
+    Answer(String),
 }
 
 impl Decision {
@@ -190,6 +200,7 @@ impl Decision {
                 format!("always allowed: {}{ttl}{once}", a.scope)
             }
             Decision::AllowEdited(_) => "approved as edited".to_string(),
+            Decision::Answer(a) => format!("answered: {}", a.trim()),
             Decision::Deny(m) if m.trim().is_empty() => "denied".to_string(),
             Decision::Deny(m) => format!("denied: {}", m.trim()),
         }

@@ -254,6 +254,12 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
                         .into_iter()
                         .map(|c| {
                             let call = ToolCall::new(c.tool, c.args);
+                            // A question is answered, whatever a source offers with it.
+                            let scopes = if c.rule == toolgate_core::QUESTION_RULE {
+                                Vec::new()
+                            } else {
+                                c.scopes
+                            };
                             CallView {
                                 tool_call_id: c.tool_call_id,
                                 args_text: args_text(&call.args),
@@ -265,8 +271,8 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
                                 rule: c.rule,
                                 reason: c.reason,
                                 span: c.span,
-                                scope_matches: scope_matches(&c.scopes),
-                                scopes: c.scopes,
+                                scope_matches: scope_matches(&scopes),
+                                scopes,
                             }
                         })
                         .collect()
@@ -317,6 +323,9 @@ pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
                     Decision::Deny(message) => {
                         ("deny", Some("message"), Some(message.trim().to_string()))
                     }
+                    Decision::Answer(answer) => {
+                        ("answer", Some("answer"), Some(answer.trim().to_string()))
+                    }
                 };
                 d.insert("decision".into(), word.into());
                 if let (Some(key), Some(value)) = (key, value) {
@@ -349,6 +358,12 @@ fn view(run: Run, policy: &Policy) -> RunView {
             .iter()
             .map(|c| {
                 let call = ToolCall::new(c.tool.clone(), c.args.clone());
+                // A question is answered: no scope to keep.
+                let scopes = if c.is_question() {
+                    Vec::new()
+                } else {
+                    policy.scopes(&call)
+                };
                 CallView {
                     tool_call_id: c.tool_call_id.clone(),
                     tool: c.tool.clone(),
@@ -360,8 +375,8 @@ fn view(run: Run, policy: &Policy) -> RunView {
                     rule: c.rule.clone(),
                     reason: c.reason.clone(),
                     span: c.span,
-                    scopes: policy.scopes(&call),
-                    scope_matches: scope_matches(&policy.scopes(&call)),
+                    scope_matches: scope_matches(&scopes),
+                    scopes,
                 }
             })
             .collect(),
@@ -395,6 +410,9 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
         },
         Decision::Deny(message) => Choice::Deny {
             message: Some(message.trim().to_string()),
+        },
+        Decision::Answer(answer) => Choice::Answer {
+            answer: answer.trim().to_string(),
         },
         // Checked JSON when the person made it; anything else is no edit to approve.
         Decision::AllowEdited(json) => Choice::Allow {
@@ -634,6 +652,55 @@ mod tests {
         assert!(first.scopes.is_empty(), "{:?}", first.scopes);
         assert_eq!(run.calls[1].scopes[0], "Bash(npm publish)");
         assert_eq!(run.calls[1].tool_call_id, "c1");
+    }
+
+    #[test]
+    fn a_question_is_answered_from_its_marker_and_offers_no_scope() {
+        let policy = Rc::new(Policy::from_toml(TOML).unwrap());
+        let runs = Rc::new(Runs::new(Arc::new(MemoryStore::new())));
+        let source = CoreSource::new(runs.clone(), "me", policy);
+        let ask = ToolCall::new("npm_publish", serde_json::json!({ "tag": "next" }));
+        runs.park(
+            Park {
+                run_id: "r-q".into(),
+                session_id: "s".into(),
+                owner: "me".into(),
+                calls: vec![ParkCall {
+                    tool_call_id: "q1".into(),
+                    verdict: toolgate_core::Verdict::question("Publish \u{202E}now?"),
+                    call: ask,
+                }],
+                history: "[]".into(),
+                ttl_ms: None,
+                parked_by: None,
+            },
+            1_000,
+        )
+        .unwrap();
+        let run = ready(source.runs(2_000)).unwrap().remove(0);
+        let q = &run.calls[0];
+        assert!(q.is_question());
+        assert!(q.scopes.is_empty(), "{:?}", q.scopes);
+        assert_eq!(q.reason, "Publish \u{202E}now?");
+        // An approval of the question is refused; the answer resumes the run once.
+        assert!(
+            ready(source.resume("r-q", vec![(q.clone(), Decision::AllowOnce)], 2_001)).is_err()
+        );
+        let answer = vec![(q.clone(), Decision::Answer(" yes, tag next ".into()))];
+        assert_eq!(
+            decisions_json(&answer)[0]["decision"],
+            serde_json::json!("answer")
+        );
+        let Decided::Resumed(resumed) = ready(source.resume("r-q", answer.clone(), 2_002)).unwrap();
+        assert_eq!(
+            resumed.results[0].outcome.tool_result_text().as_deref(),
+            Some("yes, tag next")
+        );
+        assert!(!resumed.results[0].outcome.is_approved());
+        assert_eq!(
+            ready(source.resume("r-q", answer, 2_003)).err(),
+            Some(SourceError::AlreadyResumed)
+        );
     }
 
     #[test]

@@ -3,14 +3,19 @@
 
 use crate::error::GateError;
 use toolgate_core::wire::ResumedView;
-use toolgate_core::{Resumed, ToolCall};
+use toolgate_core::Resumed;
 
 /// `gate.park({runId, owner?, sessionId?, calls, history, ttlMs?})` input: the shared
 /// wire shape (unknown fields refused).
 pub(crate) type ParkJs = toolgate_core::wire::ParkRequest;
 
 /// What `Gate::park_run` takes: run id, calls, history, time to live.
-pub(crate) type ParkParts = (String, Vec<(String, ToolCall)>, String, Option<u64>);
+pub(crate) type ParkParts = (
+    String,
+    Vec<toolgate_core::wire::ParkCallRequest>,
+    String,
+    Option<u64>,
+);
 
 /// The request for a gate of `owner` and `session`: one naming another owner or
 /// session, or no run id, is refused.
@@ -25,11 +30,10 @@ pub(crate) fn park_parts(req: ParkJs, owner: &str, session: &str) -> Result<Park
             "park: sessionId `{other}` is not this gate's session `{session}`"
         )));
     }
-    let calls = req.tool_calls();
     let Some(run_id) = req.run_id else {
         return Err(GateError::BadInput("park: runId is required".to_string()));
     };
-    Ok((run_id, calls, req.history, req.ttl_ms))
+    Ok((run_id, req.calls, req.history, req.ttl_ms))
 }
 
 /// `gate.resume(runId, {decisions})` input.
@@ -47,11 +51,15 @@ const TS_RUN_TYPES: &'static str = r#"
 export type RunStatus = "running" | "awaiting_permission" | "completed" | "failed" | "cancelled";
 
 /** A tool call to park. The gate classifies it with its policy (and session rules);
- * a call the policy denies cannot be parked (`bad_park`). */
+ * a call the policy denies cannot be parked (`bad_park`). With `question`, it is a
+ * question for the person instead (e.g. the agent's `ask_user` call): parked as asked
+ * (rule `toolgate.question`, `reason` the question, at most 8 KiB), answered or
+ * declined, never approved; its tool never runs, the model gets the answer. */
 export interface ParkCall {
   toolCallId: string;
   tool: string;
   args?: unknown;
+  question?: string;
 }
 
 export interface ParkRequest {
@@ -111,8 +119,9 @@ export interface Run {
 
 export interface RunDecision {
   decidedBy?: string;
-  calls: { toolCallId: string; tool: string; anchor: string; outcome: "approved" | "denied" | "expired";
-           scope?: string; message?: string;
+  calls: { toolCallId: string; tool: string; anchor: string;
+           outcome: "approved" | "denied" | "expired" | "answered";
+           scope?: string; message?: string; answer?: string;
            /** The parked call's args, when the person approved an edit of them. */
            editedFrom?: unknown }[];
 }
@@ -128,7 +137,9 @@ export interface Parked {
  * gate classifies it again and refuses one its policy denies (`edit_refused`). */
 export type ResumeDecision =
   | { toolCallId: string; anchor: string; decision: "allow"; scope?: string; args?: unknown }
-  | { toolCallId: string; anchor: string; decision: "deny"; message?: string };
+  | { toolCallId: string; anchor: string; decision: "deny"; message?: string }
+  /** Only a question (rule `toolgate.question`) is answered, and it is never allowed. */
+  | { toolCallId: string; anchor: string; decision: "answer"; answer: string };
 
 /** `decisions: []` on a run an expired marker cancelled takes that marker's history,
  * once, with each call `expired` (the run stays `cancelled`); a second take is
@@ -148,6 +159,9 @@ export type ResumedCall =
       toolResult: string }
   | { toolCallId: string; tool: string; args: null; outcome: "expired";
       /** `Not approved: nobody answered the permission request in time.` */
+      toolResult: string }
+  | { toolCallId: string; tool: string; args: unknown; outcome: "answered"; answer: string;
+      /** The answer: give it to the model as the tool's result; do not run the tool. */
       toolResult: string };
 
 export interface Resumed {

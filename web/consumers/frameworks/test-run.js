@@ -12,8 +12,10 @@ document.addEventListener("securitypolicyviolation", (e) =>
 
 export function testRun({ Policy, Gate, framework }) {
   const policy = Policy.fromToml('workspace = "/home/dev/app"\ndefault = "ask"\n');
-  // An owner of its own: runs left in this origin's storage by another load stay hidden.
-  const owner = `me-${crypto.randomUUID()}`;
+  // An owner of its own: runs left in this origin's storage by another load stay hidden
+  // (`?owner=…` keeps one across a reload; `&nopark` parks nothing on load).
+  const params = new URLSearchParams(location.search);
+  const owner = params.get("owner") ?? `me-${crypto.randomUUID()}`;
   const gate = new Gate(policy, { sessionId: "element-test", owner });
   const runId = `run-${framework}`;
   window.decisions = [];
@@ -25,7 +27,7 @@ export function testRun({ Policy, Gate, framework }) {
       window.decisions.push(event.detail);
     },
     park() {
-      if (window.parkedAt) return; // React's StrictMode-style double effects
+      if (window.parkedAt || params.has("nopark")) return; // React's StrictMode-style double effects
       gate.park({
         runId,
         calls: [

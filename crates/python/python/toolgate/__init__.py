@@ -198,9 +198,10 @@ class RunStore:
         session_id: Optional[str] = None,
         ttl_ms: Optional[int] = None,
     ) -> Wire:
-        """Parks ``calls`` (each ``{"toolCallId", "tool", "args"}``) with ``history``;
-        the parked run (``{"run": …}``). A run id in use, a call the policy denies, or a
-        call that needs no person is a :class:`ToolgateError`."""
+        """Parks ``calls`` (each ``{"toolCallId", "tool", "args"}``, or with
+        ``"question": "…"`` a question for the person: answered, never approved) with
+        ``history``; the parked run (``{"run": …}``). A run id in use, a call the policy
+        denies, or a call that needs no person is a :class:`ToolgateError`."""
         request: Dict[str, Any] = {"runId": run_id, "calls": list(calls), "history": history}
         if session_id is not None:
             request["sessionId"] = session_id
@@ -227,7 +228,9 @@ class RunStore:
         policy: Optional[Policy] = None,
     ) -> Wire:
         """A person's decisions (``{"toolCallId", "anchor", "decision": "allow" |
-        "deny", "message"?, "args"?}``, the anchor as the run's marker shows it), once;
+        "deny" | "answer", "message"?, "args"?, "answer"?}``, the anchor as the run's
+        marker shows it; only a question is answered, and never allowed:
+        ``answer_refused``), once;
         ``by`` names who decided (over HTTP the server records the token's name: an
         approver's token decides). A second decision is ``already_resumed``; a wrong
         anchor ``anchor_mismatch``. An allow with ``args`` approves the person's edit of

@@ -75,17 +75,7 @@ pub fn CallCard(
     };
     view! {
         <section class="tg-call" data-testid="approval-prompt" data-tool-call-id=id aria-label=label>
-            <div class="tg-call-head">
-                <code class="tg-tool" data-testid="tool-name">{call.tool.clone()}</code>
-                <span class=format!("tg-tier tg-tier-{tier}") data-testid="tier">{tier}</span>
-                <span
-                    class="tg-countdown"
-                    class:tg-countdown-expired=move || time_left.with(TimeLeft::is_expired)
-                    data-testid="countdown"
-                >
-                    {move || time_left.get().text()}
-                </span>
-            </div>
+            {head(call.tool.clone(), tier, time_left)}
             {invisible_warning(&call.args_text)}
             <div class="tg-args" class:tg-shell=shell data-testid="tool-args" aria-label="arguments">
                 {call.command.clone().map(|c| view! { <CommandText command=c span=call.span rest=call.rest_text.clone() /> })}
@@ -98,18 +88,7 @@ pub fn CallCard(
             {(!call.scopes.is_empty()).then(|| view! {
                 <GrantBox call=call.clone() open=granting timed=timed_grants disabled=Signal::derive(move || disabled() || editing.get()) on_grant />
             })}
-            {move || {
-                decision
-                    .get()
-                    .map(|d| {
-                        view! {
-                            <p class="tg-decided" role="status">
-                                {d.label()} " "
-                                <button class="tg-link" disabled=move || busy.get() on:click=undo.clone()>"Undo"</button>
-                            </p>
-                        }
-                    })
-            }}
+            {decided_line(decision, busy, undo)}
             <div class="tg-actions">
                 <button
                     class="tg-btn tg-once"
@@ -150,6 +129,41 @@ pub fn CallCard(
                 </button>
             </div>
         </section>
+    }
+}
+
+/// A card's head: the tool, its tier and the time left.
+pub(super) fn head(tool: String, tier: &'static str, time_left: Memo<TimeLeft>) -> impl IntoView {
+    view! {
+        <div class="tg-call-head">
+            <code class="tg-tool" data-testid="tool-name">{tool}</code>
+            <span class=format!("tg-tier tg-tier-{tier}") data-testid="tier">{tier}</span>
+            <span
+                class="tg-countdown"
+                class:tg-countdown-expired=move || time_left.with(TimeLeft::is_expired)
+                data-testid="countdown"
+            >
+                {move || time_left.get().text()}
+            </span>
+        </div>
+    }
+}
+
+/// What the person decided on a card, with Undo until the run resumes.
+pub(super) fn decided_line(
+    decision: Signal<Option<Decision>>,
+    busy: Signal<bool>,
+    undo: impl Fn(leptos::ev::MouseEvent) + Clone + Send + Sync + 'static,
+) -> impl IntoView {
+    move || {
+        decision.get().map(|d| {
+            view! {
+                <p class="tg-decided" role="status">
+                    {d.label()} " "
+                    <button class="tg-link" disabled=move || busy.get() on:click=undo.clone()>"Undo"</button>
+                </p>
+            }
+        })
     }
 }
 

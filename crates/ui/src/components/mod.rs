@@ -10,6 +10,7 @@ pub mod edit_box;
 pub mod grant_box;
 #[cfg(feature = "demo")]
 pub mod playground;
+pub mod question_card;
 #[cfg(feature = "demo")]
 pub mod run_list;
 pub mod run_prompt;

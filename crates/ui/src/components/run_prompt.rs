@@ -2,10 +2,12 @@
 //! resumed together once each has a decision. Owns the keyboard shortcuts (while it
 //! is the active prompt) and takes focus when it appears.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::call_card::CallCard;
+use super::question_card::QuestionCard;
 use super::{perf_now, typing_now, PanelCtx};
 use crate::model::{shortcut, CallView, Decision, Draft, KeyPress, RunView, Shortcut, TimeLeft};
 use crate::source::SourceError;
@@ -83,11 +85,8 @@ pub fn RunPrompt(
     let always_key = run.calls.iter().any(|c| !c.scopes.is_empty());
     let heading = format!("tg-prompt-{}-{}", run.run_id, run.revision);
     let heading_id = heading.clone();
-    let title = if run.calls.len() == 1 {
-        "The agent asks to run 1 tool call".to_string()
-    } else {
-        format!("The agent asks to run {} tool calls", run.calls.len())
-    };
+    let title = title(&run.calls);
+    let approvals = run.calls.iter().any(|c| !c.is_question());
     let preview = edit_preview(ctx);
     let timed_grants = ctx.source.with_value(|s| s.timed_grants());
     let cards = run
@@ -106,7 +105,12 @@ pub fn RunPrompt(
             let granting = granting
                 .with_value(|m| m.get(i).copied())
                 .unwrap_or_default();
-            view! {
+            if call.is_question() {
+                return Either::Left(view! {
+                    <QuestionCard call=call.clone() decision busy=busy.into() time_left on_decide=decide on_undo=undo />
+                });
+            }
+            Either::Right(view! {
                 <CallCard
                     call=call.clone()
                     message
@@ -120,7 +124,7 @@ pub fn RunPrompt(
                     granting
                     timed_grants
                 />
-            }
+            })
         })
         .collect_view();
     let dismiss_key = key.clone();
@@ -141,7 +145,7 @@ pub fn RunPrompt(
                 {title} <small>" · run " {run_id.clone()}</small>
                 {asked_by.map(|by| view! { <small class="tg-asked-by">" · asked by " {by}</small> })}
             </h3>
-            {keys_hint(always_key)}
+            {approvals.then(|| keys_hint(always_key))}
             {cards}
             <Show when=move || busy.get()>
                 <p class="tg-busy" role="status">"Resuming the run…"</p>
@@ -157,6 +161,25 @@ pub fn RunPrompt(
                 }>"Dismiss"</button>
             </Show>
         </article>
+    }
+}
+
+/// What the agent asks: calls to run, questions, or both.
+fn title(calls: &[CallView]) -> String {
+    let asked = calls.iter().filter(|c| c.is_question()).count();
+    let runs = calls.len() - asked;
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    match (runs, asked) {
+        (_, 0) => format!(
+            "The agent asks to run {}",
+            n(runs, "tool call", "tool calls")
+        ),
+        (0, _) => format!("The agent asks you {}", n(asked, "question", "questions")),
+        _ => format!(
+            "The agent asks to run {} and asks you {}",
+            n(runs, "tool call", "tool calls"),
+            n(asked, "question", "questions")
+        ),
     }
 }
 
@@ -300,7 +323,8 @@ fn prompt_shortcuts(sc: Shortcuts) -> impl FnMut(leptos::ev::KeyboardEvent) + 's
                     .map(|i| (i, c[i].clone()))
             })
         });
-        let Some((i, call)) = open else {
+        // A question is answered in words: no key decides it.
+        let Some((i, call)) = open.filter(|(_, c)| !c.is_question()) else {
             return;
         };
         let edit_open = editing.with_value(|e| e.get(i).is_some_and(|s| s.get_untracked()));

@@ -35,9 +35,10 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 use toolgate_core::resume_plan;
+use toolgate_core::wire::ParkCallRequest;
 use toolgate_core::{
-    CallOutcome, EditCheck, Error, MarkerStore, Park, ParkCall, Parked, ResumeDecision, Resumed,
-    Run, RunStatus, Runs, ToolCall,
+    CallOutcome, EditCheck, Error, MarkerStore, Park, Parked, ResumeDecision, Resumed, Run,
+    RunStatus, Runs, ToolCall,
 };
 
 /// The park / resume half of a gate's inner state.
@@ -203,7 +204,7 @@ impl Gate {
     pub fn park_run(
         &self,
         run_id: &str,
-        calls: Vec<(String, ToolCall)>,
+        calls: Vec<ParkCallRequest>,
         history: String,
         ttl_ms: Option<u64>,
     ) -> Result<Parked, GateError> {
@@ -213,12 +214,8 @@ impl Gate {
                 return Err(GateError::Disposed);
             }
             calls
-                .into_iter()
-                .map(|(tool_call_id, call)| ParkCall {
-                    verdict: st.registry.classify(&self.inner.policy, &call),
-                    tool_call_id,
-                    call,
-                })
+                .iter()
+                .map(|c| c.classified(|call| st.registry.classify(&self.inner.policy, call)))
                 .collect()
         };
         let part = &self.inner.runs;
