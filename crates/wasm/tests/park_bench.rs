@@ -6,6 +6,7 @@
 
 use js_sys::{Array, Reflect, JSON};
 use std::rc::Rc;
+use toolgate_core::wire::ParkCallRequest;
 use toolgate_core::{MemoryStore, ResumeDecision, ToolCall};
 use toolgate_wasm::{Gate, GateOptions, JsGate, Policy, ResumeGuarantee};
 use wasm_bindgen::JsValue;
@@ -184,7 +185,12 @@ async fn park_and_resume_with_a_100_kb_history_over_local_storage() {
         let call = ToolCall::new("bash", serde_json::json!({"command": "python deploy.py"}));
         let t0 = now();
         let parked = mem
-            .park_run(&id, vec![("call_1".into(), call)], history.clone(), None)
+            .park_run(
+                &id,
+                vec![ParkCallRequest::call("call_1", call)],
+                history.clone(),
+                None,
+            )
             .unwrap();
         let anchor = parked.run.marker.as_ref().unwrap().calls[0].anchor.clone();
         mem.resume_run(&id, vec![ResumeDecision::allow("call_1", anchor)])

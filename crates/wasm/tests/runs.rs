@@ -7,6 +7,7 @@
 use js_sys::{Array, Function, Promise, Reflect, JSON};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use toolgate_core::wire::ParkCallRequest;
 use toolgate_core::{MemoryStore, Stored};
 use toolgate_wasm::{
     ChangeSource, Gate, GateOptions, JsGate, LocalStore, MarkerStore, Policy, ResumeDecision,
@@ -630,7 +631,12 @@ async fn rust_side_api_over_a_memory_store() {
     let sub = g.subscribe_runs(move |c| h.borrow_mut().push((c.status, c.source)));
     let call = ToolCall::new("bash", serde_json::json!({"command": "make deploy"}));
     let parked = g
-        .park_run("r-1", vec![("call_1".into(), call)], "h".into(), None)
+        .park_run(
+            "r-1",
+            vec![ParkCallRequest::call("call_1", call)],
+            "h".into(),
+            None,
+        )
         .unwrap();
     let marker = parked.run.marker.clone().unwrap();
     assert_eq!(g.list_runs().unwrap().len(), 1);
