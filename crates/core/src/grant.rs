@@ -380,20 +380,7 @@ impl GrantBook {
         if self.grants.iter().any(|g| g.id == origin.id) {
             return Err(refused(format!("grant id `{}` is taken", origin.id)));
         }
-        let live = self
-            .grants
-            .iter()
-            .filter(|g| {
-                g.owner == origin.owner
-                    && g.session_id == origin.session_id
-                    && g.state(now) == GrantState::Live
-            })
-            .count();
-        if live >= MAX_GRANTS_PER_SESSION {
-            return Err(refused(format!(
-                "this session holds {MAX_GRANTS_PER_SESSION} live grants; revoke some first"
-            )));
-        }
+        self.check_room(origin.owner, origin.session_id, 1, now)?;
         let g = Grant::give(policy, call, req, origin, now)?;
         self.grants.push(g);
         self.grants.last().ok_or_else(|| refused("lost"))
@@ -473,6 +460,77 @@ impl GrantBook {
     /// Adds grants given elsewhere ([`give_for_decisions`]).
     pub fn extend(&mut self, grants: Vec<Grant>) {
         self.grants.extend(grants);
+    }
+
+    /// Whether `more` grants fit in `session_id` of `owner` at `now` (at most
+    /// [`MAX_GRANTS_PER_SESSION`] live); refused otherwise.
+    pub fn check_room(
+        &self,
+        owner: &str,
+        session_id: &str,
+        more: usize,
+        now: u64,
+    ) -> Result<(), Error> {
+        let live = self
+            .grants
+            .iter()
+            .filter(|g| {
+                g.owner == owner && g.session_id == session_id && g.state(now) == GrantState::Live
+            })
+            .count();
+        if live.saturating_add(more) > MAX_GRANTS_PER_SESSION {
+            return Err(refused(format!(
+                "this session holds {live} live grants (at most {MAX_GRANTS_PER_SESSION}); revoke some first"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The decisions this book's live grants make for the calls waiting in `marker`
+    /// ([`GrantBook::settle_park`]), each use counted; `None` (nothing counted): a
+    /// person decides.
+    pub fn settle_marker(
+        &mut self,
+        policy: &Policy,
+        marker: &Marker,
+        now: u64,
+    ) -> Option<Vec<ResumeDecision>> {
+        let park = Park {
+            run_id: marker.run_id.clone(),
+            session_id: marker.session_id.clone(),
+            owner: marker.owner.clone(),
+            calls: marker
+                .calls
+                .iter()
+                .map(|c| ParkCall {
+                    tool_call_id: c.tool_call_id.clone(),
+                    call: ToolCall::new(c.tool.clone(), c.args.clone()),
+                    verdict: crate::Verdict::new(c.tier, c.rule.clone(), c.reason.clone()),
+                })
+                .collect(),
+            history: String::new(),
+            ttl_ms: None,
+            parked_by: marker.parked_by.clone(),
+        };
+        self.settle_park(policy, &park, now)
+    }
+
+    /// The book as a host stores it: one grant's JSON per line.
+    pub fn encode(&self) -> Result<String, Error> {
+        let mut out = String::new();
+        for g in &self.grants {
+            out.push_str(&g.encode()?);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// A stored book ([`GrantBook::encode`]); a line that is no grant
+    /// ([`Grant::decode`]) is left out: it covers nothing.
+    pub fn decode(text: &str) -> GrantBook {
+        GrantBook {
+            grants: text.lines().filter_map(|l| Grant::decode(l).ok()).collect(),
+        }
     }
 
     /// Every grant.

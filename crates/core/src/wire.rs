@@ -411,6 +411,9 @@ pub struct CallResultView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The parked arguments, when the person approved an edit of them (`args`).
     pub edited_from: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The grant that approved it (a person's earlier "always allow"), when one did.
+    pub grant: Option<&'a str>,
 }
 
 impl<'a> From<&'a CallResult> for CallResultView<'a> {
@@ -431,6 +434,7 @@ impl<'a> From<&'a CallResult> for CallResultView<'a> {
             answer,
             tool_result: r.outcome.tool_result_text(),
             edited_from: r.edited_from.as_ref(),
+            grant: r.grant.as_deref(),
         }
     }
 }

@@ -402,4 +402,26 @@ fn a_park_is_settled_by_grants_only_when_each_call_is_covered() {
         book.settle_park(&policy, &park(&[4]), T0 + 2).is_none(),
         "used up"
     );
+    // Stored and read back (a browser's book): the same grants, uses counted; a
+    // parked marker is settled as its park is; a grant that does not read covers
+    // nothing, and text that is no book is an empty one.
+    let stored = book.encode().unwrap();
+    let mut back = GrantBook::decode(&stored);
+    assert_eq!(back.all(), book.all());
+    let marker = Marker::park(&park(&[1]), &toolgate_core::marker::AnyHistory, 1, T0 + 3).unwrap();
+    let by_marker = back
+        .settle_marker(&policy, &marker, T0 + 3)
+        .expect("covered");
+    assert_eq!(by_marker[0].anchor, marker.calls[0].anchor);
+    let broken = stored.replacen("Bash(git push:*)", "Bash(git push:*", 1);
+    assert_eq!(
+        GrantBook::decode(&broken).all().len(),
+        1,
+        "the broken grant is left out"
+    );
+    assert!(GrantBook::decode("[{\"not\": \"a book\"}]\ngarbage")
+        .all()
+        .is_empty());
+    assert!(back.check_room("o", "s-1", 255, T0 + 3).is_ok());
+    assert!(back.check_room("o", "s-1", 256, T0 + 3).is_err());
 }

@@ -116,10 +116,38 @@ pub trait RunSource {
     }
 
     /// Whether an "always allow" sent to this source is kept as a grant that expires
-    /// (a server's): the prompt then offers how long and single use.
+    /// (a server's, the browser's gate): the prompt then offers how long and single use.
     fn timed_grants(&self) -> bool {
         false
     }
+
+    /// Lets the grants this source keeps decide parked run `run_id` when they cover
+    /// every call (the browser's gate); `None`: it keeps none here (a server decides
+    /// with its grants when a run is parked).
+    fn settle(&self, _run_id: &str) -> Option<LocalFuture<Result<Option<Decided>, SourceError>>> {
+        None
+    }
+
+    /// The live grants this source keeps for the panel's session, oldest first; `None`:
+    /// it lists none here (a server's panel lists its own).
+    fn grants(&self) -> Option<Vec<GrantItem>> {
+        None
+    }
+
+    /// Revokes grant `id`; false when there is none.
+    fn revoke_grant(&self, _id: &str) -> LocalFuture<Result<bool, SourceError>> {
+        Box::pin(std::future::ready(Ok(false)))
+    }
+}
+
+/// A live grant as the panel lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantItem {
+    pub id: String,
+    pub rule: String,
+    pub matches: String,
+    pub expires_at: u64,
+    pub single_use: bool,
 }
 
 /// A [`RunSource`] over core [`Runs`] for one owner; scopes come from `policy`.
@@ -492,9 +520,54 @@ impl RunSource for BrowserSource {
         decisions: Vec<(CallView, Decision)>,
         _now: u64,
     ) -> LocalFuture<Result<Decided, SourceError>> {
+        // An "always allow" asks the gate to keep its scope as a grant.
+        let asked = decisions
+            .iter()
+            .map(|(_, d)| match d {
+                Decision::AllowAlways(a) => Some(toolgate_core::GrantRequest {
+                    rule: a.scope.clone(),
+                    ttl_ms: a.ttl_ms,
+                    single_use: a.single_use,
+                }),
+                _ => None,
+            })
+            .collect();
         let decisions = decisions.iter().map(to_resume).collect();
-        let fut = self.gate.resume_run(run_id, decisions);
+        let fut = self.gate.resume_granting(run_id, decisions, asked);
         Box::pin(async move { Ok(Decided::Resumed(fut.await?)) })
+    }
+
+    fn timed_grants(&self) -> bool {
+        true
+    }
+
+    fn settle(&self, run_id: &str) -> Option<LocalFuture<Result<Option<Decided>, SourceError>>> {
+        let fut = self.gate.settle_with_grants(run_id);
+        Some(Box::pin(
+            async move { Ok(fut.await?.map(Decided::Resumed)) },
+        ))
+    }
+
+    fn grants(&self) -> Option<Vec<GrantItem>> {
+        Some(
+            self.gate
+                .grants()
+                .into_iter()
+                .filter(|(_, s)| *s == toolgate_core::GrantState::Live)
+                .map(|(g, _)| GrantItem {
+                    id: g.id,
+                    rule: g.rule,
+                    matches: g.matches,
+                    expires_at: g.expires_at,
+                    single_use: g.single_use,
+                })
+                .collect(),
+        )
+    }
+
+    fn revoke_grant(&self, id: &str) -> LocalFuture<Result<bool, SourceError>> {
+        let fut = self.gate.revoke_grant(id);
+        Box::pin(async move { Ok(fut.await?) })
     }
 
     /// Changes made elsewhere (`remote`: the host's gate, other tabs), and on a shared

@@ -136,7 +136,12 @@ export interface Parked {
  * with `args` approves the person's edit of the call instead (once, no scope): the
  * gate classifies it again and refuses one its policy denies (`edit_refused`). */
 export type ResumeDecision =
-  | { toolCallId: string; anchor: string; decision: "allow"; scope?: string; args?: unknown }
+  /** With `scope` (one the prompt offered), the gate also keeps it as a grant for this
+   * session: `ttlMs` (default 1 h, at most 30 days), `singleUse` (the next matching
+   * call only); refused with nothing decided (`grant_refused`) when the call does not
+   * offer the scope, the lifetime is out of range or the session holds 256 live grants. */
+  | { toolCallId: string; anchor: string; decision: "allow"; scope?: string; args?: unknown;
+      ttlMs?: number; singleUse?: boolean }
   | { toolCallId: string; anchor: string; decision: "deny"; message?: string }
   /** Only a question (rule `toolgate.question`) is answered, and it is never allowed. */
   | { toolCallId: string; anchor: string; decision: "answer"; answer: string };
@@ -153,7 +158,9 @@ export interface ResumeRequest {
 export type ResumedCall =
   | { toolCallId: string; tool: string; args: unknown; outcome: "approved"; scope?: string;
       /** The parked args, when `args` is the person's edit of them. */
-      editedFrom?: unknown }
+      editedFrom?: unknown;
+      /** The grant that approved it, when a grant did (`settleWithGrants`). */
+      grant?: string }
   | { toolCallId: string; tool: string; args: unknown; outcome: "denied"; message: string;
       /** `User refused permission: <message>` (or `User refused permission.`). */
       toolResult: string }
@@ -171,6 +178,31 @@ export interface Resumed {
   /** The history given to `park`, to continue from. The run is `running` again. */
   history: string;
   revision: number;
+}
+
+/** A person's "always allow" the gate keeps (`gate.grants()`): it lets later calls of
+ * this owner's session that `rule` matches, and that the same rule asked for, run
+ * without a prompt until it expires, is revoked or (single use) served once. It only
+ * narrows: a call the policy denies stays denied. */
+export interface Grant {
+  id: string;
+  owner: string;
+  sessionId: string;
+  /** The scope, e.g. `Bash(git push:*)`. */
+  rule: string;
+  /** What it matches, in words. */
+  matches: string;
+  /** The rule that asked for the call it was given on. */
+  askedBy: string;
+  createdAt: number;
+  expiresAt: number;
+  singleUse: boolean;
+  used: number;
+  revokedAt?: number;
+  /** The run and call it was given on. */
+  runId: string;
+  toolCallId: string;
+  state: "live" | "expired" | "revoked" | "used_up";
 }
 
 /** How strongly `gate.resume` is exactly once (`gate.resumeGuarantee`):

@@ -7,7 +7,7 @@ import init, {
   type GateOptions, type PolicyDefaults, type AskOptions, type ToolgateError, type FsNeeds, type FsTree,
   type FsFacts, type Run, type RunStatus, type Parked, type ParkCall, type ParkRequest, type ParkedCall,
   type PermissionMarker, type ResumeDecision, type ResumeRequest, type Resumed, type ResumedCall,
-  type ResumeGuarantee, type RunsChange, type RunDecision,
+  type ResumeGuarantee, type RunsChange, type RunDecision, type Grant,
 } from "toolgate";
 
 await init();
@@ -49,10 +49,14 @@ const decision: ResumeDecision = { toolCallId: "p1", anchor: parkedCall?.anchor 
 const resumeReq: ResumeRequest = { decisions: [decision] };
 const resumed: Resumed = await gate.resume("r1", resumeReq);
 const results: ResumedCall[] = resumed.results;
+const grants: Grant[] = gate.grants();
+const revoked: boolean = await gate.revokeGrant(grants[0]?.id ?? "none");
+const settled: Resumed | null = await gate.settleWithGrants("r1");
+const question: ParkCall = { toolCallId: "q1", tool: "ask_user", question: "Which branch?" };
 const guarantee: ResumeGuarantee = gate.resumeGuarantee;
 const off = gate.onRunsChange((change: RunsChange) => console.log(change.runId));
 off();
-console.log(decided, tier, parts, trees, outcome, pending, questions, answer, counts, parked, status, results, guarantee);
+console.log(decided, tier, parts, trees, outcome, pending, questions, answer, counts, parked, status, results, guarantee, revoked, settled, question);
 
 // toolgate/opencode: the OpenCode plugin module, its options and hooks typed.
 import opencodePlugin, { type ToolgateOpenCodeOptions, type ToolgateOpenCodeHooks } from "toolgate/opencode";

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use toolgate_core::RunStatus;
 
+use super::grant_list::GrantList;
 use super::run_prompt::RunPrompt;
 use super::PanelCtx;
 use crate::model::RunView;
@@ -15,15 +16,42 @@ pub fn ApprovalPanel(
     error: ReadSignal<Option<String>>,
 ) -> impl IntoView {
     let dismissed = RwSignal::new(Vec::<(String, u64)>::new());
+    // A source that keeps grants (the browser's gate) may decide a parked run itself:
+    // each parked revision is tried once, its prompt hidden until the try has ended
+    // (no prompt flashes for a call a grant covers).
+    let grants_here = ctx.source.with_value(|s| s.grants().is_some());
+    let tried = RwSignal::new(Vec::<(String, u64)>::new());
+    let settling = RwSignal::new(Vec::<(String, u64)>::new());
     let prompts = Memo::new(move |_| {
         let hidden = dismissed.get();
+        let (tried, settling) = (tried.get(), settling.get());
         runs.with(|rs| {
             rs.iter()
-                .filter(|r| r.has_prompt() && !hidden.contains(&r.prompt_key()))
+                .filter(|r| {
+                    let key = r.prompt_key();
+                    let waiting = r.status == RunStatus::AwaitingPermission;
+                    r.has_prompt()
+                        && !hidden.contains(&key)
+                        && !(grants_here
+                            && waiting
+                            && (!tried.contains(&key) || settling.contains(&key)))
+                })
                 .cloned()
                 .collect::<Vec<_>>()
         })
     });
+    if grants_here {
+        Effect::new(move |_| {
+            runs.with(|rs| {
+                for r in rs
+                    .iter()
+                    .filter(|r| r.status == RunStatus::AwaitingPermission)
+                {
+                    settle_once(ctx, r.run_id.clone(), r.prompt_key(), tried, settling);
+                }
+            });
+        });
+    }
     // Shortcuts act on the first prompt still open.
     let active = Memo::new(move |_| {
         prompts.with(|ps| {
@@ -54,6 +82,33 @@ pub fn ApprovalPanel(
                 key=RunView::prompt_key
                 children=move |run| view! { <RunPrompt ctx run active dismiss /> }
             />
+            <GrantList ctx runs />
         </section>
     }
+}
+
+/// Lets the source's grants try run `run_id` once for `key` (its parked revision):
+/// decided, the host continues it as after a person's decision.
+fn settle_once(
+    ctx: PanelCtx,
+    run_id: String,
+    key: (String, u64),
+    tried: RwSignal<Vec<(String, u64)>>,
+    settling: RwSignal<Vec<(String, u64)>>,
+) {
+    if tried.with_untracked(|t| t.contains(&key)) {
+        return;
+    }
+    let Some(fut) = ctx.source.with_value(|s| s.settle(&run_id)) else {
+        return;
+    };
+    settling.update(|s| s.push(key.clone()));
+    tried.update(|t| t.push(key.clone()));
+    leptos::task::spawn_local(async move {
+        if let Ok(Some(decided)) = fut.await {
+            ctx.on_resumed.try_with_value(|f| f(decided));
+            ctx.refresh.try_run(());
+        }
+        settling.try_update(|s| s.retain(|k| *k != key));
+    });
 }

@@ -8,6 +8,7 @@ pub mod call_card;
 pub mod command_text;
 pub mod edit_box;
 pub mod grant_box;
+pub mod grant_list;
 #[cfg(feature = "demo")]
 pub mod playground;
 pub mod question_card;

@@ -21,7 +21,7 @@ use wasm_bindgen::prelude::*;
 /// One session's gate. JS: `new Gate(policy, {sessionId, timeoutMs})`.
 #[wasm_bindgen(js_name = Gate)]
 pub struct JsGate {
-    gate: Gate,
+    pub(super) gate: Gate,
 }
 
 impl From<Gate> for JsGate {
@@ -339,10 +339,14 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "ResumeRequest")] request: JsValue,
     ) -> js_sys::Promise {
         crate::poison::promise(|| {
-            let decisions = from_js::<ResumeJs>(request, "resume(runId, {decisions})")
-                .and_then(|r| r.into_decisions().map_err(GateError::BadInput))
-                .map_err(into_error)?;
-            let fut = self.gate.resume_run(&run_id, decisions);
+            let req =
+                from_js::<ResumeJs>(request, "resume(runId, {decisions})").map_err(into_error)?;
+            // An approval with a scope asks the gate to keep it as a grant.
+            let asked = req.decisions.iter().map(|d| d.grant_request()).collect();
+            let decisions = req
+                .into_decisions()
+                .map_err(|m| into_error(GateError::BadInput(m)))?;
+            let fut = self.gate.resume_granting(&run_id, decisions, asked);
             Ok(async move {
                 let resumed = fut.await.map_err(into_error)?;
                 to_js(&ResumedView::from(&resumed)).map_err(into_error)

@@ -8,6 +8,8 @@
 mod approvals;
 mod bindings;
 pub use bindings::JsGate;
+mod grants;
+use grants::GrantsPart;
 mod notify;
 mod runs;
 
@@ -149,6 +151,8 @@ struct Inner {
     state: RefCell<State>,
     /// Parked runs: store, owner, locks, change channel (see `runs.rs`).
     runs: RunsPart,
+    /// The owner's grants (see `grants.rs`).
+    grants: GrantsPart,
 }
 
 /// What a mutation leaves to do once the state borrow is released: wake waiters,
@@ -313,6 +317,7 @@ impl Gate {
     ) -> Result<Gate, GateError> {
         let ids = CryptoIds::new()?;
         let owner = options.owner.unwrap_or_else(|| options.session_id.clone());
+        let grants = GrantsPart::new(&owner);
         let runs = RunsPart::new(
             store,
             options.session_id.clone(),
@@ -325,6 +330,7 @@ impl Gate {
             policy: policy.shared(),
             timeout_ms: options.timeout_ms,
             runs,
+            grants,
             state: RefCell::new(State {
                 registry,
                 waiters: HashMap::default(),
