@@ -10,7 +10,7 @@
 //   classifies; so do Vite and webpack production builds of a page that imports it
 //   (web/consumers/, their own lockfiles). Each page in Chromium and in WebKitGTK
 //   (drivers.mjs; TOOLGATE_SKIP_WEBKIT=1 skips WebKit, saying so).
-// - The .wasm stays within its size budget (321 KiB gzipped).
+// - The .wasm stays within its size budget (322 KiB gzipped).
 // - tsc type-checks a consumer file that uses every exported type.
 // - toolgate/opencode (the OpenCode plugin) answers through the native hook.
 //
@@ -35,8 +35,9 @@ import { BIN, PKG_DIR, ROOT, TGZ, buildConsumer, installTarball, run } from "./t
 // issue 50 — a question parked, answered and refused when approved — at 314,883 B;
 // raised by 13 KiB for the browser's grants of issue 50 — a grant given, stored in
 // localStorage under a Web Lock, listed, revoked, and settling the parks it covers — at
-// 327,856 B; the size issue takes budgets down again).
-const WASM_BUDGET = 321 * 1024;
+// 327,856 B; by 1 KiB for every deciding part of a call kept in its marker (`spans`) at
+// 328,931 B; the size issue takes budgets down again).
+const WASM_BUDGET = 322 * 1024;
 
 const { check, finish } = checker();
 const work = mkdtempSync(join(tmpdir(), "toolgate-consumer-"));
@@ -171,7 +172,7 @@ console.log(JSON.stringify({
   // The size budget of the Gate's .wasm (gzip -9), checked here so a regression fails CI.
   // Measured as scripts/wasm-size and build-web measure: GNU gzip -9.
   const gz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_wasm_bg.wasm")], { encoding: "utf8" }).trim());
-  console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, 321 KiB)`);
+  console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, 322 KiB)`);
   check("the .wasm is within its size budget", gz <= WASM_BUDGET, `${gz} > ${WASM_BUDGET}`);
 
   // A TypeScript consumer that names every exported type (web/consumers/typescript/),

@@ -77,7 +77,14 @@ pub struct PendingCall {
     /// Byte range in the shell command that decided the verdict, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<[usize; 2]>,
+    /// Every deciding part's byte range: each simple command of the shell command whose
+    /// tier is the call's (at most [`MAX_SPANS`], in order), for the prompt to mark.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spans: Vec<[usize; 2]>,
 }
+
+/// Most deciding parts a pending call marks ([`PendingCall::spans`]).
+pub const MAX_SPANS: usize = 32;
 
 impl PendingCall {
     /// True for a question ([`crate::Verdict::question`]): its `reason` is the
@@ -250,6 +257,14 @@ impl Marker {
                 rule: c.verdict.rule.to_string(),
                 reason: c.verdict.reason.to_string(),
                 span: c.verdict.span,
+                spans: c
+                    .verdict
+                    .parts
+                    .iter()
+                    .filter(|p| p.tier == c.verdict.tier)
+                    .filter_map(|p| p.span)
+                    .take(MAX_SPANS)
+                    .collect(),
             })
             .collect();
         let marker = Marker {
@@ -338,6 +353,7 @@ impl Marker {
                     rule: raw.request.rule.clone(),
                     reason: raw.request.reason.clone(),
                     span: None,
+                    spans: Vec::new(),
                 }],
                 ids => {
                     return Err(format!(

@@ -292,6 +292,9 @@ pub struct PendingCallView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The part of the command the reason is about (byte range), when there is one.
     pub span: Option<[usize; 2]>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    /// Every deciding part's byte range (the marker's `spans`).
+    pub spans: &'a [[usize; 2]],
 }
 
 impl<'a> From<&'a PendingCall> for PendingCallView<'a> {
@@ -305,6 +308,7 @@ impl<'a> From<&'a PendingCall> for PendingCallView<'a> {
             rule: &c.rule,
             reason: &c.reason,
             span: c.span,
+            spans: &c.spans,
         }
     }
 }

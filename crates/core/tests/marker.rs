@@ -254,6 +254,7 @@ fn a_design_marker_without_calls_is_read() {
                 rule: "r".to_string(),
                 reason: "why".to_string(),
                 span: None,
+                spans: Vec::new(),
             }],
             history: "h".to_string(),
             parked_by: None,
@@ -1572,4 +1573,34 @@ proptest! {
         }
         prop_assert!(takes <= 1, "{} takes succeeded", takes);
     }
+}
+
+/// Every deciding part of a compound command is kept for the prompt to mark: each
+/// simple command whose tier is the call's, not the parts that decided less.
+#[test]
+fn a_marker_keeps_every_deciding_part() {
+    let policy = toolgate_core::Policy::defaults("/w", "/home/u");
+    let call = ToolCall::new(
+        "bash",
+        json!({"command": "git push origin dev; ls; npm publish"}),
+    );
+    let verdict = policy.classify(&call);
+    assert_eq!(verdict.tier, Tier::Ask);
+    let park = park_req(
+        "r-spans",
+        vec![ParkCall {
+            tool_call_id: "c1".into(),
+            call,
+            verdict,
+        }],
+        "h",
+    );
+    let marker = Marker::park(&park, &toolgate_core::marker::AnyHistory, 1, T0).unwrap();
+    assert_eq!(
+        marker.calls[0].spans,
+        vec![[0, 3], [25, 28]],
+        "git and npm, not ls"
+    );
+    let back = Marker::decode(&marker.encode().unwrap()).unwrap();
+    assert_eq!(back.calls[0].spans, marker.calls[0].spans);
 }

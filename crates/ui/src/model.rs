@@ -33,6 +33,8 @@ pub struct CallView {
     pub reason: String,
     /// Byte range of `command` that decided the verdict.
     pub span: Option<[usize; 2]>,
+    /// Every deciding part's byte range in `command` (the marker's `spans`).
+    pub spans: Vec<[usize; 2]>,
     /// "Always allow" scopes (rule strings), narrowest first; empty: not offered.
     pub scopes: Vec<String>,
     /// What each scope would match, in words (shown before it is given).
@@ -286,20 +288,37 @@ pub fn shortcut(k: KeyPress<'_>) -> Option<Shortcut> {
     }
 }
 
-/// Splits `command` into (before, deciding span, after) on character boundaries; the
-/// whole command is "before" when there is no usable span.
-pub fn highlight(command: &str, span: Option<[usize; 2]>) -> (&str, &str, &str) {
-    match span {
-        Some([a, b])
-            if a < b
+/// Splits `command` into its pieces in order, each marked when it is one of `spans`
+/// (the deciding parts); a span that is empty, out of range, off a character boundary
+/// or overlapping an earlier one is left unmarked. The pieces join to the command.
+pub fn segments<'a>(command: &'a str, spans: &[[usize; 2]]) -> Vec<(&'a str, bool)> {
+    let mut usable: Vec<[usize; 2]> = spans
+        .iter()
+        .copied()
+        .filter(|&[a, b]| {
+            a < b
                 && b <= command.len()
                 && command.is_char_boundary(a)
-                && command.is_char_boundary(b) =>
-        {
-            (&command[..a], &command[a..b], &command[b..])
+                && command.is_char_boundary(b)
+        })
+        .collect();
+    usable.sort_unstable();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for [a, b] in usable {
+        if a < at {
+            continue;
         }
-        Some(_) | None => (command, "", ""),
+        if a > at {
+            out.push((&command[at..a], false));
+        }
+        out.push((&command[a..b], true));
+        at = b;
     }
+    if at < command.len() || out.is_empty() {
+        out.push((&command[at..], false));
+    }
+    out
 }
 
 /// Characters that change what text looks like without being seen: bidirectional
@@ -387,6 +406,7 @@ mod tests {
             rule: "user.ask[0]".to_string(),
             reason: "asks".to_string(),
             span: Some([0, 8]),
+            spans: vec![[0, 8]],
             rest_text: None,
             scopes: vec!["Bash(git push)".to_string()],
             scope_matches: vec!["exactly the command `git push`".to_string()],
@@ -581,18 +601,38 @@ mod tests {
     }
 
     #[test]
-    fn highlight_table() {
-        type Case<'a> = (&'a str, Option<[usize; 2]>, (&'a str, &'a str, &'a str));
-        let cases: [Case; 6] = [
-            ("git push x", Some([0, 8]), ("", "git push", " x")),
-            ("a && rm -rf /", Some([5, 13]), ("a && ", "rm -rf /", "")),
-            ("ls", None, ("ls", "", "")),
-            ("ls", Some([0, 9]), ("ls", "", "")),
-            ("ls", Some([2, 1]), ("ls", "", "")),
-            ("é x", Some([1, 3]), ("é x", "", "")),
+    fn segments_table() {
+        type Case<'a> = (&'a str, Vec<[usize; 2]>, Vec<(&'a str, bool)>);
+        let cases: [Case; 8] = [
+            (
+                "git push x",
+                vec![[0, 8]],
+                vec![("git push", true), (" x", false)],
+            ),
+            (
+                "a && rm -rf /",
+                vec![[5, 13]],
+                vec![("a && ", false), ("rm -rf /", true)],
+            ),
+            (
+                "git push; npm publish",
+                vec![[10, 21], [0, 8]],
+                vec![("git push", true), ("; ", false), ("npm publish", true)],
+            ),
+            ("ls", vec![], vec![("ls", false)]),
+            ("ls", vec![[0, 9]], vec![("ls", false)]),
+            ("ls", vec![[2, 1]], vec![("ls", false)]),
+            ("é x", vec![[1, 3]], vec![("é x", false)]),
+            (
+                "abcdef",
+                vec![[0, 4], [2, 6]],
+                vec![("abcd", true), ("ef", false)],
+            ),
         ];
-        for (cmd, span, want) in cases {
-            assert_eq!(highlight(cmd, span), want, "{cmd:?} {span:?}");
+        for (cmd, spans, want) in cases {
+            assert_eq!(segments(cmd, &spans), want, "{cmd:?} {spans:?}");
+            let joined: String = segments(cmd, &spans).iter().map(|s| s.0).collect();
+            assert_eq!(joined, cmd);
         }
     }
 

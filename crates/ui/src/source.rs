@@ -263,6 +263,8 @@ struct WireCall {
     #[serde(default)]
     span: Option<[usize; 2]>,
     #[serde(default)]
+    spans: Vec<[usize; 2]>,
+    #[serde(default)]
     scopes: Vec<String>,
 }
 
@@ -299,6 +301,7 @@ pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
                                 rule: c.rule,
                                 reason: c.reason,
                                 span: c.span,
+                                spans: c.spans,
                                 scope_matches: scope_matches(&scopes),
                                 scopes,
                             }
@@ -403,6 +406,7 @@ fn view(run: Run, policy: &Policy) -> RunView {
                     rule: c.rule.clone(),
                     reason: c.reason.clone(),
                     span: c.span,
+                    spans: c.spans.clone(),
                     scope_matches: scope_matches(&scopes),
                     scopes,
                 }

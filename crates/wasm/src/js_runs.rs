@@ -87,6 +87,9 @@ export interface ParkedCall {
   rule: string;
   reason: string;
   span?: [number, number];
+  /** Every deciding part's byte range in the command (each simple command whose tier is
+   * the call's), for a prompt to mark. */
+  spans?: [number, number][];
 }
 
 /** The permission marker of a parked run (a camelCase view of the stored document). */

@@ -78,7 +78,7 @@ pub fn CallCard(
             {head(call.tool.clone(), tier, time_left)}
             {invisible_warning(&call.args_text)}
             <div class="tg-args" class:tg-shell=shell data-testid="tool-args" aria-label="arguments">
-                {call.command.clone().map(|c| view! { <CommandText command=c span=call.span rest=call.rest_text.clone() /> })}
+                {call.command.clone().map(|c| view! { <CommandText command=c spans=spans_of(&call) rest=call.rest_text.clone() /> })}
                 {(!shell).then(|| visible(&call.args_text))}
             </div>
             <p class="tg-reason" data-testid="reason">
@@ -129,6 +129,15 @@ pub fn CallCard(
                 </button>
             </div>
         </section>
+    }
+}
+
+/// The deciding parts to mark: the marker's `spans`, else its one `span`.
+fn spans_of(call: &CallView) -> Vec<[usize; 2]> {
+    if call.spans.is_empty() {
+        call.span.into_iter().collect()
+    } else {
+        call.spans.clone()
     }
 }
 

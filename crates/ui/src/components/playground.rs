@@ -54,7 +54,7 @@ pub fn Playground(initial_toml: String) -> impl IntoView {
                                 <span class=format!("tg-tier tg-tier-{tier}")>{tier}</span> " "
                                 {ev.verdict.reason.clone()} " " <small class="tg-rule">"(" {ev.verdict.rule.clone()} ")"</small>
                             </p>
-                            {ev.command.clone().map(|c| view! { <div class="tg-args tg-shell"><CommandText command=c span=ev.verdict.span /></div> })}
+                            {ev.command.clone().map(|c| view! { <div class="tg-args tg-shell"><CommandText command=c spans=ev.verdict.span.into_iter().collect() /></div> })}
                             <ul class="tg-parts">
                                 {ev.verdict.parts.iter().map(|p| {
                                     let t = tier_text(p.tier);
