@@ -241,11 +241,12 @@ impl Draft {
             .collect()
     }
 
-    /// The first call still undecided (shortcuts act on it).
+    /// The first call still undecided that a key may decide (shortcuts act on it): a
+    /// question is answered in words, so keys pass it by.
     pub fn next_open<'a>(&self, calls: &'a [CallView]) -> Option<&'a CallView> {
         calls
             .iter()
-            .find(|c| !self.decided.contains_key(&c.tool_call_id))
+            .find(|c| !c.is_question() && !self.decided.contains_key(&c.tool_call_id))
     }
 }
 
@@ -520,6 +521,15 @@ mod tests {
 
     #[test]
     fn draft_completes_when_every_call_is_decided() {
+        let mut question = call("q0");
+        question.rule = toolgate_core::QUESTION_RULE.to_string();
+        let d = Draft::default();
+        let asked = [question, call("c1")];
+        assert_eq!(
+            d.next_open(&asked),
+            Some(&asked[1]),
+            "keys pass a question by"
+        );
         let calls = vec![call("c1"), call("c2")];
         let mut d = Draft::default();
         assert_eq!(d.next_open(&calls), Some(&calls[0]));

@@ -316,6 +316,8 @@ fn prompt_shortcuts(sc: Shortcuts) -> impl FnMut(leptos::ev::KeyboardEvent) + 's
         let Some(sc) = shortcut(press) else {
             return;
         };
+        // The first call a key may decide: undecided, not a question (a question is
+        // answered in words; no key decides it or skips past it).
         let open = calls.with_value(|c| {
             draft.with_untracked(|d| {
                 d.next_open(c)
@@ -323,8 +325,7 @@ fn prompt_shortcuts(sc: Shortcuts) -> impl FnMut(leptos::ev::KeyboardEvent) + 's
                     .map(|i| (i, c[i].clone()))
             })
         });
-        // A question is answered in words: no key decides it.
-        let Some((i, call)) = open.filter(|(_, c)| !c.is_question()) else {
+        let Some((i, call)) = open else {
             return;
         };
         let edit_open = editing.with_value(|e| e.get(i).is_some_and(|s| s.get_untracked()));
