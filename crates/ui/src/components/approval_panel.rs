@@ -87,6 +87,9 @@ pub fn ApprovalPanel(
     }
 }
 
+/// Longest a prompt stays hidden while the source's grants try its run (ms).
+const SETTLE_WAIT_MS: u64 = 3_000;
+
 /// Lets the source's grants try run `run_id` once for `key` (its parked revision):
 /// decided, the host continues it as after a person's decision.
 fn settle_once(
@@ -104,6 +107,16 @@ fn settle_once(
     };
     settling.update(|s| s.push(key.clone()));
     tried.update(|t| t.push(key.clone()));
+    // Bounded: a try that has not ended within SETTLE_WAIT_MS (another tab holding the
+    // grants' lock, say) shows the prompt anyway; if the grants decide it after all, a
+    // person's click is told the run was already decided.
+    let shown = key.clone();
+    leptos::prelude::set_timeout(
+        move || {
+            settling.try_update(|s| s.retain(|k| *k != shown));
+        },
+        std::time::Duration::from_millis(SETTLE_WAIT_MS),
+    );
     leptos::task::spawn_local(async move {
         if let Ok(Some(decided)) = fut.await {
             ctx.on_resumed.try_with_value(|f| f(decided));
