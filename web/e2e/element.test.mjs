@@ -17,7 +17,7 @@
 //
 //   node web/e2e/element.test.mjs          (builds the package: scripts/package)
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checker } from "./checks.mjs";
@@ -25,23 +25,14 @@ import { eachEngine } from "./drivers.mjs";
 import { serveDir } from "./serve.mjs";
 import { PKG_DIR, ROOT, buildConsumer, installTarball } from "./tarball.mjs";
 
-// The element's bundle, gzip -9: at most 469 KiB (420 KiB until the fail-closed rules of
-// issue 44 added about 4.4 KB to the core it carries; 424 KiB until edit-then-approve of
-// issue 50 added 7.7 KB: the editor, the edit's verdict, core's check of it; 432 KiB
-// until grants of issue 50 added 8.6 KB: Always allow… with what each scope matches, how
-// long and single use, a shell call as its command, invisible characters as escapes;
-// 440 KiB until durable questions of issue 50 added 5.1 KB: the question's card, its
-// answer and core's checks; 445 KiB until the browser's grants of issue 50 added 21 KB:
-// the Gate's grants it carries, their list with Revoke, settling covered parks; 466 KiB
-// until every deciding part of a command was marked (3.2 KB); the size issue takes it
-// down again).
-const ELEMENT_BUDGET = 469 * 1024;
+// The element's bundle, gzip -9: its budget is web/budgets.json's `element`.
+const ELEMENT_BUDGET = JSON.parse(readFileSync(join(ROOT, "web", "budgets.json"), "utf8")).element.bytes;
 const { check, finish } = checker();
 
 const gz = (f) => Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, f)], { encoding: "utf8" }).trim());
 const parts = ["toolgate_ui_bg.wasm", "ui.js", "element.js"].map((f) => [f, gz(f)]);
 const total = parts.reduce((n, [, b]) => n + b, 0);
-console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, 469 KiB)`);
+console.log(`size: the element's bundle is ${total} B gzipped (${parts.map(([f, b]) => `${f} ${b}`).join(", ")}; budget ${ELEMENT_BUDGET} B, web/budgets.json)`);
 check("the element's bundle is within its size budget", total <= ELEMENT_BUDGET, `${total} > ${ELEMENT_BUDGET}`);
 
 const PROMPT = "toolgate-approval [data-testid=approval-prompt]";

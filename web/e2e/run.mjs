@@ -14,6 +14,9 @@ await import("./panic.test.mjs");
 // The npm package, installed from its tarball (scripts/package, built once for both
 // tests; each exits on failure).
 await import("./package.test.mjs");
+// The package classifies every corpus call exactly as the CLI does (host shapes and a
+// policy's [tools] included).
+await import("./parity.test.mjs");
 // The SDK adapters against the SDKs from npm: toolgate/acp, toolgate/openai-agents,
 // toolgate/ai-sdk (ai 7 and 6, and a useChat page in Chromium).
 await import("./acp.test.mjs");

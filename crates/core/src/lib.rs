@@ -44,7 +44,6 @@ pub mod rule_id;
 pub mod run;
 pub mod runs;
 pub mod sed;
-#[cfg(feature = "host-shapes")]
 pub mod shapes;
 pub mod shell;
 pub mod status;

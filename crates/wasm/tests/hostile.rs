@@ -127,16 +127,38 @@ fn hostile_policy_files_throw_a_policy_error_naming_a_line() {
     assert_eq!(s(&v, "tier"), "auto");
 }
 
-/// The Gate is built without host shapes: a policy's `[tools]` mapping is refused with
-/// a message that says so, never read as an unknown tool judged by the default.
+/// The Gate has the hosts' tool shapes and a policy's `[tools]` mappings, as the native
+/// hosts do: a mapped tool is judged as its family, a bad mapping refused naming its line.
 #[wasm_bindgen_test]
-fn a_tools_mapping_is_refused_by_the_wasm_gate() {
-    let e = Policy::from_toml(
-        "default = \"ask\"\n\n[tools.my_exec]\nfamily = \"shell\"\ncommand = \"cmd\"\n",
+fn a_tools_mapping_is_judged_as_its_family() {
+    let p = Policy::from_toml(
+        "default = \"ask\"\nworkspace = \"/w\"\n\n[tools.my_exec]\nfamily = \"shell\"\ncommand = \"cmd\"\n",
     )
-    .err()
     .unwrap();
+    let call = |args: &str| {
+        let v = p
+            .classify(
+                js_sys::JSON::parse(&format!("{{\"tool\":\"my_exec\",\"args\":{args}}}")).unwrap(),
+            )
+            .unwrap();
+        (s(&v, "tier"), s(&v, "rule"))
+    };
+    assert_eq!(
+        call(r#"{"cmd":"rm -rf /"}"#),
+        ("deny".into(), "builtin.shell.rm-root".into())
+    );
+    assert_eq!(call(r#"{"cmd":"ls"}"#).0, "auto");
+    assert_eq!(call(r#"{"command":"ls"}"#).0, "ask");
+    // Codex's argv `shell`, a host shape.
+    let v = p
+        .classify(
+            js_sys::JSON::parse(r#"{"tool":"shell","args":{"command":["rm","-rf","/"]}}"#).unwrap(),
+        )
+        .unwrap();
+    assert_eq!(s(&v, "tier"), "deny");
+    let e = Policy::from_toml("[tools.bash]\nfamily = \"shell\"\ncommand = \"cmd\"\n")
+        .err()
+        .unwrap();
     assert_eq!(s(&e, "code"), "policy", "{e:?}");
-    let m = get(&e, "message").as_string().unwrap();
-    assert!(m.contains("[tools] mappings are not in this build"), "{m}");
+    assert!(get(&e, "message").as_string().unwrap().contains("line"));
 }

@@ -10,7 +10,6 @@ mod scopes;
 mod shell;
 mod shell_args;
 mod target;
-#[cfg(feature = "host-shapes")]
 mod tools;
 
 use crate::builtin::{self, Env};
@@ -43,7 +42,6 @@ struct PolicyFile {
     #[serde(default)]
     rules: RulesFile,
     /// `[tools.NAME]`: what another tool is (see [`tools`]).
-    #[cfg(feature = "host-shapes")]
     tools: Option<Value>,
 }
 
@@ -84,7 +82,6 @@ pub struct Policy {
     ask: Vec<Rule>,
     deny: Vec<Rule>,
     /// The policy's `[tools]` mappings, by lower-case tool name.
-    #[cfg(feature = "host-shapes")]
     tools: Vec<tools::ToolMap>,
 }
 
@@ -122,7 +119,6 @@ impl Policy {
             allow: Vec::new(),
             ask: Vec::new(),
             deny: Vec::new(),
-            #[cfg(feature = "host-shapes")]
             tools: Vec::new(),
         }
     }
@@ -139,16 +135,6 @@ impl Policy {
             let msg = match msg.find(" at line ") {
                 Some(i) => msg.get(..i).unwrap_or_default().to_string(),
                 None => msg,
-            };
-            // Without host shapes (the WebAssembly Gate) `[tools]` is not a key.
-            #[cfg(not(feature = "host-shapes"))]
-            let msg = if msg.starts_with("unknown field `tools`") {
-                "[tools] mappings are not in this build (the WebAssembly Gate): judge \
-                 those tools with rules, or use a native host (the CLI, the server, the \
-                 Tauri plugin)"
-                    .to_string()
-            } else {
-                msg
             };
             Error::Policy { line, message: msg }
         })?;
@@ -218,7 +204,6 @@ impl Policy {
                         ),
                     })?;
         }
-        #[cfg(feature = "host-shapes")]
         {
             p.tools = tools::compile(file.tools, text)?;
         }
@@ -367,15 +352,12 @@ impl Policy {
     /// looks them up ([`FsFacts`]) and calls [`Policy::classify_with_facts`].
     pub fn fs_needs(&self, call: &ToolCall) -> FsNeeds {
         let needs = std::cell::RefCell::new(FsNeeds::default());
-        #[cfg(feature = "host-shapes")]
         match self.canonical(call) {
             // A host's tool: what its canonical calls need.
             Some(Ok(calls)) => calls.iter().for_each(|c| self.add_fs_needs(c, &needs)),
             Some(Err(_)) => {}
             None => self.add_fs_needs(call, &needs),
         }
-        #[cfg(not(feature = "host-shapes"))]
-        self.add_fs_needs(call, &needs);
         needs.into_inner()
     }
 
@@ -422,7 +404,6 @@ impl Policy {
         let family = call.family();
         // A host's tool (Gemini CLI's run_shell_command, Codex's argv command, …): the
         // shell command, reads or edits it is; a rule naming the tool itself first.
-        #[cfg(feature = "host-shapes")]
         if let Some(canonical) = self.canonical(call) {
             if matches!(family, Family::Mcp | Family::Other) {
                 if let Some(v) = self.user_rules_call(call, family, None, session) {

@@ -15,10 +15,8 @@
 //! The argument key is `command` for `shell`, `url` for `fetch` and `path` for the
 //! others; several keys may be listed. A mapping of a name a family already has
 //! (`bash`, `read_file`, `webfetch`, …), an unknown family, a missing key or a key of
-//! another family is an error naming the table's line. Only builds with host shapes
-//! (feature `host-shapes`: the CLI, the server, the Tauri plugin) have this module; a
-//! build without it refuses a policy with `[tools]` rather than judging those tools by
-//! the default.
+//! another family is an error naming the table's line. Every build has them: the native
+//! hosts and the WebAssembly ones (the npm package, the element) classify alike.
 
 use crate::call::Family;
 use crate::error::Error;
