@@ -623,6 +623,50 @@ impl SecretName {
     }
 }
 
+/// The names of [`SECRET_NAMES`] a path segment can be: those whose name starts with the
+/// segment's first byte (ASCII case folded), and the suffixes. Indexed once; the same
+/// answers as trying every name, a few instead of a hundred per segment.
+fn candidates(seg: &str) -> impl Iterator<Item = SecretName> + '_ {
+    struct Index {
+        by_first: Vec<Vec<u16>>,
+        suffixes: Vec<u16>,
+    }
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = Index {
+            by_first: vec![Vec::new(); 256],
+            suffixes: Vec::new(),
+        };
+        for (i, n) in (0u16..).zip(SECRET_NAMES.iter()) {
+            let head = match n {
+                SecretName::Exact(s) | SecretName::Prefix(s) | SecretName::Dir(s) => s,
+                SecretName::Under { name, .. } | SecretName::DirUnder { name, .. } => name,
+                SecretName::PrefixUnder { prefix, .. } => prefix,
+                SecretName::Suffix(_) => "",
+            };
+            match head.as_bytes().first() {
+                Some(b) => {
+                    if let Some(list) = index.by_first.get_mut(usize::from(b.to_ascii_lowercase()))
+                    {
+                        list.push(i);
+                    }
+                }
+                None => index.suffixes.push(i),
+            }
+        }
+        index
+    });
+    let first = seg.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
+    let bucket = index
+        .by_first
+        .get(usize::from(first))
+        .map_or(&[][..], Vec::as_slice);
+    bucket
+        .iter()
+        .chain(&index.suffixes)
+        .filter_map(|&i| SECRET_NAMES.get(usize::from(i)).copied())
+}
+
 /// A secret file by name or location: a name of [`SECRET_NAMES`] as the last segment,
 /// or anything under one of its directories.
 pub fn is_secret(path: &str) -> bool {
@@ -636,17 +680,24 @@ pub fn is_secret(path: &str) -> bool {
     while let Some(seg) = segs.next() {
         let last = segs.peek().is_none();
         depth += 1;
-        let secret = SECRET_NAMES.iter().any(|n| match n {
-            // Devices and the kernel's files only where the system has them (`/dev/sda`,
-            // not a project's `dev/sdk.md`).
-            SecretName::PrefixUnder { parent, .. } | SecretName::Under { parent, .. }
-                if matches!(*parent, "dev" | "proc") =>
-            {
-                last && depth == 2 && path.starts_with('/') && n.names(seg, prev)
-            }
-            SecretName::Dir(_) | SecretName::DirUnder { .. } => n.names(seg, prev),
-            _ => last && n.names(seg, prev),
-        });
+        // A directory of secrets may be any segment; the other names only the last (this
+        // loop runs for every argument of every command: the hot path of classifying).
+        let secret = if last {
+            candidates(seg).any(|n| match n {
+                // Devices and the kernel's files only where the system has them
+                // (`/dev/sda`, not a project's `dev/sdk.md`).
+                SecretName::PrefixUnder { parent, .. } | SecretName::Under { parent, .. }
+                    if matches!(parent, "dev" | "proc") =>
+                {
+                    depth == 2 && path.starts_with('/') && n.names(seg, prev)
+                }
+                _ => n.names(seg, prev),
+            })
+        } else {
+            candidates(seg).any(|n| {
+                matches!(n, SecretName::Dir(_) | SecretName::DirUnder { .. }) && n.names(seg, prev)
+            })
+        };
         if secret {
             return true;
         }
@@ -658,6 +709,43 @@ pub fn is_secret(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The index is only a shortcut: every name of [`SECRET_NAMES`] that names a
+        /// segment is among its candidates, whatever the segment's case or tail.
+        #[test]
+        fn candidates_hold_every_name_that_matches(
+            pick in 0..SECRET_NAMES.len(),
+            parent_pick in 0..SECRET_NAMES.len(),
+            flips in proptest::collection::vec(proptest::bool::ANY, 24),
+            head in "[a-zA-Z0-9._-]{0,3}",
+            tail in "[a-zA-Z0-9._-]{0,6}",
+        ) {
+            let word = |n: &SecretName| match *n {
+                SecretName::Exact(s) | SecretName::Prefix(s) | SecretName::Suffix(s) | SecretName::Dir(s) => s,
+                SecretName::Under { name, .. } | SecretName::DirUnder { name, .. } => name,
+                SecretName::PrefixUnder { prefix, .. } => prefix,
+            };
+            let parent = match SECRET_NAMES[parent_pick] {
+                SecretName::Under { parent, .. } | SecretName::DirUnder { parent, .. } | SecretName::PrefixUnder { parent, .. } => parent,
+                other => word(&other),
+            };
+            let flip = |s: &str| -> String {
+                s.chars().zip(flips.iter().cycle()).map(|(c, f)| if *f { c.to_ascii_uppercase() } else { c }).collect()
+            };
+            let n = SECRET_NAMES[pick];
+            for seg in [flip(word(&n)), format!("{}{}", flip(word(&n)), tail), format!("{head}{}", flip(word(&n)))] {
+                if seg.is_empty() {
+                    continue;
+                }
+                for p in [parent, "x"] {
+                    let all: Vec<SecretName> = SECRET_NAMES.iter().copied().filter(|m| m.names(&seg, p)).collect();
+                    let some: Vec<SecretName> = candidates(&seg).filter(|m| m.names(&seg, p)).collect();
+                    proptest::prop_assert_eq!(all, some, "segment {} under {}", seg, p);
+                }
+            }
+        }
+    }
 
     #[test]
     fn normal_paths_are_kept_as_they_are() {
