@@ -8,17 +8,34 @@ use serde::Serialize;
 use toolgate_core::{Anchor, Decision, PendingQuestion, PendingRef, RequestId, Verdict};
 use wasm_bindgen::prelude::*;
 
-/// Rust → JS: plain objects (not `Map`s), numbers for integers.
+/// Rust → JS: JSON text parsed by the engine (`JSON.parse`): plain objects, numbers for
+/// integers, an absent field where a value is skipped. One encoder, serde_json's, serves
+/// values to JavaScript and records to storage alike (issue 51: one serde path).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, GateError> {
-    let ser = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    value
-        .serialize(&ser)
-        .map_err(|e| GateError::BadInput(format!("cannot encode result: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|_| GateError::BadInput("cannot encode the result".into()))?;
+    js_sys::JSON::parse(&text).map_err(|_| GateError::BadInput("cannot encode the result".into()))
 }
 
-/// JS → Rust; `what` names the argument in the error.
+/// JS → Rust through `JSON.stringify` and serde_json, the one decoder of inputs and
+/// records; `what` names the argument in the error. `undefined` reads as `null`; a value
+/// JSON cannot hold (a cycle, a `BigInt`) is bad input, as is a string with a lone
+/// surrogate (JSON escapes it; serde_json refuses it).
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, GateError> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| GateError::BadInput(format!("{what}: {e}")))
+    let text = js_sys::JSON::stringify(&value).map_err(|_| {
+        GateError::BadInput(format!("{what}: not a JSON value (a cycle or a BigInt)"))
+    })?;
+    let text = text.as_string().unwrap_or_else(|| "null".to_string());
+    // Text → `Value` → `T`: the path the core's records take (`Run::decode`,
+    // `Marker::decode`), so each type has one deserializer, serde_json's `Value` one.
+    serde_json::from_str::<serde_json::Value>(&text)
+        .and_then(serde_json::from_value)
+        .map_err(|e| {
+            // serde_json's position is in the text JSON.stringify made, not the caller's.
+            let e = e.to_string();
+            let e = e.split(" at line ").next().unwrap_or_default();
+            GateError::BadInput(format!("{what}: {e}"))
+        })
 }
 
 /// A pending request as JS sees it (the registry's compact record, decoded).
