@@ -1,9 +1,10 @@
-//! Bounds the shape of a policy file before the TOML parser sees it. The parser
-//! (`basic-toml`) recurses once per nested `[`/`{` and copies a table header's whole key
-//! path per segment: 100 KB of `[` overflows the stack and a 60 KB header `[a.a.a…]`
-//! holds 4 GB. One linear pass over the text, aware of TOML's strings and comments,
-//! refuses such files with the line where the limit was passed, so parsing a policy costs
-//! time and memory linear in its size, whatever the file.
+//! Bounds the shape of a policy file before the TOML reader (`policy::toml`) sees it. A
+//! TOML reader that recurses once per nested `[`/`{` or copies a table header's whole
+//! key path per segment would overflow the stack on 100 KB of `[` or hold 4 GB for a
+//! 60 KB header `[a.a.a…]` (the general reader the core used before did both). One
+//! linear pass over the text, aware of TOML's strings and comments, refuses such files
+//! with the line where the limit was passed, so reading a policy costs time and memory
+//! linear in its size, whatever the file.
 
 /// The largest policy file read, in bytes.
 pub const MAX_POLICY_BYTES: usize = 256 * 1024;

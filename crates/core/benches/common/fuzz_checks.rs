@@ -131,6 +131,11 @@ pub fn redaction(text: &str) {
 pub fn policy_toml(text: &str) {
     match Policy::from_toml(text) {
         Ok(p) => {
+            // The core's own TOML reader never reads a file a general one refuses.
+            assert!(
+                basic_toml::from_str::<serde_json::Value>(text).is_ok(),
+                "a policy the reference TOML reader refuses: {text:?}"
+            );
             let _ = p.classify(&ToolCall::new(
                 "bash",
                 serde_json::json!({ "command": "ls; rm -rf x" }),

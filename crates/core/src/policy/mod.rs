@@ -10,6 +10,7 @@ mod scopes;
 mod shell;
 mod shell_args;
 mod target;
+mod toml;
 mod tools;
 
 use crate::builtin::{self, Env};
@@ -21,13 +22,11 @@ use crate::rule_id::RuleId;
 use crate::verdict::{Tier, Verdict};
 use combine::{malformed, str_arg, strictest, tier_word};
 pub use rule::{Rule, SessionRules};
-use serde::Deserialize;
 use serde_json::Value;
 use target::path_args;
 
-/// The TOML shape of a policy file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The keys of a policy file, read from its TOML ([`PolicyFile::read`]).
+#[derive(Debug, Default)]
 struct PolicyFile {
     workspace: Option<String>,
     home: Option<String>,
@@ -39,21 +38,89 @@ struct PolicyFile {
     /// used (and checked) only by those with the sandbox verdict.
     #[cfg_attr(not(feature = "sandbox-verdict"), allow(dead_code))]
     sandbox_network: Option<Vec<String>>,
-    #[serde(default)]
     rules: RulesFile,
     /// `[tools.NAME]`: what another tool is (see [`tools`]).
     tools: Option<Value>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 struct RulesFile {
-    #[serde(default)]
     allow: Vec<String>,
-    #[serde(default)]
     ask: Vec<String>,
-    #[serde(default)]
     deny: Vec<String>,
+}
+
+impl PolicyFile {
+    /// The keys of a policy file's text: each of the right type, none unknown; an error
+    /// names the key's line.
+    fn read(text: &str) -> Result<PolicyFile, Error> {
+        let doc = toml::parse(text).map_err(|(line, message)| Error::Policy { line, message })?;
+        let fail = |path: &[&str], message: String| Error::Policy {
+            line: doc.line(path).unwrap_or(1),
+            message,
+        };
+        let string = |path: &[&str], v: &Value| match v {
+            Value::String(s) => Ok(s.clone()),
+            _ => Err(fail(
+                path,
+                format!("invalid type: `{}` must be a string", path.join(".")),
+            )),
+        };
+        let strings = |path: &[&str], v: &Value| match v {
+            Value::Array(items) => items.iter().map(|i| string(path, i)).collect(),
+            _ => Err(fail(
+                path,
+                format!(
+                    "invalid type: `{}` must be an array of strings",
+                    path.join(".")
+                ),
+            )),
+        };
+        let mut file = PolicyFile::default();
+        for (key, v) in &doc.root {
+            let k = key.as_str();
+            match k {
+                "workspace" => file.workspace = Some(string(&[k], v)?),
+                "home" => file.home = Some(string(&[k], v)?),
+                "default" => file.default = Some(string(&[k], v)?),
+                "edits" => file.edits = Some(string(&[k], v)?),
+                "sandbox" => file.sandbox = Some(string(&[k], v)?),
+                "sandbox_network" => file.sandbox_network = Some(strings(&[k], v)?),
+                "tools" => file.tools = Some(v.clone()),
+                "rules" => {
+                    let Value::Object(rules) = v else {
+                        return Err(fail(&[k], "invalid type: `rules` must be a table".into()));
+                    };
+                    for (list, v) in rules {
+                        let path = ["rules", list.as_str()];
+                        match list.as_str() {
+                            "allow" => file.rules.allow = strings(&path, v)?,
+                            "ask" => file.rules.ask = strings(&path, v)?,
+                            "deny" => file.rules.deny = strings(&path, v)?,
+                            _ => {
+                                return Err(fail(
+                                    &path,
+                                    format!(
+                                        "unknown field `{list}` in [rules]: allow, ask or deny"
+                                    ),
+                                ))
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    return Err(fail(
+                        &[k],
+                        format!(
+                            "unknown field `{key}`: workspace, home, default, edits, sandbox, \
+                             sandbox_network, [rules] or [tools]"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(file)
+    }
 }
 
 /// A compiled policy. Compile once, classify many times.
@@ -129,15 +196,7 @@ impl Policy {
         // is not linear in hostile files (see `toml_shape`).
         crate::toml_shape::check(text)
             .map_err(|(line, message)| Error::Policy { line, message })?;
-        let file: PolicyFile = basic_toml::from_str(text).map_err(|e| {
-            let line = e.line_col().map_or(1, |(l, _)| l + 1);
-            let msg = e.to_string();
-            let msg = match msg.find(" at line ") {
-                Some(i) => msg.get(..i).unwrap_or_default().to_string(),
-                None => msg,
-            };
-            Error::Policy { line, message: msg }
-        })?;
+        let file = PolicyFile::read(text)?;
         let line_of = |needle: &str, key: &str| -> usize {
             let quoted = format!("\"{needle}\"");
             let single = format!("'{needle}'");
