@@ -5,7 +5,8 @@
 // Cursor, OpenCode, …), and where the shared folder is beside the checkout its public,
 // edits and reach corpora, the agents' real traffic and other guards' blocked cases.
 // Then the same with a policy file holding `[tools]` mappings and rules
-// (`Policy.fromToml` against `toolgate classify --policy`).
+// (`Policy.fromToml` against `toolgate classify --policy`). `classifyMany` (a batch in
+// one call) must answer each call as `classify` does.
 //
 //   node web/e2e/parity.test.mjs
 import { execFileSync } from "node:child_process";
@@ -120,7 +121,13 @@ try {
 import { readFileSync, writeFileSync } from "node:fs";
 const [calls, out, policy] = process.argv.slice(2);
 const p = policy ? Policy.fromToml(readFileSync(policy, "utf8")) : Policy.defaults({ workspace: ${JSON.stringify(WS)}, home: ${JSON.stringify(HOME)} });
-const verdicts = readFileSync(calls, "utf8").split("\\n").filter((l) => l.trim()).map((l) => JSON.stringify(p.classify(JSON.parse(l))));
+const list = readFileSync(calls, "utf8").split("\\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+const verdicts = list.map((c) => JSON.stringify(p.classify(c)));
+// classifyMany (one crossing for a batch) answers each call as classify does.
+const batched = [];
+for (let i = 0; i < list.length; i += 500) batched.push(...p.classifyMany(list.slice(i, i + 500)).map((v) => JSON.stringify(v)));
+const differ = verdicts.filter((v, i) => v !== batched[i]).length + Math.abs(verdicts.length - batched.length);
+if (differ) { console.error(\`classifyMany differs from classify on \${differ} calls\`); process.exit(1); }
 writeFileSync(out, verdicts.join("\\n") + "\\n");
 `,
   );

@@ -38,6 +38,65 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result
         })
 }
 
+/// A JS object's fields, for the Gate's own option and input objects (read by hand: no
+/// serde derive per type). Absent, `null` and `undefined` are the same: not given.
+pub(crate) struct Fields<'w> {
+    what: &'w str,
+    map: serde_json::Map<String, serde_json::Value>,
+}
+
+impl<'w> Fields<'w> {
+    /// The object `value` is, or bad input naming `what`.
+    pub fn of(value: JsValue, what: &'w str) -> Result<Fields<'w>, GateError> {
+        match from_js::<serde_json::Value>(value, what)? {
+            serde_json::Value::Object(map) => Ok(Fields { what, map }),
+            _ => Err(GateError::BadInput(format!("{what}: expected an object"))),
+        }
+    }
+
+    fn bad(&self, key: &str, want: &str) -> GateError {
+        GateError::BadInput(format!("{}: `{key}` must be {want}", self.what))
+    }
+
+    /// The field, taken out (`None` when absent or null).
+    pub fn take(&mut self, key: &str) -> Option<serde_json::Value> {
+        self.map.remove(key).filter(|v| !v.is_null())
+    }
+
+    pub fn string(&mut self, key: &str) -> Result<Option<String>, GateError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.bad(key, "a string")),
+        }
+    }
+
+    pub fn required(&mut self, key: &str) -> Result<String, GateError> {
+        self.string(key)?
+            .ok_or_else(|| GateError::BadInput(format!("{}: missing field `{key}`", self.what)))
+    }
+
+    pub fn u64(&mut self, key: &str) -> Result<Option<u64>, GateError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| self.bad(key, "a whole number, 0 or more")),
+        }
+    }
+
+    pub fn bool(&mut self, key: &str) -> Result<Option<bool>, GateError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_bool()
+                .map(Some)
+                .ok_or_else(|| self.bad(key, "true or false")),
+        }
+    }
+}
+
 /// A pending request as JS sees it (the registry's compact record, decoded).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -91,31 +150,45 @@ impl<'a> From<&'a PendingQuestion> for QuestionJs<'a> {
 }
 
 /// `gate.check(...)` input.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub(crate) struct CheckJs {
     pub tool: String,
-    #[serde(default)]
     pub args: serde_json::Value,
-    #[serde(default)]
     pub tool_call_id: Option<String>,
     /// What the host found on its file system for this call (`Policy.fsNeeds`).
-    #[serde(default)]
     pub facts: Option<FactsJs>,
 }
 
+impl CheckJs {
+    pub fn decode(value: JsValue) -> Result<CheckJs, GateError> {
+        let mut f = Fields::of(value, "check({tool, args, toolCallId, facts})")?;
+        Ok(CheckJs {
+            tool: f.required("tool")?,
+            args: f.take("args").unwrap_or_default(),
+            tool_call_id: f.string("toolCallId")?,
+            facts: f.take("facts").map(FactsJs::from_value).transpose()?,
+        })
+    }
+}
+
 /// `gate.respond(id, ...)` input.
-#[derive(serde::Deserialize)]
 pub(crate) struct RespondJs {
     pub decision: String,
     pub anchor: String,
-    #[serde(default)]
     pub scope: Option<String>,
-    #[serde(default)]
     pub message: Option<String>,
 }
 
 impl RespondJs {
+    pub fn decode(value: JsValue) -> Result<RespondJs, GateError> {
+        let mut f = Fields::of(value, "respond(id, {decision, anchor})")?;
+        Ok(RespondJs {
+            decision: f.required("decision")?,
+            anchor: f.required("anchor")?,
+            scope: f.string("scope")?,
+            message: f.string("message")?,
+        })
+    }
+
     /// The decision and the anchor it was shown with.
     pub fn into_decision(self) -> Result<(Decision, String), GateError> {
         let decision = match (self.decision.as_str(), self.scope) {
@@ -139,10 +212,8 @@ impl RespondJs {
 }
 
 /// `ask(question, {timeoutMs})` options.
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
 pub(crate) struct AskJs {
-    #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
 
@@ -151,7 +222,10 @@ impl AskJs {
     pub fn decode(options: Option<JsValue>) -> Result<AskJs, GateError> {
         match options {
             Some(o) if !o.is_null() && !o.is_undefined() => {
-                from_js::<AskJs>(o, "ask(question, {timeoutMs})")
+                let mut f = Fields::of(o, "ask(question, {timeoutMs})")?;
+                Ok(AskJs {
+                    timeout_ms: f.u64("timeoutMs")?,
+                })
             }
             Some(_) | None => Ok(AskJs::default()),
         }
@@ -159,21 +233,26 @@ impl AskJs {
 }
 
 /// `new Gate(policy, ...)` options.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub(crate) struct GateOptionsJs {
     pub session_id: String,
-    #[serde(default)]
     pub timeout_ms: Option<u64>,
-    #[serde(default)]
     pub max_timeout_ms: Option<u64>,
-    #[serde(default)]
     pub owner: Option<String>,
-    #[serde(default)]
     pub locks: Option<bool>,
 }
 
 impl GateOptionsJs {
+    pub fn decode(value: JsValue) -> Result<GateOptionsJs, GateError> {
+        let mut f = Fields::of(value, "new Gate(policy, {sessionId, timeoutMs})")?;
+        Ok(GateOptionsJs {
+            session_id: f.required("sessionId")?,
+            timeout_ms: f.u64("timeoutMs")?,
+            max_timeout_ms: f.u64("maxTimeoutMs")?,
+            owner: f.string("owner")?,
+            locks: f.bool("locks")?,
+        })
+    }
+
     pub fn into_options(self) -> GateOptions {
         let mut opts = GateOptions::new(self.session_id);
         if let Some(t) = self.timeout_ms {
@@ -189,18 +268,14 @@ impl GateOptionsJs {
 }
 
 /// What a host with a file system found (`FsFacts` in TypeScript): symbolic links, as
-/// `{link: target}`, and walked trees with every file the program would open.
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+/// `{link: target}`, and walked trees with every file the program would open. A field
+/// it does not know is an error (a misspelt one must not pass for none).
+#[derive(Default)]
 pub(crate) struct FactsJs {
-    #[serde(default)]
-    pub links: std::collections::BTreeMap<String, String>,
-    #[serde(default)]
+    pub links: Vec<(String, String)>,
     pub trees: Vec<TreeFactsJs>,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct TreeFactsJs {
     pub root: String,
     pub hidden: bool,
@@ -209,6 +284,83 @@ pub(crate) struct TreeFactsJs {
 }
 
 impl FactsJs {
+    const WHAT: &'static str = "facts ({links, trees})";
+
+    pub(crate) fn decode(value: JsValue, what: &str) -> Result<FactsJs, GateError> {
+        let value = from_js::<serde_json::Value>(value, what)?;
+        FactsJs::from_value(value)
+    }
+
+    pub(crate) fn from_value(value: serde_json::Value) -> Result<FactsJs, GateError> {
+        use serde_json::Value;
+        let bad = |m: &str| GateError::BadInput(format!("{}: {m}", FactsJs::WHAT));
+        let Value::Object(mut map) = value else {
+            return Err(bad("expected an object"));
+        };
+        let mut facts = FactsJs::default();
+        match map.remove("links") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(links)) => {
+                for (link, target) in links {
+                    let Value::String(target) = target else {
+                        return Err(bad("each link's target must be a string"));
+                    };
+                    facts.links.push((link, target));
+                }
+            }
+            Some(_) => return Err(bad("`links` must be an object of link: target")),
+        }
+        match map.remove("trees") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(trees)) => {
+                for tree in trees {
+                    let Value::Object(mut t) = tree else {
+                        return Err(bad("each tree must be {root, hidden, ignore, files}"));
+                    };
+                    let mut field = |k: &str| {
+                        t.remove(k)
+                            .ok_or_else(|| bad(&format!("a tree's `{k}` is missing")))
+                    };
+                    let (root, hidden, ignore, files) = (
+                        field("root")?,
+                        field("hidden")?,
+                        field("ignore")?,
+                        field("files")?,
+                    );
+                    let (Value::String(root), Value::Bool(hidden), Value::Bool(ignore)) =
+                        (root, hidden, ignore)
+                    else {
+                        return Err(bad("a tree's root is a string, hidden and ignore booleans"));
+                    };
+                    let Value::Array(files) = files else {
+                        return Err(bad("a tree's `files` must be an array of strings"));
+                    };
+                    let files = files
+                        .into_iter()
+                        .map(|f| match f {
+                            Value::String(f) => Ok(f),
+                            _ => Err(bad("a tree's `files` must be an array of strings")),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    if let Some(k) = t.keys().next() {
+                        return Err(bad(&format!("unknown field `{k}` in a tree")));
+                    }
+                    facts.trees.push(TreeFactsJs {
+                        root,
+                        hidden,
+                        ignore,
+                        files,
+                    });
+                }
+            }
+            Some(_) => return Err(bad("`trees` must be an array")),
+        }
+        if let Some(k) = map.keys().next() {
+            return Err(bad(&format!("unknown field `{k}`")));
+        }
+        Ok(facts)
+    }
+
     pub(crate) fn into_core(self) -> toolgate_core::facts::FsFacts {
         let mut f = toolgate_core::facts::FsFacts::new();
         for (link, target) in &self.links {
@@ -227,10 +379,19 @@ impl FactsJs {
 }
 
 /// `Policy.defaults(...)` options.
-#[derive(serde::Deserialize)]
 pub(crate) struct DefaultsJs {
     pub workspace: String,
     pub home: String,
+}
+
+impl DefaultsJs {
+    pub fn decode(value: JsValue) -> Result<DefaultsJs, GateError> {
+        let mut f = Fields::of(value, "Policy.defaults({workspace, home})")?;
+        Ok(DefaultsJs {
+            workspace: f.required("workspace")?,
+            home: f.required("home")?,
+        })
+    }
 }
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -54,8 +54,7 @@ impl Policy {
     ) -> Result<Policy, JsValue> {
         crate::poison::install();
         crate::poison::check()?;
-        let o: DefaultsJs =
-            from_js(options, "Policy.defaults({workspace, home})").map_err(into_error)?;
+        let o = DefaultsJs::decode(options).map_err(into_error)?;
         Ok(Policy::from_core(tg::Policy::defaults(
             &o.workspace,
             &o.home,
@@ -72,6 +71,22 @@ impl Policy {
         let value: serde_json::Value =
             from_js(call, "classify(call)").unwrap_or(serde_json::Value::Null);
         to_js(&self.inner.classify_value(&value)).map_err(into_error)
+    }
+
+    /// Classifies each call of an array, in order: one crossing into the module for all
+    /// of them (`classify` pays it per call). A malformed call is `ask`; a value that is
+    /// not an array throws `bad_input`.
+    #[wasm_bindgen(js_name = classifyMany, unchecked_return_type = "Verdict[]")]
+    pub fn classify_many(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ToolCall[]")] calls: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        crate::poison::check()?;
+        let calls: Vec<serde_json::Value> =
+            from_js(calls, "classifyMany(calls)").map_err(into_error)?;
+        let verdicts: Vec<tg::Verdict> =
+            calls.iter().map(|c| self.inner.classify_value(c)).collect();
+        to_js(&verdicts).map_err(into_error)
     }
 
     /// What the verdict for `{tool, args}` depends on in the file system: the paths
@@ -100,8 +115,7 @@ impl Policy {
         #[wasm_bindgen(unchecked_param_type = "FsFacts")] facts: JsValue,
     ) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
-        let facts: FactsJs =
-            from_js(facts, "classifyWithFacts(call, facts)").map_err(into_error)?;
+        let facts = FactsJs::decode(facts, "classifyWithFacts(call, facts)").map_err(into_error)?;
         let facts = facts.into_core();
         let verdict = match call_of(call) {
             Ok(c) => self

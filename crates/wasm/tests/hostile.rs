@@ -162,3 +162,80 @@ fn a_tools_mapping_is_judged_as_its_family() {
     assert_eq!(s(&e, "code"), "policy", "{e:?}");
     assert!(get(&e, "message").as_string().unwrap().contains("line"));
 }
+
+/// `classifyMany` answers each call as `classify` does, a malformed one `ask`, in one
+/// crossing; what is not an array is `bad_input`.
+#[wasm_bindgen_test]
+fn classify_many_answers_each_call_as_classify_does() {
+    let p = policy();
+    let calls = js(
+        r#"[{"tool":"bash","args":{"command":"ls"}},{"tool":"bash","args":{"command":"rm -rf /"}},
+            {"tool":"read","args":{"path":"/home/u/.ssh/id_rsa"}},7,{"tool":"shell","args":{"command":["git","status"]}}]"#,
+    );
+    let many = p.classify_many(calls.clone()).unwrap();
+    let many: js_sys::Array = many.dyn_into().unwrap();
+    let calls: js_sys::Array = calls.dyn_into().unwrap();
+    assert_eq!(many.length(), calls.length());
+    for i in 0..calls.length() {
+        let one = p.classify(calls.get(i)).unwrap();
+        assert_eq!(
+            js_sys::JSON::stringify(&one).unwrap().as_string(),
+            js_sys::JSON::stringify(&many.get(i)).unwrap().as_string(),
+            "call {i}"
+        );
+    }
+    let tiers: Vec<String> = (0..many.length())
+        .map(|i| s(&many.get(i), "tier"))
+        .collect();
+    assert_eq!(tiers, ["auto", "deny", "ask", "ask", "auto"]);
+    let e = p.classify_many(js(r#"{"tool":"bash"}"#)).err().unwrap();
+    assert_eq!(s(&e, "code"), "bad_input", "{e:?}");
+}
+
+/// The Gate's own inputs read by hand: a missing or mistyped field is `bad_input`
+/// naming it; facts with an unknown field are refused, never read as none.
+#[wasm_bindgen_test]
+fn options_and_facts_are_checked_field_by_field() {
+    let p = policy();
+    for (options, says) in [
+        (r#"{}"#, "missing field `sessionId`"),
+        (r#"{"sessionId":3}"#, "`sessionId` must be a string"),
+        (
+            r#"{"sessionId":"s","timeoutMs":-1}"#,
+            "`timeoutMs` must be a whole number",
+        ),
+        (
+            r#"{"sessionId":"s","locks":"yes"}"#,
+            "`locks` must be true or false",
+        ),
+        (r#""s""#, "expected an object"),
+    ] {
+        let e = JsGate::new(&p, js(options)).err().unwrap();
+        assert_eq!(s(&e, "code"), "bad_input", "{options}");
+        assert!(s(&e, "message").contains(says), "{options}: {e:?}");
+    }
+    let call = js(r#"{"tool":"read","args":{"path":"/w/a.txt"}}"#);
+    for (facts, says) in [
+        (r#"{"link":{}}"#, "unknown field `link`"),
+        (
+            r#"{"trees":[{"root":"/w","hidden":true,"ignore":false}]}"#,
+            "`files` is missing",
+        ),
+        (
+            r#"{"trees":[{"root":"/w","hidden":true,"ignore":false,"files":[],"x":1}]}"#,
+            "unknown field `x`",
+        ),
+        (r#"{"links":{"/w/a.txt":7}}"#, "target must be a string"),
+    ] {
+        let e = p
+            .classify_with_facts(call.clone(), js(facts))
+            .err()
+            .unwrap();
+        assert_eq!(s(&e, "code"), "bad_input", "{facts}");
+        assert!(s(&e, "message").contains(says), "{facts}: {e:?}");
+    }
+    let v = p
+        .classify_with_facts(call, js(r#"{"links":{"/w/a.txt":"/home/u/.ssh/id_rsa"}}"#))
+        .unwrap();
+    assert_eq!(s(&v, "tier"), "ask");
+}

@@ -20,6 +20,8 @@ const defaults: PolicyDefaults = { workspace: "/w", home: "/h" };
 const policy: Policy = Policy.defaults(defaults);
 const call: ToolCall = { tool: "bash", args: { command: "ls" } };
 const verdict: Verdict = policy.classify(call);
+const verdicts: Verdict[] = policy.classifyMany([call, { tool: "read", args: { path: "a.rs" } }]);
+void verdicts;
 const tier: Tier = verdict.tier;
 const parts: VerdictPart[] = verdict.parts ?? [];
 const needs: FsNeeds = policy.fsNeeds(call);

@@ -56,8 +56,7 @@ impl JsGate {
     ) -> Result<JsGate, JsValue> {
         crate::poison::install();
         crate::poison::check()?;
-        let o: GateOptionsJs =
-            from_js(options, "new Gate(policy, {sessionId, timeoutMs})").map_err(into_error)?;
+        let o = GateOptionsJs::decode(options).map_err(into_error)?;
         Gate::create(policy, o.into_options())
             .map(JsGate::from)
             .map_err(into_error)
@@ -71,7 +70,7 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "CheckCall")] call: JsValue,
     ) -> js_sys::Promise {
         crate::poison::promise(|| {
-            let fut = from_js::<CheckJs>(call, "check({tool, args, toolCallId, facts})")
+            let fut = CheckJs::decode(call)
                 .and_then(|c| {
                     let facts = c
                         .facts
@@ -111,8 +110,7 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "PendingResponse")] response: JsValue,
     ) -> Result<u32, JsValue> {
         crate::poison::check()?;
-        let r: RespondJs =
-            from_js(response, "respond(id, {decision, anchor})").map_err(into_error)?;
+        let r = RespondJs::decode(response).map_err(into_error)?;
         let (decision, anchor) = r.into_decision().map_err(into_error)?;
         let n = self
             .gate
