@@ -195,7 +195,7 @@ fn unknown_option() -> impl Strategy<Value = String> {
         .prop_filter("a name no listed option begins with", |(p, l)| {
             !p.longs
                 .iter()
-                .chain(["help", "version"].iter())
+                .chain(["help", "version"])
                 .any(|o| o.starts_with(l.as_str()))
         })
         .prop_map(|(p, l)| format!("{} --{l} notes.txt", p.name));

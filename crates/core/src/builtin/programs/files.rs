@@ -1,27 +1,6 @@
 //! Programs that name, stat, checksum, copy or create files: `ls`, `stat`, `du`, `sha256sum`, `cp`, `touch`, …
 
-use super::{Effect, Operands, Program, SUM_LONGS};
-
-/// `b2sum` takes the `*sum` options and `--length`.
-const B2SUM_LONGS: [&str; SUM_LONGS.len() + 1] = with_long(SUM_LONGS, "length=");
-
-/// `base` and one more long option, as a constant.
-// Evaluated at compile time only: an index out of bounds would be a compile error,
-// never a panic at run time (and `get_mut` is not usable in a const fn).
-#[allow(clippy::indexing_slicing)]
-const fn with_long<const N: usize>(
-    base: &[&'static str],
-    extra: &'static str,
-) -> [&'static str; N] {
-    let mut out = [""; N];
-    let mut i = 0;
-    while i < base.len() {
-        out[i] = base[i];
-        i += 1;
-    }
-    out[base.len()] = extra;
-    out
-}
+use super::{Effect, Operands, Program};
 
 pub(super) const PROGRAMS: &[Program] = &[
     Program {
@@ -29,7 +8,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "vzZbciklLhnN0prsSdC",
         short_values: "mefFP",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "magic-file=",
             "uncompress",
             "uncompress-noreport",
@@ -80,7 +59,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "0abcDHhklLmPSsx",
         short_values: "BdtX",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "null",
             "all",
             "apparent-size",
@@ -124,7 +103,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "aAbBcCdDfFgGhHiklLmnNoqQrRsStuUvxXZ1",
         short_values: "IpTw",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "all",
             "almost-all",
             "author",
@@ -179,7 +158,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "Lfct",
         short_values: "",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "dereference",
             "file-system",
             "cached=",
@@ -197,7 +176,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "az",
         short_values: "s",
         short_optional: "",
-        longs: &["multiple", "suffix=", "zero"],
+        longs: longs!["multiple", "suffix=", "zero"],
         effects: &[],
         operands: Operands::Data,
         digits: false,
@@ -208,7 +187,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "z",
         short_values: "",
         short_optional: "",
-        longs: &["zero"],
+        longs: longs!["zero"],
         effects: &[],
         operands: Operands::Data,
         digits: false,
@@ -219,7 +198,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "emLPqsz",
         short_values: "",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "canonicalize-existing",
             "canonicalize-missing",
             "logical",
@@ -241,7 +220,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "femnqsvz",
         short_values: "",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "canonicalize",
             "canonicalize-existing",
             "canonicalize-missing",
@@ -264,7 +243,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "acdfghilnpqrstuvxACDFJQNSUXR",
         short_values: "LHTPIo",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "gitignore",
             "gitfile=",
             "matchdirs",
@@ -316,7 +295,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "acfhm",
         short_values: "drt",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "date=",
             "no-create",
             "no-dereference",
@@ -339,7 +318,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "pvZ",
         short_values: "m",
         short_optional: "",
-        longs: &["mode=", "parents", "verbose", "context[=]"],
+        longs: longs!["mode=", "parents", "verbose", "context[=]"],
         effects: &[],
         operands: Operands::Written,
         digits: false,
@@ -356,7 +335,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "aip",
         short_values: "",
         short_optional: "",
-        longs: &["append", "ignore-interrupts", "output-error[=]"],
+        longs: longs!["append", "ignore-interrupts", "output-error[=]"],
         effects: &[],
         operands: Operands::Written,
         digits: false,
@@ -373,7 +352,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "di",
         short_values: "w",
         short_optional: "",
-        longs: &["decode", "ignore-garbage", "wrap="],
+        longs: longs!["decode", "ignore-garbage", "wrap="],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -390,7 +369,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "",
         short_optional: "",
-        longs: SUM_LONGS,
+        longs: sum_longs![],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -404,7 +383,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "",
         short_optional: "",
-        longs: SUM_LONGS,
+        longs: sum_longs![],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -415,7 +394,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "",
         short_optional: "",
-        longs: SUM_LONGS,
+        longs: sum_longs![],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -426,7 +405,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "",
         short_optional: "",
-        longs: SUM_LONGS,
+        longs: sum_longs![],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -440,7 +419,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "",
         short_optional: "",
-        longs: SUM_LONGS,
+        longs: sum_longs![],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -454,7 +433,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "",
         short_optional: "",
-        longs: SUM_LONGS,
+        longs: sum_longs![],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -469,7 +448,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bctwz",
         short_values: "l",
         short_optional: "",
-        longs: &B2SUM_LONGS,
+        longs: sum_longs!["length="],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -481,7 +460,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "czw",
         short_values: "al",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "algorithm=",
             "check",
             "length=",
@@ -509,7 +488,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "abdfiHlLnPpRrsTuvxZ",
         short_values: "St",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "archive",
             "attributes-only",
             "backup[=]",
@@ -584,7 +563,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bfinTuvZ",
         short_values: "St",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "backup[=]",
             "force",
             "interactive",
@@ -621,7 +600,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "ahHiklPTv",
         short_values: "Btx",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "all",
             "block-size=",
             "human-readable",

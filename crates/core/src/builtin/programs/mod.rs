@@ -79,7 +79,7 @@ pub struct Program {
     /// Long options: `name` (no value), `name=` (a value: `--name=V` or `--name V`),
     /// `name[=]` (an optional value, only as `--name=V`), `name==` (two values, the
     /// next two words: `jq --arg NAME VALUE`; the second is the option's value).
-    pub longs: &'static [&'static str],
+    pub longs: Longs,
     /// Options with an effect: `-x` or `--long` (full name), and the effect.
     pub effects: &'static [(&'static str, Effect)],
     /// What its operands are (files read, a pattern, …).
@@ -115,21 +115,45 @@ macro_rules! examples {
     };
 }
 
-pub(super) const HELP: &[&str] = &["help", "version"];
+/// A program's long options as one string, each followed by a space (`longs!["all",
+/// "color[=]"]` is `"all color[=] "`): a table entry costs its characters, not a pointer
+/// and a length beside them (the tables hold some 650 of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Longs(pub &'static str);
 
-/// The long options of the coreutils `*sum` programs.
-pub(super) const SUM_LONGS: &[&str] = &[
-    "binary",
-    "check",
-    "tag",
-    "text",
-    "zero",
-    "ignore-missing",
-    "quiet",
-    "status",
-    "strict",
-    "warn",
-];
+impl Longs {
+    /// Each long option, in order.
+    pub fn iter(self) -> impl Iterator<Item = &'static str> {
+        self.0.split_terminator(' ')
+    }
+}
+
+macro_rules! longs {
+    ($($long:literal),* $(,)?) => {
+        $crate::builtin::programs::Longs(concat!($($long, " "),*))
+    };
+}
+
+/// The long options of the coreutils `*sum` programs (`sum_longs!["length="]` adds one).
+macro_rules! sum_longs {
+    ($($extra:literal),*) => {
+        longs![
+            "binary",
+            "check",
+            "tag",
+            "text",
+            "zero",
+            "ignore-missing",
+            "quiet",
+            "status",
+            "strict",
+            "warn",
+            $($extra),*
+        ]
+    };
+}
+
+pub(super) const HELP: &[&str] = &["help", "version"];
 
 mod files;
 mod git;
@@ -328,7 +352,7 @@ impl Program {
     }
 
     fn long(&self, given: &str) -> Result<(&'static str, char), String> {
-        let all = self.longs.iter().copied().chain(HELP.iter().copied());
+        let all = self.longs.iter().chain(HELP.iter().copied());
         let mut hit: Option<(&'static str, char)> = None;
         for l in all {
             let (base, kind) = if let Some(b) = l.strip_suffix("[=]") {
@@ -531,6 +555,35 @@ mod tests {
         }
     }
 
+    /// Every table's long options read back as written: one string of names each
+    /// followed by a space, none empty, none with a space of its own.
+    #[test]
+    fn long_options_are_stored_whole() {
+        let mut n = 0;
+        for p in programs().chain([&XARGS]) {
+            assert!(
+                p.longs.0.is_empty() || p.longs.0.ends_with(' '),
+                "{}",
+                p.name
+            );
+            for l in p.longs.iter() {
+                assert!(
+                    !l.is_empty() && !l.contains(char::is_whitespace),
+                    "{}: {l:?}",
+                    p.name
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 500, "only {n} long options");
+        let sum = lookup("b2sum").map(|p| p.longs);
+        assert_eq!(sum.map(|l| l.iter().last()), Some(Some("length=")));
+        assert_eq!(
+            longs!["a", "b[=]"].iter().collect::<Vec<_>>(),
+            ["a", "b[=]"]
+        );
+    }
+
     /// Each entry's examples get the tier they name from the built-in policy.
     #[test]
     fn examples_hold() {
@@ -541,7 +594,7 @@ mod tests {
             flags: "",
             short_values: "",
             short_optional: "",
-            longs: &[],
+            longs: longs![],
             effects: &[],
             operands: Operands::Names,
             digits: false,

@@ -10,7 +10,7 @@ pub const XARGS: Program = Program {
     flags: "0prtx",
     short_values: "adEILnPs",
     short_optional: "eil",
-    longs: &[
+    longs: longs![
         "null",
         "arg-file=",
         "delimiter=",

@@ -90,7 +90,7 @@ fn entry_options(p: &Program) -> Vec<OptionSpelling> {
     short(p.flags, Takes::Nothing);
     short(p.short_values, Takes::Value);
     short(p.short_optional, Takes::Optional);
-    for long in p.longs {
+    for long in p.longs.iter() {
         let (name, takes) = if let Some(n) = long.strip_suffix("==") {
             (n, Takes::Words(2))
         } else if let Some(n) = long.strip_suffix("[=]") {
@@ -98,7 +98,7 @@ fn entry_options(p: &Program) -> Vec<OptionSpelling> {
         } else if let Some(n) = long.strip_suffix('=') {
             (n, Takes::Value)
         } else {
-            (*long, Takes::Nothing)
+            (long, Takes::Nothing)
         };
         out.push(OptionSpelling {
             text: format!("--{name}"),

@@ -8,7 +8,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "AbeEnstTuv",
         short_values: "",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "show-all",
             "number-nonblank",
             "show-ends",
@@ -31,7 +31,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "qvz",
         short_values: "cn",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "bytes=",
             "lines=",
             "quiet",
@@ -53,7 +53,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "fFqvz",
         short_values: "cns",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "bytes=",
             "follow[=]",
             "lines=",
@@ -85,7 +85,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "cmlLw",
         short_values: "",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "bytes",
             "chars",
             "lines",
@@ -108,7 +108,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "EFGPiywxzsvVbnHhoqaIrRLlcTZUu",
         short_values: "efmdDBAC",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "extended-regexp",
             "fixed-strings",
             "basic-regexp",
@@ -185,7 +185,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "p",
         short_values: "bdfhilnsvw",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "body-numbering=",
             "section-delimiter=",
             "footer-numbering=",
@@ -208,7 +208,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "qsenyptTlrNiEZbwBadu",
         short_values: "CUWFxXSID",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "normal",
             "brief",
             "report-identical-files",
@@ -285,7 +285,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "blsv",
         short_values: "in",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "print-bytes",
             "ignore-initial=",
             "verbose",
@@ -303,7 +303,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "123z",
         short_values: "",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "check-order",
             "nocheck-order",
             "output-delimiter=",
@@ -320,7 +320,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "nszw",
         short_values: "bcdf",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "bytes=",
             "characters=",
             "delimiter=",
@@ -343,7 +343,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bdfgiMhnRrVcCmsuz",
         short_values: "kotStT",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "ignore-leading-blanks",
             "dictionary-order",
             "ignore-case",
@@ -394,7 +394,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "cdDiuz",
         short_values: "fsw",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "count",
             "repeated",
             "all-repeated[=]",
@@ -420,7 +420,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "cCdst",
         short_values: "",
         short_optional: "",
-        longs: &["complement", "delete", "squeeze-repeats", "truncate-set1"],
+        longs: longs!["complement", "delete", "squeeze-repeats", "truncate-set1"],
         effects: &[],
         operands: Operands::Data,
         digits: false,
@@ -433,7 +433,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "cnesrjaSCMRh",
         short_values: "fL",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "compact-output",
             "null-input",
             "exit-status",
@@ -484,7 +484,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bscFLh.ivnxUIN0oPpqzSaluVHw",
         short_values: "ABCEefgMmjrTtd",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "after-context=",
             "auto-hybrid-regex",
             "before-context=",
@@ -615,7 +615,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "nrEsuzb",
         short_values: "efl",
         short_optional: "i",
-        longs: &[
+        longs: longs![
             "quiet",
             "silent",
             "expression=",
@@ -664,7 +664,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "abcdfilosxv",
         short_values: "AjNSt",
         short_optional: "w",
-        longs: &[
+        longs: longs![
             "address-radix=",
             "endian=",
             "skip-bytes=",
@@ -690,7 +690,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bcCdoxv",
         short_values: "efns",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "one-byte-octal",
             "one-byte-char",
             "canonical",
@@ -722,7 +722,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "adfow",
         short_values: "ntTesU",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "all",
             "data",
             "print-file-name",
@@ -749,7 +749,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "tdeLJx",
         short_values: "nONlEHRTWripcos",
         short_optional: "",
-        longs: &[
+        longs: longs![
             "table",
             "table-name=",
             "table-order=",
@@ -786,7 +786,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "bs",
         short_values: "w",
         short_optional: "",
-        longs: &["bytes", "spaces", "width="],
+        longs: longs!["bytes", "spaces", "width="],
         effects: &[],
         operands: Operands::Files,
         digits: true,
@@ -798,7 +798,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "sz",
         short_values: "d",
         short_optional: "",
-        longs: &["delimiters=", "serial", "zero-terminated"],
+        longs: longs!["delimiters=", "serial", "zero-terminated"],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -810,7 +810,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "0",
         short_values: "",
         short_optional: "",
-        longs: &["zero"],
+        longs: longs!["zero"],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -822,7 +822,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "br",
         short_values: "s",
         short_optional: "",
-        longs: &["before", "regex", "separator="],
+        longs: longs!["before", "regex", "separator="],
         effects: &[],
         operands: Operands::Files,
         digits: false,
@@ -834,7 +834,7 @@ pub(super) const PROGRAMS: &[Program] = &[
         flags: "",
         short_values: "",
         short_optional: "",
-        longs: &[],
+        longs: longs![],
         effects: &[],
         operands: Operands::Printed,
         digits: false,
