@@ -36,6 +36,19 @@ impl ToolCall {
         Ok(ToolCall::new(tool, args))
     }
 
+    /// [`ToolCall::from_value`] of a value the caller gives up: the arguments are moved,
+    /// not copied (a host's call can hold a long script).
+    pub fn from_owned(value: Value) -> Result<ToolCall, &'static str> {
+        let Value::Object(mut obj) = value else {
+            return Err("a tool call must be a JSON object");
+        };
+        let Some(Value::String(tool)) = obj.remove("tool") else {
+            return Err("`tool` must be a string");
+        };
+        let args = obj.remove("args").unwrap_or(Value::Null);
+        Ok(ToolCall::new(tool, args))
+    }
+
     /// The family of this tool, by name (case-insensitive).
     pub fn family(&self) -> Family {
         Family::of(&self.tool)
@@ -360,6 +373,22 @@ const HEX_PAIRS: [[u8; 2]; 256] = {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_call_given_up_reads_as_one_borrowed() {
+        for v in [
+            json!({"tool": "bash", "args": {"command": "ls"}}),
+            json!({"tool": "bash"}),
+            json!({"tool": "read", "args": null, "extra": 1}),
+            json!({"tool": 3, "args": {}}),
+            json!({"args": {}}),
+            json!([1, 2]),
+            json!("bash"),
+            json!(null),
+        ] {
+            assert_eq!(ToolCall::from_owned(v.clone()), ToolCall::from_value(&v), "{v}");
+        }
+    }
 
     #[test]
     fn anchor_ignores_key_order_and_whitespace() {

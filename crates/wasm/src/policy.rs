@@ -70,7 +70,7 @@ impl Policy {
         crate::poison::check()?;
         let value: serde_json::Value =
             from_js(call, "classify(call)").unwrap_or(serde_json::Value::Null);
-        to_js(&self.inner.classify_value(&value)).map_err(into_error)
+        to_js(&self.inner.classify_owned(value)).map_err(into_error)
     }
 
     /// Classifies each call of an array, in order: one crossing into the module for all
@@ -84,8 +84,10 @@ impl Policy {
         crate::poison::check()?;
         let calls: Vec<serde_json::Value> =
             from_js(calls, "classifyMany(calls)").map_err(into_error)?;
-        let verdicts: Vec<tg::Verdict> =
-            calls.iter().map(|c| self.inner.classify_value(c)).collect();
+        let verdicts: Vec<tg::Verdict> = calls
+            .into_iter()
+            .map(|c| self.inner.classify_owned(c))
+            .collect();
         to_js(&verdicts).map_err(into_error)
     }
 

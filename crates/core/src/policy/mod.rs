@@ -401,6 +401,15 @@ impl Policy {
         }
     }
 
+    /// [`Policy::classify_value`] of a value the caller gives up (its arguments are moved
+    /// into the call, not copied).
+    pub fn classify_owned(&self, value: Value) -> Verdict {
+        match ToolCall::from_owned(value) {
+            Ok(call) => self.classify(&call),
+            Err(why) => malformed(why),
+        }
+    }
+
     /// Classifies a tool call with session rules checked beside the user's rules.
     pub fn classify_with(&self, call: &ToolCall, session: &SessionRules) -> Verdict {
         self.classify_with_facts(call, session, &FsFacts::default())
