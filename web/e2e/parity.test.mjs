@@ -174,6 +174,10 @@ writeFileSync(out, verdicts.join("\\n") + "\\n");
   const mapped = [...MAPPED, ...all.find(([n]) => n === "agents")[1], ...all.find(([n]) => n === "own")[1]];
   total += sides("mapped tools", mapped, join(work, "policy.toml"));
   console.log(`parity: ${total} calls classified by the installed package and by the CLI`);
+  // The speed benchmark on the installed package, reported (not a check: rates depend on
+  // the machine); scripts/bench-js adds the native core.
+  const speed = run("node", [join(ROOT, "web", "bench", "speed.mjs"), "--pkg", join(app, "node_modules", "toolgate"), "--seconds", "1"], ROOT);
+  console.log(speed.out.trim());
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
