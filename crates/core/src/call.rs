@@ -386,7 +386,11 @@ mod tests {
             json!("bash"),
             json!(null),
         ] {
-            assert_eq!(ToolCall::from_owned(v.clone()), ToolCall::from_value(&v), "{v}");
+            assert_eq!(
+                ToolCall::from_owned(v.clone()),
+                ToolCall::from_value(&v),
+                "{v}"
+            );
         }
     }
 
