@@ -341,8 +341,7 @@ impl Reader<'_> {
         let mut parts = Vec::new();
         loop {
             let part = match self.peek() {
-                Some(b'"') => self.basic_string(false)?,
-                Some(b'\'') => self.literal_string(false)?,
+                Some(q @ (b'"' | b'\'')) => self.string(q, false)?,
                 _ => {
                     let start = self.i;
                     while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
@@ -374,11 +373,11 @@ impl Reader<'_> {
         match self.peek() {
             Some(b'"') => {
                 let multi = self.b.get(self.i..self.i + 3) == Some(b"\"\"\"");
-                self.basic_string(multi).map(Value::String)
+                self.string(b'"', multi).map(Value::String)
             }
             Some(b'\'') => {
                 let multi = self.b.get(self.i..self.i + 3) == Some(b"'''");
-                self.literal_string(multi).map(Value::String)
+                self.string(b'\'', multi).map(Value::String)
             }
             Some(b'[') => self.array(key, depth),
             Some(b'{') => self.inline_table(key, depth),
@@ -469,30 +468,33 @@ impl Reader<'_> {
         }
     }
 
-    /// A literal string (`'…'` or `'''…'''`): no escapes.
-    fn literal_string(&mut self, multi: bool) -> Result<String, Fail> {
+    /// A string: basic (`"…"`, `"""…"""`, with escapes) or literal (`'…'`, `'''…'''`,
+    /// none), the quote `q` telling which.
+    fn string(&mut self, q: u8, multi: bool) -> Result<String, Fail> {
         self.i += if multi { 3 } else { 1 };
         if multi {
             self.newline()?;
         }
+        let basic = q == b'"';
         let mut out = String::new();
         loop {
             let start = self.i;
-            while matches!(self.peek(), Some(c) if c != b'\'' && c != b'\n' && c != b'\r' && (c >= 0x20 || c == b'\t') && c != 0x7f)
+            while matches!(self.peek(), Some(c) if c != q && !(basic && c == b'\\') && c != b'\n' && c != b'\r' && (c >= 0x20 || c == b'\t') && c != 0x7f)
             {
                 self.i += 1;
             }
             out.push_str(self.text.get(start..self.i).unwrap_or_default());
             match self.peek() {
-                Some(b'\'') => {
+                Some(c) if c == q => {
                     if !multi {
                         self.i += 1;
                         return Ok(out);
                     }
-                    if self.close_multi(b'\'', &mut out) {
+                    if self.close_multi(q, &mut out) {
                         return Ok(out);
                     }
                 }
+                Some(b'\\') if basic => self.escape(multi, &mut out)?,
                 // A newline in a multi-line string is `\n`, written `\r\n` or not.
                 Some(b'\n' | b'\r') if multi => {
                     self.newline()?;
@@ -524,42 +526,6 @@ impl Reader<'_> {
         }
         self.i += run;
         false
-    }
-
-    /// A basic string (`"…"` or `"""…"""`) with its escapes.
-    fn basic_string(&mut self, multi: bool) -> Result<String, Fail> {
-        self.i += if multi { 3 } else { 1 };
-        if multi {
-            self.newline()?;
-        }
-        let mut out = String::new();
-        loop {
-            let start = self.i;
-            while matches!(self.peek(), Some(c) if c != b'"' && c != b'\\' && c != b'\n' && c != b'\r' && (c >= 0x20 || c == b'\t') && c != 0x7f)
-            {
-                self.i += 1;
-            }
-            out.push_str(self.text.get(start..self.i).unwrap_or_default());
-            match self.peek() {
-                Some(b'"') => {
-                    if !multi {
-                        self.i += 1;
-                        return Ok(out);
-                    }
-                    if self.close_multi(b'"', &mut out) {
-                        return Ok(out);
-                    }
-                }
-                Some(b'\\') => self.escape(multi, &mut out)?,
-                // A newline in a multi-line string is `\n`, written `\r\n` or not.
-                Some(b'\n' | b'\r') if multi => {
-                    self.newline()?;
-                    out.push('\n');
-                }
-                None | Some(b'\n' | b'\r') => return Err(self.fail("an unterminated string")),
-                Some(_) => return Err(self.fail("a control character in a string")),
-            }
-        }
     }
 
     fn escape(&mut self, multi: bool, out: &mut String) -> Result<(), Fail> {
