@@ -47,10 +47,14 @@ enum Origin {
     Dotted(usize),
 }
 
-/// A table while the file is read: entries in order, each with its origin when a table.
+/// A table while the file is read: entries in order, each with its origin when a table,
+/// and an index from key to position, so that a file of many keys or tables reads in
+/// time linear in its size. (The index is a JSON map of positions: the map type the
+/// reader builds anyway, so no second ordered map is compiled into the WebAssembly.)
 #[derive(Default)]
 struct Table {
     entries: Vec<(String, Node)>,
+    index: Map<String, Value>,
 }
 
 enum Node {
@@ -60,10 +64,15 @@ enum Node {
 
 impl Table {
     fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        self.entries
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, n)| n)
+        let at = self.index.get(key)?.as_u64()?;
+        let at = usize::try_from(at).ok()?;
+        self.entries.get_mut(at).map(|(_, n)| n)
+    }
+
+    fn push(&mut self, key: String, node: Node) {
+        self.index
+            .insert(key.clone(), Value::from(self.entries.len()));
+        self.entries.push((key, node));
     }
 
     fn into_value(self) -> Map<String, Value> {
@@ -158,8 +167,7 @@ fn define_table(root: &mut Table, path: &[String], line: usize) -> Result<(), Fa
                 } else {
                     Origin::Implicit
                 };
-                t.entries
-                    .push((key.clone(), Node::Table(Table::default(), origin)));
+                t.push(key.clone(), Node::Table(Table::default(), origin));
             }
             Some(Node::Table(_, origin)) if last => {
                 if *origin != Origin::Implicit {
@@ -218,10 +226,10 @@ fn insert(
     };
     for (n, k) in parents.iter().enumerate() {
         if t.get_mut(k).is_none() {
-            t.entries.push((
+            t.push(
                 k.clone(),
                 Node::Table(Table::default(), Origin::Dotted(section)),
-            ));
+            );
         }
         match t.get_mut(k) {
             Some(Node::Table(inner, Origin::Dotted(s))) if *s == section => t = inner,
@@ -248,7 +256,7 @@ fn insert(
     if t.get_mut(last).is_some() {
         return Err((line, format!("`{}` is defined twice", shown(key))));
     }
-    t.entries.push((last.clone(), Node::Value(value)));
+    t.push(last.clone(), Node::Value(value));
     Ok(())
 }
 
