@@ -191,8 +191,24 @@ fn time_call(policy: &Policy, call: &ToolCall, budget: Duration) -> (Duration, u
     }
 }
 
+/// The mean time of reading `text` as a policy file, and whether it read.
+fn time_policy(text: &str, budget: Duration) -> (Duration, bool) {
+    let read = Policy::from_toml(text).is_ok();
+    let start = Instant::now();
+    let mut runs: u32 = 0;
+    loop {
+        black_box(Policy::from_toml(black_box(text)).is_ok());
+        runs += 1;
+        let elapsed = start.elapsed();
+        if (runs >= 3 && elapsed >= budget) || runs >= 100_000 {
+            return (elapsed.checked_div(runs).unwrap_or(elapsed), read);
+        }
+    }
+}
+
 /// Runs `toolgate bench-adversarial`: every adversarial family at 16 KiB and 64 KiB
-/// (the ratio shows linearity: ≈4 when linear), plus the over-limit input. The last
+/// (the ratio shows linearity: ≈4 when linear), plus the over-limit input, then hostile
+/// policy files at 64 KiB and 256 KiB (ratio ≈4 too). The last
 /// line is `worst_us_per_input=…`: the slowest mean time of one classification.
 pub fn bench_adversarial(policy: &Policy, seconds_per_input: f64) -> String {
     let budget = Duration::from_secs_f64(seconds_per_input);
@@ -247,6 +263,30 @@ pub fn bench_adversarial(policy: &Policy, seconds_per_input: f64) -> String {
     );
     if t > worst.0 {
         worst = (t, over.name.to_string());
+    }
+    // Hostile policy files at 64 KiB and 256 KiB (the limit): ratio ≈4 when linear.
+    let _ = writeln!(
+        s,
+        "{:<28} {:>6} {:>5}  {:<32} {:>10} {:>10} {:>6} {:>8}",
+        "policy file", "bytes", "read", "", "us@64KiB", "us@256KiB", "ratio", "ns/byte"
+    );
+    let max = toolgate_core::toml_shape::MAX_POLICY_BYTES;
+    let quarter = adversarial::policy_files(max / 4);
+    for ((name, sm), (_, bg)) in quarter.iter().zip(adversarial::policy_files(max)) {
+        let (t64, _) = time_policy(sm, budget);
+        let (t256, read) = time_policy(&bg, budget);
+        let _ = writeln!(
+            s,
+            "{:<28} {:>6} {:>5}  {:<32} {:>10.1} {:>10.1} {:>6.1} {:>8.2}",
+            name,
+            bg.len(),
+            if read { "ok" } else { "error" },
+            "",
+            micros(t64),
+            micros(t256),
+            t256.as_secs_f64() / t64.as_secs_f64().max(1e-12),
+            t256.as_secs_f64() * 1e9 / bg.len() as f64
+        );
     }
     let _ = writeln!(
         s,

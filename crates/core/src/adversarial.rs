@@ -355,3 +355,41 @@ fn pad(mut s: String, size: usize) -> String {
     }
     s
 }
+
+/// Hostile policy files of about `size` bytes (at most
+/// [`MAX_POLICY_BYTES`](crate::toml_shape::MAX_POLICY_BYTES)): many keys, many tables,
+/// many dotted keys into one table, one long rule list. `toolgate bench-adversarial`
+/// times reading each at two sizes: linear when the ratio is about their sizes' ratio.
+pub fn policy_files(size: usize) -> Vec<(&'static str, String)> {
+    let upto = |mut s: String| {
+        if s.len() > size {
+            let cut = s.get(..size).and_then(|t| t.rfind('\n')).unwrap_or(0);
+            s.truncate(cut + 1);
+        }
+        s
+    };
+    vec![
+        (
+            "policy: many keys",
+            upto((0..size / 5).map(|i| format!("k{i}=1\n")).collect()),
+        ),
+        (
+            "policy: many tables",
+            upto((0..size / 5).map(|i| format!("[t{i}]\n")).collect()),
+        ),
+        (
+            "policy: dotted keys",
+            upto((0..size / 5).map(|i| format!("a.k{i}=\"\"\n")).collect()),
+        ),
+        (
+            "policy: one long rule list",
+            // One line: as many rules as fit in `size`.
+            format!(
+                "[rules]\nallow = [{}]\n",
+                (0..size / 20)
+                    .map(|i| format!("\"Bash(c{i} *)\","))
+                    .collect::<String>()
+            ),
+        ),
+    ]
+}
