@@ -78,7 +78,7 @@ if (NATIVE) {
   try {
     const file = join(dir, "calls.jsonl");
     writeFileSync(file, calls.map((c) => JSON.stringify(c)).join("\n") + "\n");
-    const out = execFileSync(NATIVE, ["bench", file, "--seconds", String(SECONDS), "--workspace", WS, "--home", HOME], { encoding: "utf8" });
+    const out = execFileSync(NATIVE, ["bench", file, "--seconds", String(SECONDS), "--workspace", WS, "--home", HOME], { encoding: "utf8", timeout: (SECONDS + 120) * 1000, killSignal: "SIGKILL" });
     const m = /classifications_per_sec=(\d+)/.exec(out);
     if (m) rows.push(["native core (toolgate bench, release build)", Number(m[1])]);
   } finally {

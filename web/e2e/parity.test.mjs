@@ -141,6 +141,9 @@ writeFileSync(out, verdicts.join("\\n") + "\\n");
         input: readFileSync(file),
         encoding: "utf8",
         maxBuffer: 1 << 28,
+        // Bounded: a CLI that hangs fails this check instead of the whole run.
+        timeout: 300_000,
+        killSignal: "SIGKILL",
       });
     } catch (e) {
       native = `${e.message}`;
