@@ -122,3 +122,187 @@ impl Verdict {
         crate::rule_id::is_hard_deny(self.tier == Tier::Deny, &self.rule)
     }
 }
+
+impl Verdict {
+    /// The verdict as JSON text, exactly as `serde_json::to_string` writes it (the same
+    /// fields, order and escapes), appended to `out` in one pass: what a host that
+    /// classifies many calls takes across a boundary (toolgate-wasm's `classify`). Most
+    /// strings have nothing to escape and are copied whole.
+    pub fn write_json(&self, out: &mut String) {
+        out.push_str("{\"tier\":\"");
+        out.push_str(self.tier.as_str());
+        out.push_str("\",\"rule\":");
+        json_str(out, &self.rule);
+        out.push_str(",\"reason\":");
+        json_str(out, &self.reason);
+        json_span(out, self.span);
+        if !self.parts.is_empty() {
+            out.push_str(",\"parts\":[");
+            for (i, p) in self.parts.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str("{\"tier\":\"");
+                out.push_str(p.tier.as_str());
+                out.push_str("\",\"text\":");
+                json_str(out, &p.text);
+                out.push_str(",\"rule\":");
+                json_str(out, &p.rule);
+                out.push_str(",\"reason\":");
+                json_str(out, &p.reason);
+                json_span(out, p.span);
+                out.push('}');
+            }
+            out.push(']');
+        }
+        out.push('}');
+    }
+}
+
+fn json_span(out: &mut String, span: Option<[usize; 2]>) {
+    if let Some([a, b]) = span {
+        out.push_str(",\"span\":[");
+        json_uint(out, a);
+        out.push(',');
+        json_uint(out, b);
+        out.push(']');
+    }
+}
+
+fn json_uint(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+/// `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b \t \n \f \r`, and
+/// `\u00XX` (lowercase hex) for the other control characters.
+fn json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut start = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let short = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'\n' => 'n',
+            b'\r' => 'r',
+            b'\t' => 't',
+            0x08 => 'b',
+            0x0c => 'f',
+            0..=0x1f => 'u',
+            _ => continue,
+        };
+        // `i` is at an ASCII byte: a character boundary.
+        out.push_str(s.get(start..i).unwrap_or_default());
+        out.push('\\');
+        out.push(short);
+        if short == 'u' {
+            out.push_str("00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tier() -> impl Strategy<Value = Tier> {
+        prop_oneof![
+            Just(Tier::Auto),
+            Just(Tier::Sandbox),
+            Just(Tier::Ask),
+            Just(Tier::Deny)
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        // Every escape class: quotes, backslashes, all controls, DEL, non-ASCII.
+        prop_oneof![
+            ".*",
+            proptest::collection::vec(
+                prop_oneof![
+                    (0u32..0x80).prop_map(|c| char::from_u32(c).unwrap_or('a')),
+                    Just('é'),
+                    Just('\u{202E}'),
+                    Just('😀')
+                ],
+                0..24
+            )
+            .prop_map(|v| v.into_iter().collect())
+        ]
+    }
+
+    fn span() -> impl Strategy<Value = Option<[usize; 2]>> {
+        proptest::option::of(
+            (
+                any::<usize>(),
+                prop_oneof![Just(0usize), Just(usize::MAX), 0..10_000usize],
+            )
+                .prop_map(|(a, b)| [a, b]),
+        )
+    }
+
+    fn verdict() -> impl Strategy<Value = Verdict> {
+        let part = (tier(), text(), text(), text(), span()).prop_map(
+            |(tier, text, rule, reason, span)| Part {
+                tier,
+                text,
+                rule: rule.into(),
+                reason: reason.into(),
+                span,
+            },
+        );
+        (
+            tier(),
+            text(),
+            text(),
+            span(),
+            proptest::collection::vec(part, 0..4),
+        )
+            .prop_map(|(tier, rule, reason, span, parts)| Verdict {
+                tier,
+                rule: rule.into(),
+                reason: reason.into(),
+                span,
+                parts,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The hand-written encoder writes byte for byte what serde_json writes.
+        #[test]
+        fn write_json_is_serde_jsons_text(v in verdict()) {
+            let mut out = String::from("x");
+            v.write_json(&mut out);
+            prop_assert_eq!(&out[1..], serde_json::to_string(&v).unwrap());
+        }
+    }
+
+    #[test]
+    fn write_json_escapes_every_control_character() {
+        let all: String = (0u32..0x80).filter_map(char::from_u32).collect();
+        let v = Verdict::new(Tier::Ask, all.clone(), "\"\\\u{7f}é");
+        let mut out = String::new();
+        v.write_json(&mut out);
+        assert_eq!(out, serde_json::to_string(&v).unwrap());
+        assert!(out.contains("\\u0000") && out.contains("\\u001f") && out.contains("\\b"));
+    }
+}

@@ -14,7 +14,33 @@ use wasm_bindgen::prelude::*;
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, GateError> {
     let text = serde_json::to_string(value)
         .map_err(|_| GateError::BadInput("cannot encode the result".into()))?;
-    js_sys::JSON::parse(&text).map_err(|_| GateError::BadInput("cannot encode the result".into()))
+    parse_json(&text)
+}
+
+/// A verdict to JavaScript: its JSON text (`Verdict::write_json`, one pass, byte for
+/// byte serde_json's) parsed by the engine. `classify`'s path, per call.
+pub(crate) fn verdict_to_js(verdict: &toolgate_core::Verdict) -> Result<JsValue, GateError> {
+    let mut text = String::with_capacity(256);
+    verdict.write_json(&mut text);
+    parse_json(&text)
+}
+
+/// Verdicts to a JavaScript array (as [`verdict_to_js`], one parse for all).
+pub(crate) fn verdicts_to_js(verdicts: &[toolgate_core::Verdict]) -> Result<JsValue, GateError> {
+    let mut text = String::with_capacity(256 * verdicts.len() + 2);
+    text.push('[');
+    for (i, v) in verdicts.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        v.write_json(&mut text);
+    }
+    text.push(']');
+    parse_json(&text)
+}
+
+fn parse_json(text: &str) -> Result<JsValue, GateError> {
+    js_sys::JSON::parse(text).map_err(|_| GateError::BadInput("cannot encode the result".into()))
 }
 
 /// JS → Rust through `JSON.stringify` and serde_json, the one decoder of inputs and

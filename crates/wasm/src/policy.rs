@@ -1,7 +1,7 @@
 //! `Policy`: the classifier, compiled once.
 
 use crate::error::into_error;
-use crate::js::{from_js, to_js, DefaultsJs, FactsJs};
+use crate::js::{from_js, to_js, verdict_to_js, verdicts_to_js, DefaultsJs, FactsJs};
 use std::rc::Rc;
 use toolgate_core as tg;
 use wasm_bindgen::prelude::*;
@@ -70,7 +70,7 @@ impl Policy {
         crate::poison::check()?;
         let value: serde_json::Value =
             from_js(call, "classify(call)").unwrap_or(serde_json::Value::Null);
-        to_js(&self.inner.classify_owned(value)).map_err(into_error)
+        verdict_to_js(&self.inner.classify_owned(value)).map_err(into_error)
     }
 
     /// Classifies each call of an array, in order: one crossing into the module for all
@@ -88,7 +88,7 @@ impl Policy {
             .into_iter()
             .map(|c| self.inner.classify_owned(c))
             .collect();
-        to_js(&verdicts).map_err(into_error)
+        verdicts_to_js(&verdicts).map_err(into_error)
     }
 
     /// What the verdict for `{tool, args}` depends on in the file system: the paths
@@ -125,7 +125,7 @@ impl Policy {
                 .classify_with_facts(&c, &tg::SessionRules::default(), &facts),
             Err(value) => self.inner.classify_value(&value),
         };
-        to_js(&verdict).map_err(into_error)
+        verdict_to_js(&verdict).map_err(into_error)
     }
 
     /// The always-allow scopes a prompt may offer for this call, narrowest first.
