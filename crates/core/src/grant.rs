@@ -12,9 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::call::ToolCall;
 use crate::error::Error;
+use crate::fields::Fields;
 use crate::marker::{Choice, Marker, Park, ParkCall, PendingCall, ResumeDecision};
 use crate::policy::{Policy, Rule, SessionRules};
 use crate::verdict::Tier;
+use serde_json::Value;
 
 /// A grant's lifetime when the person names none (one hour).
 pub const DEFAULT_GRANT_TTL_MS: u64 = 60 * 60 * 1000;
@@ -231,12 +233,38 @@ impl Grant {
     /// Reads a stored grant; one that does not read, or whose rule does not compile,
     /// is refused (a host then uses it for nothing).
     pub fn decode(text: &str) -> Result<Grant, Error> {
-        let g: Grant = serde_json::from_str(text).map_err(|e| refused(e.to_string()))?;
+        let g = Grant::read(text).map_err(refused)?;
         Rule::parse(&g.rule, "/", "/")?;
         if g.expires_at.saturating_sub(g.created_at) > MAX_GRANT_TTL_MS {
             return Err(refused("a stored grant lives longer than grants may"));
         }
         Ok(g)
+    }
+}
+
+impl Grant {
+    /// The stored text's fields (by hand: no serde-derived decoder in the WebAssembly
+    /// build); unknown fields are ignored, as the derived decoder does.
+    fn read(text: &str) -> Result<Grant, String> {
+        let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut f = Fields::of(value, "struct Grant")?;
+        Ok(Grant {
+            id: f.string("id")?,
+            owner: f.string("owner")?,
+            session_id: f.string("sessionId")?,
+            rule: f.string("rule")?,
+            matches: f.string("matches")?,
+            asked_by: f.string("askedBy")?,
+            created_at: f.u64("createdAt")?,
+            expires_at: f.u64("expiresAt")?,
+            single_use: f.bool_or_false("singleUse")?,
+            used: f.u32_or_zero("used")?,
+            revoked_at: f.opt_u64("revokedAt")?,
+            by: f.opt_string("by")?,
+            agent: f.opt_string("agent")?,
+            run_id: f.string("runId")?,
+            tool_call_id: f.string("toolCallId")?,
+        })
     }
 }
 
@@ -659,5 +687,33 @@ mod tests {
         assert_eq!(g.matches, "reading any file under /etc/");
         assert!(g.covers(&p, "o", "s", &read("/etc/hostname"), 1));
         assert!(!g.covers(&p, "o", "s", &read("/etc/ssl/private/key.pem"), 1));
+    }
+}
+
+#[cfg(test)]
+mod read_by_hand {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn stored() -> Value {
+        serde_json::json!({
+            "id": "g-1", "owner": "o", "sessionId": "s", "rule": "Bash(git push)",
+            "matches": "m", "askedBy": "builtin.x", "createdAt": 5, "expiresAt": 9,
+            "singleUse": true, "used": 2, "revokedAt": 7, "by": "b", "agent": "a",
+            "runId": "r", "toolCallId": "t"
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The hand-written reader accepts exactly what serde's derived decoder
+        /// accepts, and reads it alike.
+        #[test]
+        fn reads_as_the_derived_decoder(v in crate::fields::variants(stored())) {
+            let text = v.to_string();
+            let by_hand = Grant::read(&text);
+            let derived = serde_json::from_str::<Grant>(&text);
+            prop_assert_eq!(by_hand.as_ref().ok(), derived.as_ref().ok(), "{}", text);
+        }
     }
 }

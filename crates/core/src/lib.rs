@@ -32,6 +32,7 @@ pub mod edit;
 pub mod error;
 pub mod escapes;
 pub mod facts;
+pub mod fields;
 pub mod glob;
 pub mod grant;
 pub mod marker;

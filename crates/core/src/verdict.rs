@@ -169,26 +169,16 @@ fn json_span(out: &mut String, span: Option<[usize; 2]>) {
     }
 }
 
-fn json_uint(out: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+fn json_uint(out: &mut String, n: usize) {
+    if n >= 10 {
+        json_uint(out, n / 10);
     }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b \t \n \f \r`, and
 /// `\u00XX` (lowercase hex) for the other control characters.
 fn json_str(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
     let mut start = 0;
     for (i, &b) in s.as_bytes().iter().enumerate() {
@@ -209,8 +199,9 @@ fn json_str(out: &mut String, s: &str) {
         out.push(short);
         if short == 'u' {
             out.push_str("00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
+            for nibble in [b >> 4, b & 0xf] {
+                out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+            }
         }
         start = i + 1;
     }

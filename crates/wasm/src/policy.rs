@@ -135,7 +135,9 @@ impl Policy {
         #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
     ) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
-        let call: tg::ToolCall = from_js(call, "scopes(call)").map_err(into_error)?;
+        let value: serde_json::Value = from_js(call, "scopes(call)").map_err(into_error)?;
+        let call = tg::ToolCall::from_owned(value)
+            .map_err(|e| into_error(crate::GateError::BadInput(format!("scopes(call): {e}"))))?;
         to_js(&self.inner.scopes(&call)).map_err(into_error)
     }
 

@@ -17,7 +17,6 @@
 //! the CAS stays as defence in depth and is the whole guarantee only where IndexedDB is
 //! unavailable (`gate.resumeGuarantee === "same-process"`).
 
-use serde::Deserialize;
 use toolgate_core::marker::MAX_MARKER_BYTES;
 use toolgate_core::{Error, MarkerStore, Stored};
 use wasm_bindgen::{JsCast, JsValue};
@@ -76,14 +75,13 @@ impl LocalStore {
 
 /// The top-level `revision` of a stored document; 0 when it cannot be read.
 fn revision_of(value: &str) -> u64 {
-    #[derive(Deserialize)]
-    struct Revision {
-        revision: u64,
-    }
     if value.len() > MAX_MARKER_BYTES {
         return 0;
     }
-    serde_json::from_str::<Revision>(value).map_or(0, |r| r.revision)
+    serde_json::from_str::<serde_json::Value>(value)
+        .ok()
+        .and_then(|v| v.get("revision").and_then(serde_json::Value::as_u64))
+        .unwrap_or(0)
 }
 
 impl MarkerStore for LocalStore {

@@ -4,7 +4,7 @@
 //! announces is readable there.
 
 use crate::channel::Channel;
-use crate::js::to_js;
+use crate::js::{from_js, to_js};
 use crate::storage_events::StorageEvents;
 use gloo_timers::callback::Timeout;
 use serde::{Deserialize, Serialize};
@@ -43,7 +43,7 @@ pub(super) fn is_false(b: &bool) -> bool {
 }
 
 /// What goes over the BroadcastChannel.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Note {
     #[serde(rename = "type")]
@@ -54,6 +54,22 @@ pub(super) struct Note {
     pub(super) revision: u64,
     #[serde(default, skip_serializing_if = "is_false")]
     pub(super) gone: bool,
+}
+
+impl Note {
+    /// A message of the channel as a note; `None` for anything else (not ours).
+    pub(super) fn read(data: JsValue) -> Option<Note> {
+        let value = from_js::<serde_json::Value>(data, "message").ok()?;
+        let mut f = toolgate_core::fields::Fields::of(value, "struct Note").ok()?;
+        Some(Note {
+            kind: f.string("type").ok()?,
+            run_id: f.string("runId").ok()?,
+            owner: f.string("owner").ok()?,
+            status: RunStatus::parse(&f.string("status").ok()?)?,
+            revision: f.u64("revision").ok()?,
+            gone: f.bool_or_false("gone").ok()?,
+        })
+    }
 }
 
 pub(super) const NOTE_TYPE: &str = "toolgate.run";

@@ -27,7 +27,7 @@ use crate::channel::{Channel, CHANNEL_NAME};
 use crate::claims::{Claimed, Claims, ResumeGuarantee};
 use crate::clock::now_ms;
 use crate::error::GateError;
-use crate::js::{from_js, to_js};
+use crate::js::to_js;
 use crate::locks::Locks;
 use crate::storage::{storage_key, KEY_PREFIX};
 use crate::storage_events::StorageEvents;
@@ -68,7 +68,7 @@ impl RunsPart {
         let me = owner.clone();
         let heard_store = store.clone();
         let channel = Channel::open(CHANNEL_NAME, move |data| {
-            let Ok(note) = from_js::<Note>(data, "message") else {
+            let Some(note) = Note::read(data) else {
                 return; // not ours
             };
             if note.kind != NOTE_TYPE || note.owner != me {

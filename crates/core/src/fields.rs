@@ -1,0 +1,246 @@
+//! Reading a stored JSON object field by field, with serde's words for what is wrong
+//! (`missing field `x``, `invalid type: string "1", expected u64`): the decoders of the
+//! records hosts store (grants, runs, markers), written out so that no serde-derived
+//! deserializer is linked where they are read (the WebAssembly build, issue 51).
+
+use serde_json::{Map, Value};
+
+/// The fields of one JSON object, taken out one by one.
+#[derive(Debug)]
+pub struct Fields {
+    map: Map<String, Value>,
+}
+
+/// What a field's value is, in serde's words (`string "x"`, `integer `5``, `sequence`).
+pub fn unexpected(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
+        Value::Number(n) => format!("integer `{n}`"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "sequence".to_string(),
+        Value::Object(_) => "map".to_string(),
+    }
+}
+
+fn invalid(value: &Value, expected: &str) -> String {
+    format!("invalid type: {}, expected {expected}", unexpected(value))
+}
+
+impl Fields {
+    /// The object `value` is, or serde's error for what it is instead.
+    pub fn of(value: Value, what: &str) -> Result<Fields, String> {
+        match value {
+            Value::Object(map) => Ok(Fields { map }),
+            other => Err(invalid(&other, what)),
+        }
+    }
+
+    /// The fields of `map`.
+    pub fn new(map: Map<String, Value>) -> Fields {
+        Fields { map }
+    }
+
+    /// True when the object has `key` (whatever its value).
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// The value of `key`, taken out; `None` when absent. `null` is a value here (as
+    /// serde reads a required field).
+    pub fn take(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key)
+    }
+
+    /// The value of `key`, which must be there.
+    pub fn value(&mut self, key: &str) -> Result<Value, String> {
+        self.take(key)
+            .ok_or_else(|| format!("missing field `{key}`"))
+    }
+
+    /// A required string.
+    pub fn string(&mut self, key: &str) -> Result<String, String> {
+        string(self.value(key)?)
+    }
+
+    /// An optional string: absent or `null` is `None`.
+    pub fn opt_string(&mut self, key: &str) -> Result<Option<String>, String> {
+        self.opt(key, string)
+    }
+
+    /// A required `u64`.
+    pub fn u64(&mut self, key: &str) -> Result<u64, String> {
+        u64_of(&self.value(key)?)
+    }
+
+    /// An optional `u64`: absent or `null` is `None`.
+    pub fn opt_u64(&mut self, key: &str) -> Result<Option<u64>, String> {
+        self.opt(key, |v| u64_of(&v))
+    }
+
+    /// A `u32` that defaults to 0 when absent.
+    pub fn u32_or_zero(&mut self, key: &str) -> Result<u32, String> {
+        match self.take(key) {
+            None => Ok(0),
+            Some(v) => {
+                let n = u64_of_named(&v, "u32")?;
+                u32::try_from(n).map_err(|_| format!("invalid value: integer `{n}`, expected u32"))
+            }
+        }
+    }
+
+    /// A boolean that defaults to `false` when absent.
+    pub fn bool_or_false(&mut self, key: &str) -> Result<bool, String> {
+        match self.take(key) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(b),
+            Some(v) => Err(invalid(&v, "a boolean")),
+        }
+    }
+
+    /// An optional field read by `read`: absent or `null` is `None`.
+    pub fn opt<T>(
+        &mut self,
+        key: &str,
+        read: impl FnOnce(Value) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        match self.take(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => read(v).map(Some),
+        }
+    }
+}
+
+/// A string value.
+pub fn string(value: Value) -> Result<String, String> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(invalid(&other, "a string")),
+    }
+}
+
+/// A `u64` value (an integer from 0 up).
+pub fn u64_of(value: &Value) -> Result<u64, String> {
+    u64_of_named(value, "u64")
+}
+
+fn u64_of_named(value: &Value, name: &str) -> Result<u64, String> {
+    match value {
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Ok(u),
+            (None, Some(i)) => Err(format!("invalid value: integer `{i}`, expected {name}")),
+            (None, None) => Err(invalid(value, name)),
+        },
+        other => Err(invalid(other, name)),
+    }
+}
+
+/// An array's elements, each read by `read`.
+pub fn array<T>(value: Value, read: impl Fn(Value) -> Result<T, String>) -> Result<Vec<T>, String> {
+    match value {
+        Value::Array(items) => items.into_iter().map(read).collect(),
+        other => Err(invalid(&other, "a sequence")),
+    }
+}
+
+/// For the decoders' tests: `base`'s fields each kept, dropped or replaced by a value
+/// of another type (a decoder by hand must accept exactly what serde's derived one
+/// accepts, and read it alike).
+#[cfg(test)]
+pub(crate) fn variants(base: Value) -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let Value::Object(map) = base else {
+        return Just(base).boxed();
+    };
+    let others = || {
+        prop_oneof![
+            Just(None),
+            Just(Some(Value::Null)),
+            Just(Some(Value::Bool(true))),
+            Just(Some(serde_json::json!(-1))),
+            Just(Some(serde_json::json!(1.5))),
+            Just(Some(serde_json::json!(5_000_000_000u64))),
+            Just(Some(serde_json::json!(7))),
+            Just(Some(serde_json::json!("s"))),
+            Just(Some(serde_json::json!([]))),
+            Just(Some(serde_json::json!({}))),
+        ]
+    };
+    let fields: Vec<_> = map
+        .into_iter()
+        .map(|(k, v)| {
+            let keep = Just(Some(v));
+            (Just(k), prop_oneof![6 => keep, 4 => others()])
+        })
+        .collect();
+    (fields, proptest::option::of(("[a-z]{1,6}", others())))
+        .prop_map(|(fields, extra)| {
+            let mut map: Map<String, Value> = fields
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k, v)))
+                .collect();
+            if let Some((k, Some(v))) = extra {
+                map.entry(k).or_insert(v);
+            }
+            Value::Object(map)
+        })
+        .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn errors_read_as_serdes() {
+        let mut f = Fields::of(
+            json!({"a": "1", "b": -1, "c": 1.5, "d": null, "e": [1], "g": true}),
+            "struct X",
+        )
+        .unwrap();
+        assert_eq!(
+            f.u64("a").unwrap_err(),
+            r#"invalid type: string "1", expected u64"#
+        );
+        assert_eq!(
+            f.u64("b").unwrap_err(),
+            "invalid value: integer `-1`, expected u64"
+        );
+        assert_eq!(
+            f.u64("c").unwrap_err(),
+            "invalid type: floating point `1.5`, expected u64"
+        );
+        assert_eq!(
+            f.string("d").unwrap_err(),
+            "invalid type: null, expected a string"
+        );
+        assert_eq!(
+            f.string("e").unwrap_err(),
+            "invalid type: sequence, expected a string"
+        );
+        assert_eq!(
+            f.string("g").unwrap_err(),
+            "invalid type: boolean `true`, expected a string"
+        );
+        assert_eq!(f.string("zz").unwrap_err(), "missing field `zz`");
+        assert_eq!(
+            Fields::of(json!([1]), "struct X").unwrap_err(),
+            "invalid type: sequence, expected struct X"
+        );
+        // The same words serde_json's own decoder gives for a value.
+        assert_eq!(
+            serde_json::from_value::<u64>(json!(1.5))
+                .unwrap_err()
+                .to_string(),
+            "invalid type: floating point `1.5`, expected u64"
+        );
+        assert_eq!(
+            serde_json::from_value::<String>(json!(null))
+                .unwrap_err()
+                .to_string(),
+            "invalid type: null, expected a string"
+        );
+    }
+}
