@@ -11,6 +11,76 @@ pub struct Fields {
     map: Map<String, Value>,
 }
 
+/// A JSON value read through any serde deserializer (a request body), refusing a key
+/// that appears twice in any object: `{"decision":"deny","decision":"allow"}` is an
+/// error, never the last (or first) of the two. The wire requests' `Deserialize` reads
+/// one, then its fields by hand ([`Fields`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrictValue(pub Value);
+
+impl<'de> serde::Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StrictValue, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let StrictValue(v) = map.next_value()?;
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate field `{key}`"
+                )));
+            }
+            object.insert(key, v);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
 /// What a field's value is, in serde's words (`string "x"`, `integer `5``, `sequence`).
 pub fn unexpected(value: &Value) -> String {
     match value {
@@ -99,6 +169,19 @@ impl Fields {
         }
     }
 
+    /// Refuses any field not taken yet (serde's `deny_unknown_fields`): `known` are
+    /// the object's fields, for the message.
+    pub fn deny_unknown(self, known: &[&str]) -> Result<(), String> {
+        let Some(key) = self.map.keys().next() else {
+            return Ok(());
+        };
+        let list: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+        Err(match list.as_slice() {
+            [one] => format!("unknown field `{key}`, expected {one}"),
+            _ => format!("unknown field `{key}`, expected one of {}", list.join(", ")),
+        })
+    }
+
     /// An optional field read by `read`: absent or `null` is `None`.
     pub fn opt<T>(
         &mut self,
@@ -141,6 +224,38 @@ pub fn array<T>(value: Value, read: impl Fn(Value) -> Result<T, String>) -> Resu
     match value {
         Value::Array(items) => items.into_iter().map(read).collect(),
         other => Err(invalid(&other, "a sequence")),
+    }
+}
+
+/// A `usize` value.
+pub fn usize_of(value: &Value) -> Result<usize, String> {
+    let n = u64_of_named(value, "usize")?;
+    usize::try_from(n).map_err(|_| format!("invalid value: integer `{n}`, expected usize"))
+}
+
+/// A byte range `[start, end]`: an array of two `usize`.
+pub fn span(value: Value) -> Result<[usize; 2], String> {
+    const WANT: &str = "an array of length 2";
+    match value {
+        Value::Array(items) => match items.as_slice() {
+            [a, b] => Ok([usize_of(a)?, usize_of(b)?]),
+            [_, _, ..] => Err(format!(
+                "invalid length {}, expected fewer elements in array",
+                items.len()
+            )),
+            other => Err(format!("invalid length {}, expected {WANT}", other.len())),
+        },
+        other => Err(invalid(&other, WANT)),
+    }
+}
+
+/// A tier (`auto`, `sandbox`, `ask`, `deny`).
+pub fn tier(value: Value) -> Result<crate::verdict::Tier, String> {
+    match value {
+        Value::String(s) => crate::verdict::Tier::parse(&s).ok_or_else(|| {
+            format!("unknown variant `{s}`, expected one of `auto`, `sandbox`, `ask`, `deny`")
+        }),
+        other => Err(invalid(&other, "string or map")),
     }
 }
 
@@ -242,5 +357,83 @@ mod tests {
                 .to_string(),
             "invalid type: null, expected a string"
         );
+    }
+}
+
+#[cfg(test)]
+mod readers_match_derived {
+    use crate::marker::{MarkerRequest, PendingCall};
+    use crate::run::{DecidedCall, RunDecision};
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    fn pending() -> Value {
+        json!({"tool_call_id": "c", "tool": "bash", "args": {"command": "ls"},
+               "anchor": "a", "tier": "ask", "rule": "r", "reason": "why",
+               "span": [0, 2], "spans": [[0, 2], [4, 5]]})
+    }
+
+    fn request() -> Value {
+        json!({"tool_call_ids": ["c", "d"], "tool": "bash", "args": {"command": "ls"},
+               "anchor": "a", "tier": "deny", "rule": "r", "reason": "why"})
+    }
+
+    fn decided() -> Value {
+        json!({"tool_call_id": "c", "tool": "bash", "anchor": "a", "outcome": "approved",
+               "args": {"x": 1}, "edited_from": [1], "scope": "s", "message": "m",
+               "answer": "yes", "grant": "g"})
+    }
+
+    /// A value whose fields vary, and whose parts (a span, a tier, a list) vary too.
+    fn deep(base: Value) -> impl Strategy<Value = Value> {
+        (super::variants(base), any::<u8>(), "[a-z]{0,5}").prop_map(|(mut v, k, s)| {
+            if let Some(o) = v.as_object_mut() {
+                match k % 8 {
+                    0 => drop(o.insert("span".into(), json!([1, 2, 3]))),
+                    1 => drop(o.insert("span".into(), json!([1]))),
+                    2 => drop(o.insert("spans".into(), json!([[1, -2]]))),
+                    3 => drop(o.insert("tier".into(), json!(s))),
+                    4 => drop(o.insert("tool_call_ids".into(), json!(["a", 1]))),
+                    5 => drop(o.insert("calls".into(), json!([{}]))),
+                    _ => {}
+                }
+            }
+            v
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn pending_call(v in deep(pending())) {
+            prop_assert_eq!(
+                PendingCall::read(v.clone()).ok(),
+                serde_json::from_value::<PendingCall>(v).ok()
+            );
+        }
+
+        #[test]
+        fn marker_request(v in deep(request())) {
+            prop_assert_eq!(
+                MarkerRequest::read(v.clone()).ok(),
+                serde_json::from_value::<MarkerRequest>(v).ok()
+            );
+        }
+
+        #[test]
+        fn run_decision(call in deep(decided()), by in super::variants(json!({"decided_by": "b"}))) {
+            let mut v = by;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("calls".into(), json!([call]));
+            }
+            prop_assert_eq!(
+                RunDecision::read(v.clone()).ok(),
+                serde_json::from_value::<RunDecision>(v).ok()
+            );
+            prop_assert_eq!(
+                DecidedCall::read(call.clone()).ok(),
+                serde_json::from_value::<DecidedCall>(call).ok()
+            );
+        }
     }
 }

@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{anchor, json_kind, ToolCall};
 use crate::error::Error;
+use crate::fields::{self, Fields};
 use crate::status::RunStatus;
 use crate::verdict::{Tier, Verdict};
 
@@ -338,8 +339,7 @@ impl Marker {
         object: Map<String, Value>,
         check: &dyn HistoryCheck,
     ) -> Result<Marker, String> {
-        let raw: MarkerIn =
-            serde_json::from_value(Value::Object(object)).map_err(|e| format!("{e}"))?;
+        let raw = MarkerIn::read(object)?;
         let calls = match raw.calls {
             Some(calls) => calls,
             None => match raw.request.tool_call_ids.as_slice() {
@@ -741,7 +741,6 @@ pub(crate) fn status_of(object: &Map<String, Value>) -> Result<RunStatus, String
 }
 
 /// The stored shape, read side (version and status already checked).
-#[derive(Deserialize)]
 struct MarkerIn {
     run_id: String,
     session_id: String,
@@ -750,11 +749,66 @@ struct MarkerIn {
     created_at: u64,
     expires_at: u64,
     request: MarkerRequest,
-    #[serde(default)]
     calls: Option<Vec<PendingCall>>,
     history: String,
-    #[serde(default)]
     parked_by: Option<String>,
+}
+
+impl MarkerIn {
+    /// The fields by hand (no serde-derived decoder where markers are read in the
+    /// WebAssembly build); unknown fields are ignored, as the derived decoder does.
+    fn read(object: Map<String, Value>) -> Result<MarkerIn, String> {
+        let mut f = Fields::new(object);
+        Ok(MarkerIn {
+            run_id: f.string("run_id")?,
+            session_id: f.string("session_id")?,
+            owner: f.string("owner")?,
+            revision: f.u64("revision")?,
+            created_at: f.u64("created_at")?,
+            expires_at: f.u64("expires_at")?,
+            request: MarkerRequest::read(f.value("request")?)?,
+            calls: f.opt("calls", |v| fields::array(v, PendingCall::read))?,
+            history: f.string("history")?,
+            parked_by: f.opt_string("parked_by")?,
+        })
+    }
+}
+
+impl MarkerRequest {
+    /// A stored `request`, by hand (see [`MarkerIn::read`]).
+    pub(crate) fn read(value: Value) -> Result<MarkerRequest, String> {
+        let mut f = Fields::of(value, "struct MarkerRequest")?;
+        Ok(MarkerRequest {
+            tool_call_ids: fields::array(f.value("tool_call_ids")?, fields::string)?,
+            tool: f.string("tool")?,
+            args: f.value("args")?,
+            anchor: f.string("anchor")?,
+            tier: fields::tier(f.value("tier")?)?,
+            rule: f.string("rule")?,
+            reason: f.string("reason")?,
+        })
+    }
+}
+
+impl PendingCall {
+    /// A stored `calls` entry, by hand (see [`MarkerIn::read`]).
+    pub fn read(value: Value) -> Result<PendingCall, String> {
+        let mut f = Fields::of(value, "struct PendingCall")?;
+        Ok(PendingCall {
+            tool_call_id: f.string("tool_call_id")?,
+            tool: f.string("tool")?,
+            args: f.value("args")?,
+            anchor: f.string("anchor")?,
+            tier: fields::tier(f.value("tier")?)?,
+            rule: f.string("rule")?,
+            reason: f.string("reason")?,
+            span: f.opt("span", fields::span)?,
+            spans: match f.take("spans") {
+                None => Vec::new(),
+                Some(v) => fields::array(v, fields::span)?,
+            },
+        })
+    }
 }
 
 /// The stored shape, write side (borrowed: no copy of the history).

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::fields::{self, Fields};
 use crate::marker::{self, HistoryCheck, Marker, MARKER_VERSION};
 pub use crate::status::RunStatus;
 
@@ -253,8 +254,7 @@ fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String>
             "a {status} run carries a permission request; only awaiting_permission does"
         ));
     }
-    let raw: RecordIn =
-        serde_json::from_value(Value::Object(object)).map_err(|e| format!("{e}"))?;
+    let raw = RecordIn::read(object)?;
     // An empty owner is legal here: a run failed from a corrupt record whose owner
     // could not be read.
     if raw.run_id.is_empty() {
@@ -280,25 +280,69 @@ fn settled(object: Map<String, Value>, status: RunStatus) -> Result<Run, String>
     })
 }
 
-#[derive(Deserialize)]
 struct RecordIn {
     run_id: String,
     session_id: String,
     owner: String,
     revision: u64,
     updated_at: u64,
-    #[serde(default)]
     last_error: Option<String>,
-    #[serde(default)]
     resumed_at: Option<u64>,
-    #[serde(default)]
     expired_at: Option<u64>,
-    #[serde(default)]
     decision: Option<RunDecision>,
-    #[serde(default)]
     history: Option<String>,
-    #[serde(default)]
     parked_by: Option<String>,
+}
+
+impl RecordIn {
+    /// The fields by hand (no serde-derived decoder where runs are read in the
+    /// WebAssembly build); unknown fields are ignored, as the derived decoder does.
+    fn read(object: Map<String, Value>) -> Result<RecordIn, String> {
+        let mut f = Fields::new(object);
+        Ok(RecordIn {
+            run_id: f.string("run_id")?,
+            session_id: f.string("session_id")?,
+            owner: f.string("owner")?,
+            revision: f.u64("revision")?,
+            updated_at: f.u64("updated_at")?,
+            last_error: f.opt_string("last_error")?,
+            resumed_at: f.opt_u64("resumed_at")?,
+            expired_at: f.opt_u64("expired_at")?,
+            decision: f.opt("decision", RunDecision::read)?,
+            history: f.opt_string("history")?,
+            parked_by: f.opt_string("parked_by")?,
+        })
+    }
+}
+
+impl RunDecision {
+    /// A stored decision, by hand (see [`RecordIn::read`]).
+    pub fn read(value: Value) -> Result<RunDecision, String> {
+        let mut f = Fields::of(value, "struct RunDecision")?;
+        Ok(RunDecision {
+            decided_by: f.opt_string("decided_by")?,
+            calls: fields::array(f.value("calls")?, DecidedCall::read)?,
+        })
+    }
+}
+
+impl DecidedCall {
+    /// A stored call's outcome, by hand (see [`RecordIn::read`]).
+    pub fn read(value: Value) -> Result<DecidedCall, String> {
+        let mut f = Fields::of(value, "struct DecidedCall")?;
+        Ok(DecidedCall {
+            tool_call_id: f.string("tool_call_id")?,
+            tool: f.string("tool")?,
+            anchor: f.string("anchor")?,
+            outcome: f.string("outcome")?,
+            args: f.opt("args", Ok)?,
+            edited_from: f.opt("edited_from", Ok)?,
+            scope: f.opt_string("scope")?,
+            message: f.opt_string("message")?,
+            answer: f.opt_string("answer")?,
+            grant: f.opt_string("grant")?,
+        })
+    }
 }
 
 #[derive(Serialize)]

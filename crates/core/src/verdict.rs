@@ -159,6 +159,35 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// A verdict from its JSON value, field by field (no serde-derived decoder where
+    /// the WebAssembly build reads one); unknown fields are ignored, as the derived
+    /// decoder does.
+    pub fn read(value: serde_json::Value) -> Result<Verdict, String> {
+        use crate::fields::{self, Fields};
+        let mut f = Fields::of(value, "struct Verdict")?;
+        Ok(Verdict {
+            tier: fields::tier(f.value("tier")?)?,
+            rule: f.string("rule")?.into(),
+            reason: f.string("reason")?.into(),
+            span: f.opt("span", fields::span)?,
+            parts: match f.take("parts") {
+                None => Vec::new(),
+                Some(v) => fields::array(v, |v| {
+                    let mut f = Fields::of(v, "struct Part")?;
+                    Ok(Part {
+                        tier: fields::tier(f.value("tier")?)?,
+                        text: f.string("text")?,
+                        rule: f.string("rule")?.into(),
+                        reason: f.string("reason")?.into(),
+                        span: f.opt("span", fields::span)?,
+                    })
+                })?,
+            },
+        })
+    }
+}
+
 fn json_span(out: &mut String, span: Option<[usize; 2]>) {
     if let Some([a, b]) = span {
         out.push_str(",\"span\":[");
@@ -284,6 +313,27 @@ mod tests {
             let mut out = String::from("x");
             v.write_json(&mut out);
             prop_assert_eq!(&out[1..], serde_json::to_string(&v).unwrap());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        /// What serde writes, the reader by hand reads back.
+        #[test]
+        fn read_is_write_inverse(v in verdict()) {
+            prop_assert_eq!(Verdict::read(serde_json::to_value(&v).unwrap()), Ok(v));
+        }
+
+        /// The reader by hand accepts what the derived decoder accepts, and alike.
+        #[test]
+        fn read_accepts_as_the_derived_decoder(v in crate::fields::variants(serde_json::json!({
+            "tier": "ask", "rule": "r", "reason": "x", "span": [1, 2],
+            "parts": [{"tier": "auto", "text": "ls", "rule": "r", "reason": "y", "span": [0, 2]}]
+        }))) {
+            prop_assert_eq!(
+                Verdict::read(v.clone()).ok(),
+                serde_json::from_value::<Verdict>(v).ok()
+            );
         }
     }
 

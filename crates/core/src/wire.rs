@@ -5,7 +5,9 @@
 //! requests ([`ParkRequest`], [`ResumeRequest`]) are what callers send, refusing
 //! unknown fields so that a misspelt one is an error rather than silently ignored.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::fields::{self, Fields, StrictValue};
 use serde_json::Value;
 
 use crate::call::ToolCall;
@@ -15,26 +17,20 @@ use crate::runs::{Parked, Resumed};
 use crate::verdict::{Tier, Verdict};
 
 /// A request to park a run: `{runId, owner?, sessionId?, calls, history, ttlMs?}`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct ParkRequest {
     /// Required by `gate.park`; the HTTP API takes it from the URL (and refuses a
     /// different one here).
-    #[serde(default)]
     pub run_id: Option<String>,
     /// Must be the caller's owner when given.
-    #[serde(default)]
     pub owner: Option<String>,
     /// Must be the caller's session when given (the browser's gate has one); the
     /// server takes it as the run's session.
-    #[serde(default)]
     pub session_id: Option<String>,
-    #[serde(default)]
     /// The calls to hold, each classified by the gate (never by the caller).
     pub calls: Vec<ParkCallRequest>,
     /// The host's conversation so far, kept with the marker and handed back on resume.
     pub history: String,
-    #[serde(default)]
     /// How long the request may wait for a person (the gate's default when absent).
     pub ttl_ms: Option<u64>,
 }
@@ -77,26 +73,22 @@ impl ParkCallRequest {
 }
 
 /// One call to park. No verdict is taken from the caller: the gate classifies it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct ParkCallRequest {
     /// The host's id of the call (unique within the request).
     pub tool_call_id: String,
     /// The tool's name (`bash`, `write`, an MCP tool, …).
     pub tool: String,
-    #[serde(default)]
     /// The tool's arguments, as the agent sent them.
     pub args: Value,
     /// A question for the person instead of a call to approve (e.g. the agent's
     /// `ask_user` call and its text): answered or declined, never approved; the tool
     /// never runs, the model gets the answer.
-    #[serde(default)]
     pub question: Option<String>,
 }
 
 /// A request to resume: one decision per pending call.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct ResumeRequest {
     /// One decision per pending call.
     pub decisions: Vec<DecisionRequest>,
@@ -114,8 +106,7 @@ impl ResumeRequest {
 }
 
 /// `{toolCallId, anchor, decision: "allow" | "deny", scope?, message?}`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct DecisionRequest {
     /// The pending call this decides.
     pub tool_call_id: String,
@@ -123,23 +114,17 @@ pub struct DecisionRequest {
     pub anchor: String,
     /// `allow` or `deny`.
     pub decision: String,
-    #[serde(default)]
     /// For a denial: what the model is told.
     pub message: Option<String>,
-    #[serde(default)]
     /// For `answer` (a question): the person's answer.
     pub answer: Option<String>,
-    #[serde(default)]
     /// For an approval: the scope offered by the prompt (`once` when absent).
     pub scope: Option<String>,
-    #[serde(default)]
     /// For an approval: the arguments as the person edited them (classified again
     /// before the approval stands; approved once).
     pub args: Option<Value>,
-    #[serde(default)]
     /// For an approval with a scope that a host keeps as a grant: its lifetime, ms.
     pub ttl_ms: Option<u64>,
-    #[serde(default)]
     /// For an approval with a scope that a host keeps as a grant: one later call only.
     pub single_use: bool,
 }
@@ -183,6 +168,95 @@ impl DecisionRequest {
             anchor: self.anchor,
             choice,
         })
+    }
+}
+
+/// The wire requests' `Deserialize` (a request body): the value, refusing a key that
+/// appears twice ([`StrictValue`]), then its fields by hand.
+macro_rules! deserialize_by_hand {
+    ($($t:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let StrictValue(value) = StrictValue::deserialize(d)?;
+                <$t>::read(value).map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+deserialize_by_hand!(ParkRequest, ParkCallRequest, ResumeRequest, DecisionRequest);
+
+impl ParkRequest {
+    /// The request from its JSON value, field by field; unknown fields are refused.
+    pub fn read(value: Value) -> Result<ParkRequest, String> {
+        let mut f = Fields::of(value, "struct ParkRequest")?;
+        let req = ParkRequest {
+            run_id: f.opt_string("runId")?,
+            owner: f.opt_string("owner")?,
+            session_id: f.opt_string("sessionId")?,
+            calls: match f.take("calls") {
+                None => Vec::new(),
+                Some(v) => fields::array(v, ParkCallRequest::read)?,
+            },
+            history: f.string("history")?,
+            ttl_ms: f.opt_u64("ttlMs")?,
+        };
+        f.deny_unknown(&["runId", "owner", "sessionId", "calls", "history", "ttlMs"])?;
+        Ok(req)
+    }
+}
+
+impl ParkCallRequest {
+    /// One call of a [`ParkRequest`], field by field; unknown fields are refused.
+    pub fn read(value: Value) -> Result<ParkCallRequest, String> {
+        let mut f = Fields::of(value, "struct ParkCallRequest")?;
+        let call = ParkCallRequest {
+            tool_call_id: f.string("toolCallId")?,
+            tool: f.string("tool")?,
+            args: f.take("args").unwrap_or(Value::Null),
+            question: f.opt_string("question")?,
+        };
+        f.deny_unknown(&["toolCallId", "tool", "args", "question"])?;
+        Ok(call)
+    }
+}
+
+impl ResumeRequest {
+    /// The request from its JSON value, field by field; unknown fields are refused.
+    pub fn read(value: Value) -> Result<ResumeRequest, String> {
+        let mut f = Fields::of(value, "struct ResumeRequest")?;
+        let decisions = fields::array(f.value("decisions")?, DecisionRequest::read)?;
+        f.deny_unknown(&["decisions"])?;
+        Ok(ResumeRequest { decisions })
+    }
+}
+
+impl DecisionRequest {
+    /// One decision, field by field; unknown fields are refused.
+    pub fn read(value: Value) -> Result<DecisionRequest, String> {
+        let mut f = Fields::of(value, "struct DecisionRequest")?;
+        let d = DecisionRequest {
+            tool_call_id: f.string("toolCallId")?,
+            anchor: f.string("anchor")?,
+            decision: f.string("decision")?,
+            message: f.opt_string("message")?,
+            answer: f.opt_string("answer")?,
+            scope: f.opt_string("scope")?,
+            args: f.opt("args", Ok)?,
+            ttl_ms: f.opt_u64("ttlMs")?,
+            single_use: f.bool_or_false("singleUse")?,
+        };
+        f.deny_unknown(&[
+            "toolCallId",
+            "anchor",
+            "decision",
+            "message",
+            "answer",
+            "scope",
+            "args",
+            "ttlMs",
+            "singleUse",
+        ])?;
+        Ok(d)
     }
 }
 

@@ -3,7 +3,6 @@
 
 use crate::error::GateError;
 use crate::gate::GateOptions;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use toolgate_core::{Anchor, Decision, PendingQuestion, PendingRef, RequestId, Verdict};
 use wasm_bindgen::prelude::*;
@@ -43,25 +42,33 @@ fn parse_json(text: &str) -> Result<JsValue, GateError> {
     js_sys::JSON::parse(text).map_err(|_| GateError::BadInput("cannot encode the result".into()))
 }
 
-/// JS → Rust through `JSON.stringify` and serde_json, the one decoder of inputs and
-/// records; `what` names the argument in the error. `undefined` reads as `null`; a value
-/// JSON cannot hold (a cycle, a `BigInt`) is bad input, as is a string with a lone
-/// surrogate (JSON escapes it; serde_json refuses it).
-pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, GateError> {
+/// JS → Rust: the JSON value of `JSON.stringify`'s text, read by serde_json (the one
+/// decoder of inputs and records; each type is then read from the value by hand, as
+/// the core reads its stored records: no serde-derived decoder in this module). `what`
+/// names the argument in the error. `undefined` reads as `null`; a value JSON cannot
+/// hold (a cycle, a `BigInt`) is bad input, as is a string with a lone surrogate (JSON
+/// escapes it; serde_json refuses it).
+pub(crate) fn from_js(value: JsValue, what: &str) -> Result<serde_json::Value, GateError> {
     let text = js_sys::JSON::stringify(&value).map_err(|_| {
         GateError::BadInput(format!("{what}: not a JSON value (a cycle or a BigInt)"))
     })?;
     let text = text.as_string().unwrap_or_else(|| "null".to_string());
-    // Text → `Value` → `T`: the path the core's records take (`Run::decode`,
-    // `Marker::decode`), so each type has one deserializer, serde_json's `Value` one.
-    serde_json::from_str::<serde_json::Value>(&text)
-        .and_then(serde_json::from_value)
-        .map_err(|e| {
-            // serde_json's position is in the text JSON.stringify made, not the caller's.
-            let e = e.to_string();
-            let e = e.split(" at line ").next().unwrap_or_default();
-            GateError::BadInput(format!("{what}: {e}"))
-        })
+    serde_json::from_str::<serde_json::Value>(&text).map_err(|e| {
+        // serde_json's position is in the text JSON.stringify made, not the caller's.
+        let e = e.to_string();
+        let e = e.split(" at line ").next().unwrap_or_default();
+        GateError::BadInput(format!("{what}: {e}"))
+    })
+}
+
+/// JS → Rust through [`from_js`]'s JSON value and a reader by hand (`ParkRequest::read`,
+/// …); what the reader refuses is bad input naming `what`.
+pub(crate) fn read_js<T>(
+    value: JsValue,
+    what: &str,
+    read: impl FnOnce(serde_json::Value) -> Result<T, String>,
+) -> Result<T, GateError> {
+    read(from_js(value, what)?).map_err(|e| GateError::BadInput(format!("{what}: {e}")))
 }
 
 /// A JS object's fields, for the Gate's own option and input objects (read by hand: no
@@ -74,7 +81,7 @@ pub(crate) struct Fields<'w> {
 impl<'w> Fields<'w> {
     /// The object `value` is, or bad input naming `what`.
     pub fn of(value: JsValue, what: &'w str) -> Result<Fields<'w>, GateError> {
-        match from_js::<serde_json::Value>(value, what)? {
+        match from_js(value, what)? {
             serde_json::Value::Object(map) => Ok(Fields { what, map }),
             _ => Err(GateError::BadInput(format!("{what}: expected an object"))),
         }
@@ -313,7 +320,7 @@ impl FactsJs {
     const WHAT: &'static str = "facts ({links, trees})";
 
     pub(crate) fn decode(value: JsValue, what: &str) -> Result<FactsJs, GateError> {
-        let value = from_js::<serde_json::Value>(value, what)?;
+        let value = from_js(value, what)?;
         FactsJs::from_value(value)
     }
 

@@ -82,8 +82,12 @@ impl Policy {
         #[wasm_bindgen(unchecked_param_type = "ToolCall[]")] calls: JsValue,
     ) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
-        let calls: Vec<serde_json::Value> =
-            from_js(calls, "classifyMany(calls)").map_err(into_error)?;
+        let calls = from_js(calls, "classifyMany(calls)")
+            .and_then(|v| {
+                tg::fields::array(v, Ok)
+                    .map_err(|e| crate::GateError::BadInput(format!("classifyMany(calls): {e}")))
+            })
+            .map_err(into_error)?;
         let verdicts: Vec<tg::Verdict> = calls
             .into_iter()
             .map(|c| self.inner.classify_owned(c))

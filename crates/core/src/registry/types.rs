@@ -254,7 +254,8 @@ impl<'a> PendingRef<'a> {
     /// The classifier's verdict, decoded.
     pub fn verdict(&self) -> Verdict {
         let json = self.part(self.ends[1], self.ends[2]);
-        serde_json::from_str(json).unwrap_or_else(|e| {
+        let value = serde_json::from_str(json).map_err(|e| e.to_string());
+        value.and_then(Verdict::read).unwrap_or_else(|e| {
             // Cannot happen (the registry wrote it); fail closed if it ever does.
             Verdict::new(
                 Tier::Deny,
@@ -277,7 +278,10 @@ impl<'a> PendingRef<'a> {
     /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
     pub fn scopes(&self) -> Vec<String> {
         let json = self.part(self.ends[2], self.text.len());
-        serde_json::from_str(json).unwrap_or_default()
+        serde_json::from_str(json)
+            .ok()
+            .and_then(|v| crate::fields::array(v, crate::fields::string).ok())
+            .unwrap_or_default()
     }
 
     /// Everything, decoded into an owned [`Pending`].

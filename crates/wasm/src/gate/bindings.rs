@@ -9,7 +9,7 @@ use super::notify::{remove_runs_listener, RunsListener};
 use super::*;
 use crate::clock::now_ms;
 use crate::error::{into_error, GateError};
-use crate::js::{from_js, to_js, AskJs, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
+use crate::js::{read_js, to_js, AskJs, CheckJs, GateOptionsJs, PendingJs, QuestionJs, RespondJs};
 use crate::js_runs::{park_parts, ParkJs, ResumeJs};
 use std::rc::Rc;
 use toolgate_core::wire::{ParkedView, ResumedView, RunView};
@@ -222,9 +222,11 @@ impl JsGate {
     pub fn cleanup_stale(&self, max_age_ms: f64) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
         if !(max_age_ms.is_finite() && max_age_ms >= 0.0) {
-            return Err(into_error(GateError::BadInput(format!(
-                "cleanupStale(maxAgeMs): {max_age_ms} is not a non-negative number"
-            ))));
+            // No float in the message: formatting one would link core's float
+            // printing (~4 KB gzipped) for this message alone.
+            return Err(into_error(GateError::BadInput(
+                "cleanupStale(maxAgeMs): a finite number >= 0".to_string(),
+            )));
         }
         to_js(&self.gate.cleanup_stale_counts(max_age_ms as u64)).map_err(into_error)
     }
@@ -296,7 +298,8 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "ParkRequest")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         crate::poison::check()?;
-        let p: ParkJs = from_js(request, "park({runId, calls, history})").map_err(into_error)?;
+        let p =
+            read_js(request, "park({runId, calls, history})", ParkJs::read).map_err(into_error)?;
         let (run_id, calls, history, ttl_ms) =
             park_parts(p, self.gate.owner(), &self.gate.inner.runs.session_id)
                 .map_err(into_error)?;
@@ -337,8 +340,8 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "ResumeRequest")] request: JsValue,
     ) -> js_sys::Promise {
         crate::poison::promise(|| {
-            let req =
-                from_js::<ResumeJs>(request, "resume(runId, {decisions})").map_err(into_error)?;
+            let req = read_js(request, "resume(runId, {decisions})", ResumeJs::read)
+                .map_err(into_error)?;
             // An approval with a scope asks the gate to keep it as a grant.
             let asked = req.decisions.iter().map(|d| d.grant_request()).collect();
             let decisions = req

@@ -59,7 +59,7 @@ pub(super) struct Note {
 impl Note {
     /// A message of the channel as a note; `None` for anything else (not ours).
     pub(super) fn read(data: JsValue) -> Option<Note> {
-        let value = from_js::<serde_json::Value>(data, "message").ok()?;
+        let value = from_js(data, "message").ok()?;
         let mut f = toolgate_core::fields::Fields::of(value, "struct Note").ok()?;
         Some(Note {
             kind: f.string("type").ok()?,
