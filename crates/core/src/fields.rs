@@ -249,16 +249,6 @@ pub fn span(value: Value) -> Result<[usize; 2], String> {
     }
 }
 
-/// A tier (`auto`, `sandbox`, `ask`, `deny`).
-pub fn tier(value: Value) -> Result<crate::verdict::Tier, String> {
-    match value {
-        Value::String(s) => crate::verdict::Tier::parse(&s).ok_or_else(|| {
-            format!("unknown variant `{s}`, expected one of `auto`, `sandbox`, `ask`, `deny`")
-        }),
-        other => Err(invalid(&other, "string or map")),
-    }
-}
-
 /// For the decoders' tests: `base`'s fields each kept, dropped or replaced by a value
 /// of another type (a decoder by hand must accept exactly what serde's derived one
 /// accepts, and read it alike).
@@ -301,6 +291,27 @@ pub(crate) fn variants(base: Value) -> impl proptest::strategy::Strategy<Value =
             Value::Object(map)
         })
         .boxed()
+}
+
+/// A value whose fields vary, and whose parts (a span, a tier, a list) vary too.
+#[cfg(test)]
+pub(crate) fn deep(base: Value) -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    use serde_json::json;
+    (variants(base), any::<u8>(), "[a-z]{0,5}").prop_map(|(mut v, k, s)| {
+        if let Some(o) = v.as_object_mut() {
+            match k % 8 {
+                0 => drop(o.insert("span".into(), json!([1, 2, 3]))),
+                1 => drop(o.insert("span".into(), json!([1]))),
+                2 => drop(o.insert("spans".into(), json!([[1, -2]]))),
+                3 => drop(o.insert("tier".into(), json!(s))),
+                4 => drop(o.insert("tool_call_ids".into(), json!(["a", 1]))),
+                5 => drop(o.insert("calls".into(), json!([{}]))),
+                _ => {}
+            }
+        }
+        v
+    })
 }
 
 #[cfg(test)]
@@ -357,83 +368,5 @@ mod tests {
                 .to_string(),
             "invalid type: null, expected a string"
         );
-    }
-}
-
-#[cfg(test)]
-mod readers_match_derived {
-    use crate::marker::{MarkerRequest, PendingCall};
-    use crate::run::{DecidedCall, RunDecision};
-    use proptest::prelude::*;
-    use serde_json::{json, Value};
-
-    fn pending() -> Value {
-        json!({"tool_call_id": "c", "tool": "bash", "args": {"command": "ls"},
-               "anchor": "a", "tier": "ask", "rule": "r", "reason": "why",
-               "span": [0, 2], "spans": [[0, 2], [4, 5]]})
-    }
-
-    fn request() -> Value {
-        json!({"tool_call_ids": ["c", "d"], "tool": "bash", "args": {"command": "ls"},
-               "anchor": "a", "tier": "deny", "rule": "r", "reason": "why"})
-    }
-
-    fn decided() -> Value {
-        json!({"tool_call_id": "c", "tool": "bash", "anchor": "a", "outcome": "approved",
-               "args": {"x": 1}, "edited_from": [1], "scope": "s", "message": "m",
-               "answer": "yes", "grant": "g"})
-    }
-
-    /// A value whose fields vary, and whose parts (a span, a tier, a list) vary too.
-    fn deep(base: Value) -> impl Strategy<Value = Value> {
-        (super::variants(base), any::<u8>(), "[a-z]{0,5}").prop_map(|(mut v, k, s)| {
-            if let Some(o) = v.as_object_mut() {
-                match k % 8 {
-                    0 => drop(o.insert("span".into(), json!([1, 2, 3]))),
-                    1 => drop(o.insert("span".into(), json!([1]))),
-                    2 => drop(o.insert("spans".into(), json!([[1, -2]]))),
-                    3 => drop(o.insert("tier".into(), json!(s))),
-                    4 => drop(o.insert("tool_call_ids".into(), json!(["a", 1]))),
-                    5 => drop(o.insert("calls".into(), json!([{}]))),
-                    _ => {}
-                }
-            }
-            v
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-        #[test]
-        fn pending_call(v in deep(pending())) {
-            prop_assert_eq!(
-                PendingCall::read(v.clone()).ok(),
-                serde_json::from_value::<PendingCall>(v).ok()
-            );
-        }
-
-        #[test]
-        fn marker_request(v in deep(request())) {
-            prop_assert_eq!(
-                MarkerRequest::read(v.clone()).ok(),
-                serde_json::from_value::<MarkerRequest>(v).ok()
-            );
-        }
-
-        #[test]
-        fn run_decision(call in deep(decided()), by in super::variants(json!({"decided_by": "b"}))) {
-            let mut v = by;
-            if let Some(o) = v.as_object_mut() {
-                o.insert("calls".into(), json!([call]));
-            }
-            prop_assert_eq!(
-                RunDecision::read(v.clone()).ok(),
-                serde_json::from_value::<RunDecision>(v).ok()
-            );
-            prop_assert_eq!(
-                DecidedCall::read(call.clone()).ok(),
-                serde_json::from_value::<DecidedCall>(call).ok()
-            );
-        }
     }
 }

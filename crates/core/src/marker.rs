@@ -783,7 +783,7 @@ impl MarkerRequest {
             tool: f.string("tool")?,
             args: f.value("args")?,
             anchor: f.string("anchor")?,
-            tier: fields::tier(f.value("tier")?)?,
+            tier: Tier::read(f.value("tier")?)?,
             rule: f.string("rule")?,
             reason: f.string("reason")?,
         })
@@ -799,7 +799,7 @@ impl PendingCall {
             tool: f.string("tool")?,
             args: f.value("args")?,
             anchor: f.string("anchor")?,
-            tier: fields::tier(f.value("tier")?)?,
+            tier: Tier::read(f.value("tier")?)?,
             rule: f.string("rule")?,
             reason: f.string("reason")?,
             span: f.opt("span", fields::span)?,
@@ -827,4 +827,43 @@ struct MarkerOut<'a> {
     history: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     parked_by: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod read_by_hand {
+    use super::{MarkerRequest, PendingCall};
+    use crate::fields::deep;
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    fn pending() -> Value {
+        json!({"tool_call_id": "c", "tool": "bash", "args": {"command": "ls"},
+               "anchor": "a", "tier": "ask", "rule": "r", "reason": "why",
+               "span": [0, 2], "spans": [[0, 2], [4, 5]]})
+    }
+
+    fn request() -> Value {
+        json!({"tool_call_ids": ["c", "d"], "tool": "bash", "args": {"command": "ls"},
+               "anchor": "a", "tier": "deny", "rule": "r", "reason": "why"})
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The readers by hand accept exactly what the derived decoders accept, alike.
+        #[test]
+        fn pending_call(v in deep(pending())) {
+            prop_assert_eq!(
+                PendingCall::read(v.clone()).ok(),
+                serde_json::from_value::<PendingCall>(v).ok()
+            );
+        }
+
+        #[test]
+        fn marker_request(v in deep(request())) {
+            prop_assert_eq!(
+                MarkerRequest::read(v.clone()).ok(),
+                serde_json::from_value::<MarkerRequest>(v).ok()
+            );
+        }
+    }
 }

@@ -421,3 +421,36 @@ mod tests {
         assert_eq!(RunStatus::parse("paused"), None);
     }
 }
+
+#[cfg(test)]
+mod read_by_hand {
+    use super::{DecidedCall, RunDecision};
+    use crate::fields::{deep, variants};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The readers by hand accept exactly what the derived decoders accept, alike.
+        #[test]
+        fn run_decision(
+            call in deep(json!({"tool_call_id": "c", "tool": "bash", "anchor": "a",
+                "outcome": "approved", "args": {"x": 1}, "edited_from": [1], "scope": "s",
+                "message": "m", "answer": "yes", "grant": "g"})),
+            by in variants(json!({"decided_by": "b"})),
+        ) {
+            let mut v = by;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("calls".into(), json!([call]));
+            }
+            prop_assert_eq!(
+                RunDecision::read(v.clone()).ok(),
+                serde_json::from_value::<RunDecision>(v).ok()
+            );
+            prop_assert_eq!(
+                DecidedCall::read(call.clone()).ok(),
+                serde_json::from_value::<DecidedCall>(call).ok()
+            );
+        }
+    }
+}

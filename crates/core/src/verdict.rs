@@ -36,6 +36,19 @@ impl Tier {
         }
     }
 
+    /// A tier from its JSON value (a string), with serde's words for what is wrong.
+    pub fn read(value: serde_json::Value) -> Result<Tier, String> {
+        match value {
+            serde_json::Value::String(s) => Tier::parse(&s).ok_or_else(|| {
+                format!("unknown variant `{s}`, expected one of `auto`, `sandbox`, `ask`, `deny`")
+            }),
+            other => Err(format!(
+                "invalid type: {}, expected string or map",
+                crate::fields::unexpected(&other)
+            )),
+        }
+    }
+
     /// Parses `auto`, `sandbox`, `ask` or `deny`.
     pub fn parse(s: &str) -> Option<Tier> {
         match s {
@@ -167,7 +180,7 @@ impl Verdict {
         use crate::fields::{self, Fields};
         let mut f = Fields::of(value, "struct Verdict")?;
         Ok(Verdict {
-            tier: fields::tier(f.value("tier")?)?,
+            tier: Tier::read(f.value("tier")?)?,
             rule: f.string("rule")?.into(),
             reason: f.string("reason")?.into(),
             span: f.opt("span", fields::span)?,
@@ -176,7 +189,7 @@ impl Verdict {
                 Some(v) => fields::array(v, |v| {
                     let mut f = Fields::of(v, "struct Part")?;
                     Ok(Part {
-                        tier: fields::tier(f.value("tier")?)?,
+                        tier: Tier::read(f.value("tier")?)?,
                         text: f.string("text")?,
                         rule: f.string("rule")?.into(),
                         reason: f.string("reason")?.into(),
