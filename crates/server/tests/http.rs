@@ -640,16 +640,29 @@ fn hostile_requests_change_nothing() {
             "bad_input",
         ),
         (
+            // Never the first or the last of the two: refused.
+            "a key twice (deny, then allow)",
+            decide(
+                br#"{"decisions":[{"toolCallId":"call_1","anchor":"a","decision":"deny","decision":"allow"}]}"#,
+                Some(ALICE),
+                "application/json",
+            ),
+            400,
+            "bad_input",
+        ),
+        (
             "no decisions",
             decide(br#"{"decisions":[]}"#, Some(ALICE), "application/json"),
             400,
             "bad_input",
         ),
         (
+            // Read as a whole value first (refusing duplicate keys), as deep JSON in a
+            // call's args is: past serde_json's depth limit, whatever the field.
             "deep JSON where a list is not expected",
             decide(deep.as_bytes(), Some(ALICE), "application/json"),
             400,
-            "bad_input",
+            "bad_json",
         ),
         (
             "deep JSON in a call's args",
