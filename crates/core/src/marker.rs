@@ -775,7 +775,7 @@ impl MarkerIn {
 }
 
 impl MarkerRequest {
-    /// A stored `request`, by hand (see [`MarkerIn::read`]).
+    /// A stored `request`, by hand (as the stored marker is read: unknown fields ignored).
     pub(crate) fn read(value: Value) -> Result<MarkerRequest, String> {
         let mut f = Fields::of(value, "struct MarkerRequest")?;
         Ok(MarkerRequest {
@@ -791,7 +791,7 @@ impl MarkerRequest {
 }
 
 impl PendingCall {
-    /// A stored `calls` entry, by hand (see [`MarkerIn::read`]).
+    /// A stored `calls` entry, by hand (as the stored marker is read: unknown fields ignored).
     pub fn read(value: Value) -> Result<PendingCall, String> {
         let mut f = Fields::of(value, "struct PendingCall")?;
         Ok(PendingCall {

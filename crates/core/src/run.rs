@@ -316,7 +316,7 @@ impl RecordIn {
 }
 
 impl RunDecision {
-    /// A stored decision, by hand (see [`RecordIn::read`]).
+    /// A stored decision, by hand (as the stored record is read: unknown fields ignored).
     pub fn read(value: Value) -> Result<RunDecision, String> {
         let mut f = Fields::of(value, "struct RunDecision")?;
         Ok(RunDecision {
@@ -327,7 +327,7 @@ impl RunDecision {
 }
 
 impl DecidedCall {
-    /// A stored call's outcome, by hand (see [`RecordIn::read`]).
+    /// A stored call's outcome, by hand (as the stored record is read: unknown fields ignored).
     pub fn read(value: Value) -> Result<DecidedCall, String> {
         let mut f = Fields::of(value, "struct DecidedCall")?;
         Ok(DecidedCall {
