@@ -623,48 +623,82 @@ impl SecretName {
     }
 }
 
-/// The names of [`SECRET_NAMES`] a path segment can be: those whose name starts with the
-/// segment's first byte (ASCII case folded), and the suffixes. Indexed once; the same
-/// answers as trying every name, a few instead of a hundred per segment.
-fn candidates(seg: &str) -> impl Iterator<Item = SecretName> + '_ {
-    struct Index {
-        by_first: Vec<Vec<u16>>,
-        suffixes: Vec<u16>,
-    }
+/// Where [`candidates`] and [`dir_candidates`] look: [`SECRET_NAMES`] indexed once by
+/// the first byte of the name (ASCII case folded; directories apart) and the suffixes
+/// by their last byte.
+struct Index {
+    by_first: Vec<Vec<u16>>,
+    dirs_by_first: Vec<Vec<u16>>,
+    suffixes_by_last: Vec<Vec<u16>>,
+}
+
+fn index() -> &'static Index {
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
+    INDEX.get_or_init(|| {
         let mut index = Index {
             by_first: vec![Vec::new(); 256],
-            suffixes: Vec::new(),
+            dirs_by_first: vec![Vec::new(); 256],
+            suffixes_by_last: vec![Vec::new(); 256],
         };
         for (i, n) in (0u16..).zip(SECRET_NAMES.iter()) {
-            let head = match n {
-                SecretName::Exact(s) | SecretName::Prefix(s) | SecretName::Dir(s) => s,
-                SecretName::Under { name, .. } | SecretName::DirUnder { name, .. } => name,
-                SecretName::PrefixUnder { prefix, .. } => prefix,
-                SecretName::Suffix(_) => "",
-            };
-            match head.as_bytes().first() {
-                Some(b) => {
-                    if let Some(list) = index.by_first.get_mut(usize::from(b.to_ascii_lowercase()))
-                    {
-                        list.push(i);
-                    }
+            let (lists, byte) = match n {
+                SecretName::Exact(s) | SecretName::Prefix(s) => {
+                    (&mut index.by_first, s.bytes().next())
                 }
-                None => index.suffixes.push(i),
+                SecretName::Under { name, .. } => (&mut index.by_first, name.bytes().next()),
+                SecretName::PrefixUnder { prefix, .. } => {
+                    (&mut index.by_first, prefix.bytes().next())
+                }
+                SecretName::Dir(s) => (&mut index.dirs_by_first, s.bytes().next()),
+                SecretName::DirUnder { name, .. } => {
+                    (&mut index.dirs_by_first, name.bytes().next())
+                }
+                SecretName::Suffix(s) => (&mut index.suffixes_by_last, s.bytes().last()),
+            };
+            if let Some(list) =
+                byte.and_then(|b| lists.get_mut(usize::from(b.to_ascii_lowercase())))
+            {
+                list.push(i);
             }
         }
         index
-    });
-    let first = seg.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
-    let bucket = index
-        .by_first
-        .get(usize::from(first))
-        .map_or(&[][..], Vec::as_slice);
-    bucket
-        .iter()
-        .chain(&index.suffixes)
+    })
+}
+
+fn bucket(lists: &[Vec<u16>], byte: Option<u8>) -> &[u16] {
+    byte.and_then(|b| lists.get(usize::from(b.to_ascii_lowercase())))
+        .map_or(&[][..], Vec::as_slice)
+}
+
+fn names_at(ids: &[u16]) -> impl Iterator<Item = SecretName> + '_ {
+    ids.iter()
         .filter_map(|&i| SECRET_NAMES.get(usize::from(i)).copied())
+}
+
+/// The names of [`SECRET_NAMES`] a path segment can be: those whose name starts with the
+/// segment's first byte (ASCII case folded), directories included, and the suffixes it
+/// can end with. The same answers as trying every name, a few instead of a hundred.
+fn candidates(seg: &str) -> impl Iterator<Item = SecretName> + '_ {
+    let index = index();
+    let bytes = seg.as_bytes();
+    names_at(bucket(&index.by_first, bytes.first().copied()))
+        .chain(names_at(bucket(
+            &index.dirs_by_first,
+            bytes.first().copied(),
+        )))
+        .chain(names_at(bucket(
+            &index.suffixes_by_last,
+            bytes.last().copied(),
+        )))
+}
+
+/// The directories of secrets ([`SecretName::Dir`], [`SecretName::DirUnder`]) a
+/// segment can be: what a segment that is not the last is tried against.
+fn dir_candidates(seg: &str) -> impl Iterator<Item = SecretName> + '_ {
+    names_at(bucket(
+        &index().dirs_by_first,
+        seg.as_bytes().first().copied(),
+    ))
 }
 
 /// A secret file by name or location: a name of [`SECRET_NAMES`] as the last segment,
@@ -694,9 +728,7 @@ pub fn is_secret(path: &str) -> bool {
                 _ => n.names(seg, prev),
             })
         } else {
-            candidates(seg).any(|n| {
-                matches!(n, SecretName::Dir(_) | SecretName::DirUnder { .. }) && n.names(seg, prev)
-            })
+            dir_candidates(seg).any(|n| n.names(seg, prev))
         };
         if secret {
             return true;
@@ -741,6 +773,9 @@ mod tests {
                 for p in [parent, "x"] {
                     let all: Vec<SecretName> = SECRET_NAMES.iter().copied().filter(|m| m.names(&seg, p)).collect();
                     let some: Vec<SecretName> = candidates(&seg).filter(|m| m.names(&seg, p)).collect();
+                    let dirs: Vec<SecretName> = dir_candidates(&seg).filter(|m| m.names(&seg, p)).collect();
+                    let all_dirs: Vec<SecretName> = all.iter().copied().filter(|m| matches!(m, SecretName::Dir(_) | SecretName::DirUnder { .. })).collect();
+                    proptest::prop_assert_eq!(all_dirs, dirs, "directories: segment {} under {}", seg, p);
                     // The same names, in any order (the index lists a segment's
                     // suffix names and prefix names in its own order).
                     proptest::prop_assert!(
