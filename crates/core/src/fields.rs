@@ -326,30 +326,24 @@ mod tests {
             "struct X",
         )
         .unwrap();
-        assert_eq!(
-            f.u64("a").unwrap_err(),
-            r#"invalid type: string "1", expected u64"#
-        );
-        assert_eq!(
-            f.u64("b").unwrap_err(),
-            "invalid value: integer `-1`, expected u64"
-        );
-        assert_eq!(
-            f.u64("c").unwrap_err(),
-            "invalid type: floating point `1.5`, expected u64"
-        );
-        assert_eq!(
-            f.string("d").unwrap_err(),
-            "invalid type: null, expected a string"
-        );
-        assert_eq!(
-            f.string("e").unwrap_err(),
-            "invalid type: sequence, expected a string"
-        );
-        assert_eq!(
-            f.string("g").unwrap_err(),
-            "invalid type: boolean `true`, expected a string"
-        );
+        let u = |f: &mut Fields, k: &str| f.u64(k).map(|_| ()).unwrap_err();
+        let s = |f: &mut Fields, k: &str| f.string(k).map(|_| ()).unwrap_err();
+        for (got, want) in [
+            (u(&mut f, "a"), r#"invalid type: string "1", expected u64"#),
+            (u(&mut f, "b"), "invalid value: integer `-1`, expected u64"),
+            (
+                u(&mut f, "c"),
+                "invalid type: floating point `1.5`, expected u64",
+            ),
+            (s(&mut f, "d"), "invalid type: null, expected a string"),
+            (s(&mut f, "e"), "invalid type: sequence, expected a string"),
+            (
+                s(&mut f, "g"),
+                "invalid type: boolean `true`, expected a string",
+            ),
+        ] {
+            assert_eq!(got, want);
+        }
         assert_eq!(f.string("zz").unwrap_err(), "missing field `zz`");
         assert_eq!(
             Fields::of(json!([1]), "struct X").unwrap_err(),
