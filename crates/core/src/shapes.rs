@@ -113,26 +113,34 @@ const MCP_FS_FAMILY: &[&str] = &[
 /// The shape of `tool`, if the table has it (an MCP filesystem server's tool by its
 /// name after the server's).
 pub fn shape_of(tool: &str) -> Option<Shape<'static>> {
-    let lower = tool.to_ascii_lowercase();
-    let name = mcp_filesystem_tool(&lower).unwrap_or(&lower);
-    if let Some((_, s)) = SHAPES.iter().find(|(n, _)| *n == name) {
+    // Compared ignoring ASCII case, with no lowercase copy (the table's names are
+    // lowercase): this runs for every call.
+    let fs = mcp_filesystem_tool(tool);
+    let name = fs.unwrap_or(tool);
+    if let Some((_, s)) = SHAPES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
         return Some(*s);
     }
     // The filesystem server's own read_file / write_file / …, behind its MCP name.
-    if mcp_filesystem_tool(&lower).is_some() && MCP_FS_FAMILY.contains(&name) {
-        return Some(match name {
+    let family = MCP_FS_FAMILY.iter().find(|f| f.eq_ignore_ascii_case(name));
+    match (fs, family) {
+        (Some(_), Some(&f)) => Some(match f {
             "read_file" | "list_directory" => Shape::Read(&["path"]),
             "search_files" => Shape::Search(&["path"]),
             _ => Shape::Edit(&["path"]),
-        });
+        }),
+        _ => None,
     }
-    None
 }
 
-fn mcp_filesystem_tool(lower: &str) -> Option<&str> {
-    lower
-        .strip_prefix("mcp__filesystem__")
-        .or_else(|| lower.strip_prefix("mcp_filesystem_"))
+/// The tool's name after an MCP filesystem server's prefix (any ASCII case).
+fn mcp_filesystem_tool(tool: &str) -> Option<&str> {
+    ["mcp__filesystem__", "mcp_filesystem_"]
+        .iter()
+        .find_map(|p| {
+            tool.get(..p.len())
+                .filter(|head| head.eq_ignore_ascii_case(p))
+                .and_then(|_| tool.get(p.len()..))
+        })
 }
 
 /// A host's call as canonical calls, when its shape is known: `None` for a call the
@@ -373,4 +381,72 @@ pub fn patch_paths(patch: &str) -> Result<Vec<String>, String> {
         return Err("the patch names no file (`*** Add File:`, `*** Update File:`, …)".into());
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The first implementation (a lowercase copy, then equality).
+    fn reference(tool: &str) -> Option<Shape<'static>> {
+        let lower = tool.to_ascii_lowercase();
+        let fs = lower
+            .strip_prefix("mcp__filesystem__")
+            .or_else(|| lower.strip_prefix("mcp_filesystem_"));
+        let name = fs.unwrap_or(&lower);
+        if let Some((_, s)) = SHAPES.iter().find(|(n, _)| *n == name) {
+            return Some(*s);
+        }
+        if fs.is_some() && MCP_FS_FAMILY.contains(&name) {
+            return Some(match name {
+                "read_file" | "list_directory" => Shape::Read(&["path"]),
+                "search_files" => Shape::Search(&["path"]),
+                _ => Shape::Edit(&["path"]),
+            });
+        }
+        None
+    }
+
+    fn tool() -> impl Strategy<Value = String> {
+        let names: Vec<&str> = SHAPES
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(MCP_FS_FAMILY.iter().copied())
+            .collect();
+        let prefix = prop_oneof![
+            Just(""),
+            Just("mcp__filesystem__"),
+            Just("mcp_filesystem_"),
+            Just("mcp__fs__"),
+            Just("é")
+        ];
+        (
+            prefix,
+            proptest::sample::select(names),
+            any::<u64>(),
+            "[a-zé_]{0,2}",
+        )
+            .prop_map(|(p, n, flips, tail)| {
+                format!("{p}{n}{tail}")
+                    .chars()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        if flips >> (i % 64) & 1 == 1 {
+                            c.to_ascii_uppercase()
+                        } else {
+                            c
+                        }
+                    })
+                    .collect()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+        #[test]
+        fn shape_of_is_the_lowercase_lookup(t in tool()) {
+            prop_assert_eq!(shape_of(&t), reference(&t), "{}", t);
+        }
+    }
 }
