@@ -548,4 +548,57 @@ mod tests {
         .unwrap();
         assert!(resume.into_decisions().unwrap_err().contains("maybe"));
     }
+
+    #[test]
+    fn requests_are_read_field_by_field() {
+        let read = |text: &str| ParkRequest::read(serde_json::from_str(text).unwrap());
+        // Defaults: no calls, no ttl; a call's absent args are null.
+        let p = read(r#"{"history":"h","calls":[{"toolCallId":"c","tool":"bash"}]}"#).unwrap();
+        assert_eq!((p.run_id, p.ttl_ms, p.history.as_str()), (None, None, "h"));
+        assert_eq!(p.calls[0].args, Value::Null);
+        assert_eq!(read(r#"{"history":"h"}"#).unwrap().calls.len(), 0);
+        for (text, want) in [
+            (r#"{"calls":[]}"#, "missing field `history`"),
+            (
+                r#"{"history":"h","ttl":5}"#,
+                "unknown field `ttl`, expected one of `runId`, `owner`, `sessionId`, `calls`, `history`, `ttlMs`",
+            ),
+            (r#"{"history":"h","calls":null}"#, "invalid type: null, expected a sequence"),
+            (r#"{"history":"h","ttlMs":-1}"#, "invalid value: integer `-1`, expected u64"),
+            (r#"[]"#, "invalid type: sequence, expected struct ParkRequest"),
+        ] {
+            assert_eq!(read(text).unwrap_err(), want, "{text}");
+        }
+        let resume = |text: &str| ResumeRequest::read(serde_json::from_str(text).unwrap());
+        assert_eq!(
+            resume(r#"{"decisions":[],"revision":1}"#).unwrap_err(),
+            "unknown field `revision`, expected `decisions`"
+        );
+        let d = resume(r#"{"decisions":[{"toolCallId":"c","anchor":"a","decision":"allow","args":null,"singleUse":true}]}"#)
+            .unwrap();
+        assert_eq!(
+            (d.decisions[0].args.clone(), d.decisions[0].single_use),
+            (None, true)
+        );
+    }
+
+    #[test]
+    fn a_request_body_with_a_key_twice_is_refused_at_any_depth() {
+        for text in [
+            r#"{"decisions":[{"toolCallId":"c","anchor":"a","decision":"deny","decision":"allow"}]}"#,
+            r#"{"decisions":[],"decisions":[]}"#,
+            r#"{"decisions":[{"toolCallId":"c","anchor":"a","decision":"allow","args":{"x":1,"x":2}}]}"#,
+        ] {
+            let e = serde_json::from_str::<ResumeRequest>(text).unwrap_err();
+            assert!(e.to_string().starts_with("duplicate field"), "{text}: {e}");
+        }
+        let e = serde_json::from_str::<ParkRequest>(
+            r#"{"history":"h","calls":[{"toolCallId":"c","tool":"bash","args":{"command":"ls","command":"rm -rf /"}}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("duplicate field `command`"),
+            "{e}"
+        );
+    }
 }

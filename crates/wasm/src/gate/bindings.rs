@@ -223,7 +223,7 @@ impl JsGate {
         crate::poison::check()?;
         if !(max_age_ms.is_finite() && max_age_ms >= 0.0) {
             // No float in the message: formatting one would link core's float
-            // printing (~4 KB gzipped) for this message alone.
+            // printing (7.7 KB gzipped, scripts/wasm-size) for this message alone.
             return Err(into_error(GateError::BadInput(
                 "cleanupStale(maxAgeMs): a finite number >= 0".to_string(),
             )));
