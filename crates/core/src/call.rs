@@ -188,7 +188,7 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
 
 /// Writes `s` as a JSON string exactly as serde_json does: only `"`, `\` and control
 /// characters below U+0020 are escaped. Strings without any of those (nearly all) are
-/// copied in one piece; the others go through serde_json itself.
+/// copied in one piece; the others through [`push_json_str`] (the one escaper: anchors, verdicts).
 pub(crate) fn write_json_str<W: std::io::Write>(s: &str, out: &mut W) {
     // A fold without early exit, so that it vectorizes.
     let plain = !s.bytes().fold(false, |esc, b| {
@@ -199,8 +199,43 @@ pub(crate) fn write_json_str<W: std::io::Write>(s: &str, out: &mut W) {
         let _ = out.write_all(s.as_bytes());
         let _ = out.write_all(b"\"");
     } else {
-        let _ = serde_json::to_writer(&mut *out, s);
+        let mut text = String::with_capacity(s.len() + 8);
+        push_json_str(&mut text, s);
+        let _ = out.write_all(text.as_bytes());
     }
+}
+
+/// `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b \t \n \f \r`, and
+/// `\u00XX` (lowercase hex) for the other control characters.
+pub(crate) fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let short = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'\n' => 'n',
+            b'\r' => 'r',
+            b'\t' => 't',
+            0x08 => 'b',
+            0x0c => 'f',
+            0..=0x1f => 'u',
+            _ => continue,
+        };
+        // `i` is at an ASCII byte: a character boundary.
+        out.push_str(s.get(start..i).unwrap_or_default());
+        out.push('\\');
+        out.push(short);
+        if short == 'u' {
+            out.push_str("00");
+            for nibble in [b >> 4, b & 0xf] {
+                out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+            }
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+    out.push('"');
 }
 
 fn write_member<W: std::io::Write>(i: usize, k: &str, v: &Value, out: &mut W) {

@@ -145,9 +145,9 @@ impl Verdict {
         out.push_str("{\"tier\":\"");
         out.push_str(self.tier.as_str());
         out.push_str("\",\"rule\":");
-        json_str(out, &self.rule);
+        crate::call::push_json_str(out, &self.rule);
         out.push_str(",\"reason\":");
-        json_str(out, &self.reason);
+        crate::call::push_json_str(out, &self.reason);
         json_span(out, self.span);
         if !self.parts.is_empty() {
             out.push_str(",\"parts\":[");
@@ -158,11 +158,11 @@ impl Verdict {
                 out.push_str("{\"tier\":\"");
                 out.push_str(p.tier.as_str());
                 out.push_str("\",\"text\":");
-                json_str(out, &p.text);
+                crate::call::push_json_str(out, &p.text);
                 out.push_str(",\"rule\":");
-                json_str(out, &p.rule);
+                crate::call::push_json_str(out, &p.rule);
                 out.push_str(",\"reason\":");
-                json_str(out, &p.reason);
+                crate::call::push_json_str(out, &p.reason);
                 json_span(out, p.span);
                 out.push('}');
             }
@@ -216,39 +216,6 @@ fn json_uint(out: &mut String, n: usize) {
         json_uint(out, n / 10);
     }
     out.push(char::from(b'0' + (n % 10) as u8));
-}
-
-/// `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b \t \n \f \r`, and
-/// `\u00XX` (lowercase hex) for the other control characters.
-fn json_str(out: &mut String, s: &str) {
-    out.push('"');
-    let mut start = 0;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
-        let short = match b {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'\n' => 'n',
-            b'\r' => 'r',
-            b'\t' => 't',
-            0x08 => 'b',
-            0x0c => 'f',
-            0..=0x1f => 'u',
-            _ => continue,
-        };
-        // `i` is at an ASCII byte: a character boundary.
-        out.push_str(s.get(start..i).unwrap_or_default());
-        out.push('\\');
-        out.push(short);
-        if short == 'u' {
-            out.push_str("00");
-            for nibble in [b >> 4, b & 0xf] {
-                out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
-            }
-        }
-        start = i + 1;
-    }
-    out.push_str(s.get(start..).unwrap_or_default());
-    out.push('"');
 }
 
 #[cfg(test)]
