@@ -353,6 +353,9 @@ pub(super) fn inline_code_execs_stdin(code: &str) -> bool {
 }
 
 /// Does `code` contain `name` as a whole identifier followed by `(`, a space or `{`?
+/// Only an ASCII letter, digit or `_` before it makes it part of a longer name: any other
+/// character (a non-ASCII space such as U+00A0, which JavaScript skips) counts as a
+/// boundary, so a doubtful case is a call.
 pub(super) fn calls(code: &str, name: &str) -> bool {
     code.match_indices(name).any(|(i, _)| {
         let before = code.get(..i).unwrap_or_default().chars().next_back();
@@ -361,7 +364,7 @@ pub(super) fn calls(code: &str, name: &str) -> bool {
             .unwrap_or_default()
             .chars()
             .next();
-        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
             && matches!(after, Some('(' | ' ' | '{'))
     })
 }
@@ -442,5 +445,34 @@ pub(super) fn last_simple(s: &Script) -> Option<&SimpleCommand> {
     match pl.stages.last() {
         Some(Command::Simple(sc)) => Some(sc),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::calls;
+
+    /// Only an ASCII identifier character joins `name` to a longer name; any other
+    /// character before it (JavaScript skips U+00A0 and U+FEFF as spaces) is a boundary.
+    #[test]
+    fn a_call_is_found_after_any_non_identifier_character() {
+        for code in [
+            "eval(x)",
+            "x = eval (y)",
+            "\u{a0}eval(x)",
+            "\u{feff}exec{",
+            "é.eval(x)",
+        ] {
+            assert!(calls(code, "eval") || calls(code, "exec"), "{code}");
+        }
+        for code in [
+            "myeval(x)",
+            "_eval(x)",
+            "eval2(x)",
+            "evaluate(x)",
+            "retrieval",
+        ] {
+            assert!(!calls(code, "eval"), "{code}");
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::paths::{self, SecretName, SECRET_NAMES};
 use crate::shell::{SimpleCommand, Word};
 use std::borrow::Cow;
 
-/// A glob segment as a lower-case pattern of `*` and `?`: a bracket expression counts
+/// A glob segment as a lower-case (ASCII, as `is_secret` compares) pattern of `*` and `?`: a bracket expression counts
 /// as one `?`, parsed as bash's "Pattern Matching" reads one. After `[`, an optional
 /// `!` or `^`, then a `]` that comes first is a member, not the end (`.[]e]nv` matches
 /// `.env`); `[:class:]`, `[=c=]` and `[.sym.]` are members whose `]` does not end the
@@ -23,7 +23,7 @@ pub(super) fn secret_pattern(seg: &str) -> String {
                 continue;
             }
         }
-        pattern.extend(c.to_lowercase());
+        pattern.push(c.to_ascii_lowercase());
         i += 1;
     }
     pattern
@@ -358,6 +358,16 @@ pub(super) fn find_may_list_secret(sc: &SimpleCommand, w: &Walker) -> bool {
 #[cfg(test)]
 mod secret_var_tests {
     use super::*;
+
+    /// A glob segment lower-cases as `is_secret` compares (ASCII), a bracket is one `?`.
+    #[test]
+    fn patterns_lower_case_ascii_and_count_a_bracket_as_one_character() {
+        assert_eq!(secret_pattern("ID_[R]SA*"), "id_?sa*");
+        assert_eq!(secret_pattern(".ENV"), ".env");
+        assert_eq!(secret_pattern("ÉTÉ.KEY"), "ÉtÉ.key");
+        assert!(pattern_may_be_secret_name(&secret_pattern("*.PEM")));
+        assert!(pattern_may_be_secret_name(&secret_pattern("Credentials")));
+    }
 
     /// Each pattern of the table catches its example (and the example is no accident of
     /// another pattern: it matches this one), and the ordinary variables match none.
