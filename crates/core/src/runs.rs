@@ -206,7 +206,7 @@ impl<S: MarkerStore> Runs<S> {
     /// Every run in the store, by run id, healing as [`Runs::run`] does.
     pub fn runs(&self, now: u64) -> Result<Vec<Run>, Error> {
         let mut entries = self.store.entries()?;
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         self.runs_from(entries, now)
     }
 

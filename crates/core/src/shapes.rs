@@ -230,11 +230,11 @@ fn shell(command: String) -> ToolCall {
 /// family judges them (`cd DIR` before the command; an argument that could change how
 /// it runs asks).
 fn shell_in(command: String, obj: &Map<String, Value>, keys: &[&str]) -> ToolCall {
-    let mut args: Map<String, Value> = obj
-        .iter()
-        .filter(|(k, _)| !keys.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    // Inserted one by one: collecting into a map sorts (a second sort in the .wasm).
+    let mut args = Map::new();
+    for (k, v) in obj.iter().filter(|(k, _)| !keys.contains(&k.as_str())) {
+        args.insert(k.clone(), v.clone());
+    }
     args.insert("command".to_string(), Value::String(command));
     ToolCall::new("bash", Value::Object(args))
 }

@@ -76,16 +76,16 @@ impl Table {
     }
 
     fn into_value(self) -> Map<String, Value> {
-        self.entries
-            .into_iter()
-            .map(|(k, n)| {
-                let v = match n {
-                    Node::Table(t, _) => Value::Object(t.into_value()),
-                    Node::Value(v) => v,
-                };
-                (k, v)
-            })
-            .collect()
+        // Inserted one by one: collecting into a map sorts (a second sort in the .wasm).
+        let mut map = Map::new();
+        for (k, n) in self.entries {
+            let v = match n {
+                Node::Table(t, _) => Value::Object(t.into_value()),
+                Node::Value(v) => v,
+            };
+            map.insert(k, v);
+        }
+        map
     }
 }
 
