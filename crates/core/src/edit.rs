@@ -51,7 +51,10 @@ pub fn verdict(abs: &str, workspace: &str, home: &str, edits: Tier) -> (Tier, Ru
     }
     if let Some(why) = paths::protected(abs) {
         // `.git/` keeps the id it always had; the rest share one.
-        let rule = if abs.split('/').any(|s| s.eq_ignore_ascii_case(".git")) {
+        let rule = if paths::case_aliases(abs)
+            .split('/')
+            .any(|s| s.eq_ignore_ascii_case(".git"))
+        {
             RuleId::EditGit
         } else {
             RuleId::EditProtected

@@ -124,11 +124,35 @@ pub fn under_any(path: &str, dirs: &[&str]) -> bool {
     dirs.iter().any(|d| is_within(path, d))
 }
 
+/// `path` with the letters a case-insensitive file system takes for ASCII ones spelled
+/// as those: `ſ` (U+017F) and `ı` (U+0131) upper-case to `S` and `I` (NTFS compares
+/// upper-cased names), the Kelvin sign `K` (U+212A) folds to `k` (APFS folds case). On
+/// such a file system `id_rſa` opens `id_rsa` and `.gıt/hooks` is `.git/hooks`, so the
+/// name checks below ([`is_secret`], [`protected`], [`self_approval`]) see the ASCII
+/// spelling. Borrowed when `path` has none of them.
+pub fn case_aliases(path: &str) -> std::borrow::Cow<'_, str> {
+    const ALIASES: [(char, char); 3] = [('\u{17f}', 's'), ('\u{131}', 'i'), ('\u{212a}', 'k')];
+    if path.is_ascii() || !path.contains(|c| ALIASES.iter().any(|(a, _)| *a == c)) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let folded = path
+        .chars()
+        .map(|c| {
+            ALIASES
+                .iter()
+                .find(|(a, _)| *a == c)
+                .map_or(c, |(_, ascii)| *ascii)
+        })
+        .collect();
+    std::borrow::Cow::Owned(folded)
+}
+
 /// What makes an edit of `path` (absolute, resolved) protected: a file that makes code
 /// run without anyone running it, or that changes what an agent may do. `None` when it
 /// is none of them. Names compare without case (`.GIT/hooks` on a case-insensitive
 /// file system is the hooks directory).
 pub fn protected(path: &str) -> Option<&'static str> {
+    let path = &*case_aliases(path);
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
     for (i, seg) in segs.iter().enumerate() {
@@ -252,6 +276,7 @@ pub fn no_workspace(workspace: &str, home: &str) -> Option<&'static str> {
 ///   `config.json` (inline hooks, `disableAllHooks`). A project's own copies (`.claude/settings.json` in a
 ///   repository) are protected files instead ([`protected`]): a person is asked.
 pub fn self_approval(path: &str, home: &str) -> Option<&'static str> {
+    let (path, home) = (&*case_aliases(path), &*case_aliases(home));
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
     let at = |i: usize| segs.get(i).copied().unwrap_or("");
@@ -704,6 +729,7 @@ fn dir_candidates(seg: &str) -> impl Iterator<Item = SecretName> + '_ {
 /// A secret file by name or location: a name of [`SECRET_NAMES`] as the last segment,
 /// or anything under one of its directories.
 pub fn is_secret(path: &str) -> bool {
+    let path = &*case_aliases(path);
     // Another process's memory: `/proc/PID/mem`, `/proc/self/task/TID/mem`.
     if path.starts_with("/proc/") && path.rsplit('/').next() == Some("mem") {
         return true;
@@ -743,6 +769,43 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// Spelling an `s`, `i` or `k` of a path as `ſ`, `ı` or `K` changes none of the
+        /// name checks: a case-insensitive file system opens the same file.
+        #[test]
+        fn case_aliases_name_what_the_ascii_spelling_names(
+            picks in proptest::collection::vec(0usize..24, 1..6),
+            flips in proptest::collection::vec(proptest::bool::ANY, 64),
+        ) {
+            const WORDS: [&str; 24] = [
+                "home", "dev", ".ssh", "id_rsa", ".git", "hooks", "config", ".aws",
+                "credentials", ".kube", ".claude", "settings.json", "src", "main.rs",
+                ".vscode", "tasks.json", "secrets.yml", ".npmrc", "id_ed25519", ".pypirc",
+                "SKIP", ".ENV", ".local", "state",
+            ];
+            let ascii = format!(
+                "/{}",
+                picks.iter().map(|&i| WORDS.get(i).copied().unwrap_or("x")).collect::<Vec<_>>().join("/")
+            );
+            let mut flip = flips.iter().cycle();
+            let aliased: String = ascii
+                .chars()
+                .map(|c| match (c.to_ascii_lowercase(), flip.next()) {
+                    ('s', Some(true)) => '\u{17f}',
+                    ('i', Some(true)) => '\u{131}',
+                    ('k', Some(true)) => '\u{212a}',
+                    _ => c,
+                })
+                .collect();
+            proptest::prop_assert_eq!(is_secret(&aliased), is_secret(&ascii), "{}", aliased);
+            proptest::prop_assert_eq!(protected(&aliased), protected(&ascii), "{}", aliased);
+            proptest::prop_assert_eq!(
+                self_approval(&aliased, "/home/dev"),
+                self_approval(&ascii, "/home/dev"),
+                "{}",
+                aliased
+            );
+        }
+
         /// The index is only a shortcut: every name of [`SECRET_NAMES`] that names a
         /// segment is among its candidates, whatever the segment's case or tail.
         #[test]

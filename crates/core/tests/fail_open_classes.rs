@@ -174,3 +174,57 @@ fn a_program_named_by_a_relative_path_is_the_workspace_file() {
         ("/bin/cat README.md", "auto"),
     ]);
 }
+
+/// A case-insensitive file system takes `ſ` (U+017F) and `ı` (U+0131) for `s` and `i`
+/// (NTFS compares upper-cased names: both upper-case to ASCII) and the Kelvin sign `K`
+/// (U+212A) for `k` (APFS folds case): `id_rſa` opens `id_rsa` there, `.gıt/hooks` is
+/// the hooks directory. Names are checked in their ASCII spelling.
+#[test]
+fn letters_a_case_insensitive_file_system_reads_as_ascii_name_secrets_and_protected_files() {
+    check(&[
+        ("cat id_rſa", "ask"),
+        ("cat ~/.aws/credentıals", "ask"),
+        ("cat ~/.\u{212a}ube/config", "ask"),
+        ("head .ENV", "ask"),
+        ("cat ./id_rſ?", "ask"),
+        ("echo x > .gıt/hooks/pre-commit", "ask"),
+        ("echo x > .vſcode/tasks.json", "ask"),
+        ("cp a ~/.claude/ſettings.json", "deny"),
+        // Letters with no ASCII reading stay as they are.
+        ("cat ésumé.txt", "auto"),
+        ("cat id_rsä", "auto"),
+    ]);
+    let p = Policy::defaults("/home/dev/app", "/home/dev");
+    for (tool, args) in [
+        (
+            "Read",
+            serde_json::json!({"file_path": "/home/dev/app/id_rſa"}),
+        ),
+        (
+            "Read",
+            serde_json::json!({"file_path": "/home/dev/.ſsh/id_ed25519"}),
+        ),
+        (
+            "Edit",
+            serde_json::json!({"file_path": "/home/dev/app/.gıt/config", "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": "/home/dev/.claude/ſettings.json", "content": "{}"}),
+        ),
+    ] {
+        let v = p.classify(&ToolCall::new(tool, args.clone()));
+        assert_ne!(
+            v.tier.to_string(),
+            "auto",
+            "{tool} {args}: {} {}",
+            v.rule,
+            v.reason
+        );
+    }
+    let v = p.classify(&ToolCall::new(
+        "Edit",
+        serde_json::json!({"file_path": "/home/dev/app/.gıt/config", "old_string": "a", "new_string": "b"}),
+    ));
+    assert_eq!(v.rule.to_string(), "builtin.edit-git");
+}

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 /// `.env`); `[:class:]`, `[=c=]` and `[.sym.]` are members whose `]` does not end the
 /// expression (`.[[:lower:]]nv` matches `.env`); a `[` with no `]` to end it is itself.
 pub(super) fn secret_pattern(seg: &str) -> String {
-    let chars: Vec<char> = seg.chars().collect();
+    let chars: Vec<char> = paths::case_aliases(seg).chars().collect();
     let mut pattern = String::new();
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
