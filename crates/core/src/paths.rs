@@ -153,6 +153,18 @@ pub fn case_aliases(path: &str) -> std::borrow::Cow<'_, str> {
 /// file system is the hooks directory).
 pub fn protected(path: &str) -> Option<&'static str> {
     let path = &*case_aliases(path);
+    if !has_dot_segment(path) {
+        let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+        return PROTECTED_FILES
+            .iter()
+            .find(|(f, _)| last.eq_ignore_ascii_case(f))
+            .map(|(_, why)| *why);
+    }
+    protected_scan(path)
+}
+
+/// [`protected`] segment by segment (`path` with its case aliases read).
+fn protected_scan(path: &str) -> Option<&'static str> {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
     for (i, seg) in segs.iter().enumerate() {
@@ -214,35 +226,43 @@ pub fn protected(path: &str) -> Option<&'static str> {
         if !last {
             continue;
         }
-        let file = [
-            (".envrc", "direnv runs it on entering the directory"),
-            (".gitconfig", "git's configuration, which runs programs"),
-            (".gitlab-ci.yml", "a CI pipeline, which runs on push"),
-            (".mcp.json", "an agent's MCP servers, which it runs"),
-            ("opencode.json", "an agent's MCP servers, which it runs"),
-            ("opencode.jsonc", "an agent's MCP servers, which it runs"),
-            ("toolgate.toml", "toolgate's own policy"),
-            (".toolgate.toml", "toolgate's own policy"),
-            (".bashrc", "a shell startup file"),
-            (".bash_profile", "a shell startup file"),
-            (".bash_login", "a shell startup file"),
-            (".bash_logout", "a shell startup file"),
-            (".profile", "a shell startup file"),
-            (".zshrc", "a shell startup file"),
-            (".zshenv", "a shell startup file"),
-            (".zprofile", "a shell startup file"),
-            (".zlogin", "a shell startup file"),
-            (".zlogout", "a shell startup file"),
-            (".kshrc", "a shell startup file"),
-            (".inputrc", "a shell startup file"),
-        ]
-        .into_iter()
-        .find(|(f, _)| is(seg, f));
+        let file = PROTECTED_FILES.iter().find(|(f, _)| is(seg, f));
         if let Some((_, why)) = file {
             return Some(why);
         }
     }
     None
+}
+
+/// The files [`protected`] names wherever they are (the last segment).
+const PROTECTED_FILES: [(&str, &str); 20] = [
+    (".envrc", "direnv runs it on entering the directory"),
+    (".gitconfig", "git's configuration, which runs programs"),
+    (".gitlab-ci.yml", "a CI pipeline, which runs on push"),
+    (".mcp.json", "an agent's MCP servers, which it runs"),
+    ("opencode.json", "an agent's MCP servers, which it runs"),
+    ("opencode.jsonc", "an agent's MCP servers, which it runs"),
+    ("toolgate.toml", "toolgate's own policy"),
+    (".toolgate.toml", "toolgate's own policy"),
+    (".bashrc", "a shell startup file"),
+    (".bash_profile", "a shell startup file"),
+    (".bash_login", "a shell startup file"),
+    (".bash_logout", "a shell startup file"),
+    (".profile", "a shell startup file"),
+    (".zshrc", "a shell startup file"),
+    (".zshenv", "a shell startup file"),
+    (".zprofile", "a shell startup file"),
+    (".zlogin", "a shell startup file"),
+    (".zlogout", "a shell startup file"),
+    (".kshrc", "a shell startup file"),
+    (".inputrc", "a shell startup file"),
+];
+
+/// Does a segment of `path` begin with `.`? Every directory [`protected`] and
+/// [`self_approval`] name does, and every file but three: a path without one (nearly
+/// every path an agent writes) needs no scan of its segments.
+fn has_dot_segment(path: &str) -> bool {
+    path.starts_with('.') || path.contains("/.")
 }
 
 /// Why `workspace` is no project to work in: the root, or the home directory or one of
@@ -277,6 +297,14 @@ pub fn no_workspace(workspace: &str, home: &str) -> Option<&'static str> {
 ///   repository) are protected files instead ([`protected`]): a person is asked.
 pub fn self_approval(path: &str, home: &str) -> Option<&'static str> {
     let (path, home) = (&*case_aliases(path), &*case_aliases(home));
+    if !has_dot_segment(path) {
+        return None;
+    }
+    self_approval_scan(path, home)
+}
+
+/// [`self_approval`] segment by segment (`path` and `home` with their case aliases read).
+fn self_approval_scan(path: &str, home: &str) -> Option<&'static str> {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let is = |s: &str, p: &str| s.eq_ignore_ascii_case(p);
     let at = |i: usize| segs.get(i).copied().unwrap_or("");
@@ -769,6 +797,33 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// The shortcut for paths without a segment beginning with `.` answers as the
+        /// scan of every segment does.
+        #[test]
+        fn the_dot_segment_shortcut_changes_no_answer(
+            picks in proptest::collection::vec(0usize..30, 0..6),
+            relative in proptest::bool::ANY,
+            trailing in proptest::bool::ANY,
+        ) {
+            const WORDS: [&str; 30] = [
+                "home", "dev", "app", "src", ".git", "hooks", "config", ".github",
+                "workflows", ".config", "git", "toolgate", ".local", "state", "bin",
+                ".claude", "settings.json", "opencode.json", "OPENCODE.JSONC",
+                "toolgate.toml", ".TOOLGATE.toml", ".bashrc", "bashrc", ".cargo",
+                "config.toml", "root", ".codex", "hooks.json", "a.b", ".",
+            ];
+            let joined = picks.iter().map(|&i| WORDS.get(i).copied().unwrap_or("x")).collect::<Vec<_>>().join("/");
+            let path = format!("{}{joined}{}", if relative { "" } else { "/" }, if trailing { "/" } else { "" });
+            proptest::prop_assert_eq!(protected(&path), protected_scan(&path), "{}", path);
+            for home in ["/home/dev", "/root"] {
+                proptest::prop_assert_eq!(
+                    self_approval(&path, home),
+                    self_approval_scan(&path, home),
+                    "{} in {}", path, home
+                );
+            }
+        }
+
         /// Spelling an `s`, `i` or `k` of a path as `ſ`, `ı` or `K` changes none of the
         /// name checks: a case-insensitive file system opens the same file.
         #[test]
