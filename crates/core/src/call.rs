@@ -171,8 +171,9 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
             let _ = out.write_all(b"]");
         }
         Value::String(s) => write_json_str(s, out),
+        // `Display` writes what the serializer writes (itoa, zmij for a float).
         Value::Number(n) => {
-            let _ = serde_json::to_writer(&mut *out, n);
+            let _ = write!(out, "{n}");
         }
         Value::Bool(true) => {
             let _ = out.write_all(b"true");

@@ -227,7 +227,8 @@ impl Grant {
 
     /// The JSON a host stores.
     pub fn encode(&self) -> Result<String, Error> {
-        serde_json::to_string(self).map_err(|e| refused(e.to_string()))
+        // The text `Serialize` writes, by hand (`wire::text`).
+        Ok(crate::json_text::WriteJson::to_json(self))
     }
 
     /// Reads a stored grant; one that does not read, or whose rule does not compile,

@@ -35,6 +35,7 @@ pub mod facts;
 pub mod fields;
 pub mod glob;
 pub mod grant;
+pub mod json_text;
 pub mod marker;
 pub mod paths;
 pub mod policy;

@@ -308,7 +308,9 @@ impl Marker {
 
     /// The marker JSON, refused when over [`MAX_MARKER_BYTES`].
     pub fn encode(&self) -> Result<String, Error> {
-        bounded(serde_json::to_string(self))
+        // The text `Serialize` writes, by hand (`wire::text`; no serializer in the
+        // WebAssembly build).
+        bounded(crate::json_text::WriteJson::to_json(self))
     }
 
     /// Decodes and checks a marker, accepting any history.
@@ -611,8 +613,7 @@ impl Marker {
                 "the edit is not the same kind of arguments".into()
             }
             Some(_)
-                if serde_json::to_string(edited).map_or(usize::MAX, |t| t.len())
-                    > MAX_EDIT_BYTES =>
+                if crate::json_text::WriteJson::to_json(edited).len() > MAX_EDIT_BYTES =>
             {
                 "the edit is over 64 KiB".into()
             }
@@ -682,11 +683,8 @@ fn check_id(field: &str, id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Serialises with the size bound of [`MAX_MARKER_BYTES`].
-pub(crate) fn bounded(json: Result<String, serde_json::Error>) -> Result<String, Error> {
-    let text = json.map_err(|e| Error::BadMarker {
-        reason: format!("cannot encode: {e}"),
-    })?;
+/// A stored document's text, refused over [`MAX_MARKER_BYTES`].
+pub(crate) fn bounded(text: String) -> Result<String, Error> {
     if text.len() > MAX_MARKER_BYTES {
         return Err(Error::MarkerTooLarge {
             bytes: text.len(),

@@ -33,6 +33,15 @@ pub enum StopReason {
     Paused,
 }
 
+impl StopReason {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Paused => "paused",
+        }
+    }
+}
+
 /// A run as stored and as shown (`gate.run(runId)`): its status, and its marker while
 /// it awaits permission. `marker` is `Some` exactly when `status` is
 /// `awaiting_permission`.
@@ -212,7 +221,7 @@ impl Run {
                 | RunStatus::Completed
                 | RunStatus::Failed
                 | RunStatus::Cancelled,
-            ) => marker::bounded(serde_json::to_string(&RecordOut {
+            ) => marker::bounded(crate::json_text::WriteJson::to_json(&RecordOut {
                 v: MARKER_VERSION,
                 run_id: &self.run_id,
                 session_id: &self.session_id,
@@ -345,27 +354,29 @@ impl DecidedCall {
     }
 }
 
+/// A settled run's stored shape, write side (`wire::text` writes it; the derive is the
+/// reference its test compares with).
 #[derive(Serialize)]
-struct RecordOut<'a> {
-    v: u64,
-    run_id: &'a str,
-    session_id: &'a str,
-    owner: &'a str,
-    status: RunStatus,
-    revision: u64,
-    updated_at: u64,
+pub(crate) struct RecordOut<'a> {
+    pub(crate) v: u64,
+    pub(crate) run_id: &'a str,
+    pub(crate) session_id: &'a str,
+    pub(crate) owner: &'a str,
+    pub(crate) status: RunStatus,
+    pub(crate) revision: u64,
+    pub(crate) updated_at: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    last_error: Option<&'a str>,
+    pub(crate) last_error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    resumed_at: Option<u64>,
+    pub(crate) resumed_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expired_at: Option<u64>,
+    pub(crate) expired_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    decision: Option<&'a RunDecision>,
+    pub(crate) decision: Option<&'a RunDecision>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    history: Option<&'a str>,
+    pub(crate) history: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    parked_by: Option<&'a str>,
+    pub(crate) parked_by: Option<&'a str>,
 }
 
 #[cfg(test)]

@@ -3,17 +3,16 @@
 
 use crate::error::GateError;
 use crate::gate::GateOptions;
-use serde::Serialize;
+use toolgate_core::json_text::{Obj, WriteJson};
 use toolgate_core::{Anchor, Decision, PendingQuestion, PendingRef, RequestId, Verdict};
 use wasm_bindgen::prelude::*;
 
 /// Rust → JS: JSON text parsed by the engine (`JSON.parse`): plain objects, numbers for
-/// integers, an absent field where a value is skipped. One encoder, serde_json's, serves
-/// values to JavaScript and records to storage alike (issue 51: one serde path).
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, GateError> {
-    let text = serde_json::to_string(value)
-        .map_err(|_| GateError::BadInput("cannot encode the result".into()))?;
-    parse_json(&text)
+/// integers, an absent field where a value is skipped. The text is written by hand
+/// (`WriteJson`, byte for byte what serde_json writes for the same value: the core's
+/// and this crate's tests compare them), so no serializer is linked (issue 51).
+pub(crate) fn to_js<T: WriteJson + ?Sized>(value: &T) -> Result<JsValue, GateError> {
+    parse_json(&value.to_json())
 }
 
 /// A verdict to JavaScript: its JSON text (`Verdict::write_json`, one pass, byte for
@@ -131,7 +130,7 @@ impl<'w> Fields<'w> {
 }
 
 /// A pending request as JS sees it (the registry's compact record, decoded).
-#[derive(Serialize)]
+#[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PendingJs<'a> {
     id: RequestId,
@@ -162,13 +161,40 @@ impl<'a> From<PendingRef<'a>> for PendingJs<'a> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct QuestionJs<'a> {
     id: RequestId,
     question: &'a str,
     created_ms: u64,
     deadline_ms: u64,
+}
+
+impl WriteJson for PendingJs<'_> {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        o.field("id", &self.id)
+            .opt_str("toolCallId", self.tool_call_id)
+            .str("tool", self.tool)
+            .field("args", &self.args)
+            .field("verdict", &self.verdict)
+            .field("anchor", &self.anchor)
+            .field("scopes", &self.scopes)
+            .u64("createdMs", self.created_ms)
+            .u64("deadlineMs", self.deadline_ms)
+            .end();
+    }
+}
+
+impl WriteJson for QuestionJs<'_> {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        o.field("id", &self.id)
+            .str("question", self.question)
+            .u64("createdMs", self.created_ms)
+            .u64("deadlineMs", self.deadline_ms)
+            .end();
+    }
 }
 
 impl<'a> From<&'a PendingQuestion> for QuestionJs<'a> {
@@ -576,3 +602,59 @@ export interface ToolgateError extends Error {
   code: string;
 }
 "#;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod text_tests {
+    use super::*;
+    use toolgate_core::{Policy, Tier, ToolCall};
+
+    /// The pending requests and questions `gate.pending()` / `gate.questions()` hand
+    /// out are the text their derives write, byte for byte.
+    #[test]
+    fn pending_and_questions_are_written_as_serde_writes_them() {
+        let policy = Policy::defaults("/home/dev/app", "/home/dev");
+        for (i, (tool, args)) in [
+            (
+                "bash",
+                serde_json::json!({"command": "rm -rf build && echo \"x\"\n\u{1}"}),
+            ),
+            (
+                "Read",
+                serde_json::json!({"file_path": "/etc/shadow", "n": [1, -2, 2.5]}),
+            ),
+            ("WebFetch", serde_json::json!({"url": "http://10.0.0.1/é"})),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let call = ToolCall::new(tool, args.clone());
+            let verdict = policy.classify(&call);
+            assert_ne!(verdict.tier, Tier::Auto, "{tool}");
+            let ids = [Some("call \"1\""), None];
+            let pending = PendingJs {
+                id: RequestId::from_u128(0xfeed_u128 << i),
+                tool_call_id: ids.get(i % 2).copied().flatten(),
+                tool,
+                args,
+                anchor: Anchor::new(tool, &call.args),
+                scopes: policy.scopes(&call),
+                verdict,
+                created_ms: 1,
+                deadline_ms: u64::MAX,
+            };
+            assert_eq!(pending.to_json(), serde_json::to_string(&pending).unwrap());
+            let list = vec![pending];
+            assert_eq!(list.to_json(), serde_json::to_string(&list).unwrap());
+        }
+        let question = QuestionJs {
+            id: RequestId::from_u128(7),
+            question: "Which \"branch\"?\n\u{7f}",
+            created_ms: 0,
+            deadline_ms: 60_000,
+        };
+        assert_eq!(
+            question.to_json(),
+            serde_json::to_string(&question).unwrap()
+        );
+    }
+}

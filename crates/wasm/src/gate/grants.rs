@@ -269,7 +269,8 @@ impl JsGate {
             Ok(async move {
                 match fut.await.map_err(into_error)? {
                     Some(resumed) => {
-                        to_js(&toolgate_core::wire::ResumedView::from(&resumed)).map_err(into_error)
+                        crate::js::to_js(&toolgate_core::wire::ResumedView::from(&resumed))
+                            .map_err(into_error)
                     }
                     None => Ok(JsValue::NULL),
                 }

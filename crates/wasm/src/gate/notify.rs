@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
+use toolgate_core::json_text::{Obj, WriteJson};
 use toolgate_core::{MarkerStore, RunStatus};
 use wasm_bindgen::prelude::*;
 
@@ -43,7 +44,7 @@ pub(super) fn is_false(b: &bool) -> bool {
 }
 
 /// What goes over the BroadcastChannel.
-#[derive(Serialize)]
+#[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Note {
     #[serde(rename = "type")]
@@ -54,6 +55,41 @@ pub(super) struct Note {
     pub(super) revision: u64,
     #[serde(default, skip_serializing_if = "is_false")]
     pub(super) gone: bool,
+}
+
+impl WriteJson for Note {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        o.str("type", &self.kind)
+            .str("runId", &self.run_id)
+            .str("owner", &self.owner)
+            .str("status", self.status.as_str())
+            .u64("revision", self.revision);
+        if self.gone {
+            o.bool("gone", true);
+        }
+        o.end();
+    }
+}
+
+impl WriteJson for RunsChange {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        o.str("runId", &self.run_id)
+            .str("status", self.status.as_str())
+            .u64("revision", self.revision)
+            .str(
+                "source",
+                match self.source {
+                    ChangeSource::Local => "local",
+                    ChangeSource::Remote => "remote",
+                },
+            );
+        if self.gone {
+            o.bool("gone", true);
+        }
+        o.end();
+    }
 }
 
 impl Note {
@@ -220,5 +256,36 @@ pub struct RunsSubscription {
 impl Drop for RunsSubscription {
     fn drop(&mut self) {
         remove_runs_listener(&self.notify, self.id);
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod text_tests {
+    use super::*;
+
+    /// A channel note and a runs change are the text their derives write.
+    #[test]
+    fn notes_and_changes_are_written_as_serde_writes_them() {
+        for (gone, source) in [(false, ChangeSource::Local), (true, ChangeSource::Remote)] {
+            for status in RunStatus::ALL {
+                let note = Note {
+                    kind: NOTE_TYPE.to_string(),
+                    run_id: "run \"1\"".into(),
+                    owner: "ow\\ner".into(),
+                    status,
+                    revision: 42,
+                    gone,
+                };
+                assert_eq!(note.to_json(), serde_json::to_string(&note).unwrap());
+                let change = RunsChange {
+                    run_id: "r\n".into(),
+                    status,
+                    revision: u64::MAX,
+                    source,
+                    gone,
+                };
+                assert_eq!(change.to_json(), serde_json::to_string(&change).unwrap());
+            }
+        }
     }
 }

@@ -16,6 +16,9 @@ use crate::run::{Run, RunStatus, StopReason};
 use crate::runs::{Parked, Resumed};
 use crate::verdict::{Tier, Verdict};
 
+mod text;
+pub use text::outcome_fields;
+
 /// A request to park a run: `{runId, owner?, sessionId?, calls, history, ttlMs?}`.
 #[derive(Debug, Clone)]
 pub struct ParkRequest {
