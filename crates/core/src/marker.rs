@@ -612,9 +612,7 @@ impl Marker {
             Some(_) if edited.is_object() != call.args.is_object() => {
                 "the edit is not the same kind of arguments".into()
             }
-            Some(_)
-                if crate::json_text::WriteJson::to_json(edited).len() > MAX_EDIT_BYTES =>
-            {
+            Some(_) if crate::json_text::WriteJson::to_json(edited).len() > MAX_EDIT_BYTES => {
                 "the edit is over 64 KiB".into()
             }
             Some(check) => {
