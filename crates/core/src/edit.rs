@@ -32,6 +32,13 @@ pub fn verdict(abs: &str, workspace: &str, home: &str, edits: Tier) -> (Tier, Ru
             format!("edits a secret file: {abs}"),
         );
     }
+    if paths::is_foreign(abs) {
+        return (
+            Tier::Ask,
+            RuleId::EditOutside,
+            format!("edits a Windows path (a drive letter or `\\`), whose place toolgate cannot tell: {abs}"),
+        );
+    }
     if !paths::is_within(abs, workspace) {
         return (
             Tier::Ask,

@@ -118,6 +118,19 @@ pub fn is_within(path: &str, dir: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// A path written for Windows (a drive letter, `C:` or `C:\`/`C:/`, or a `\`
+/// separator): toolgate reads paths as POSIX paths, so where this one leads on the host
+/// that runs the tool is not known. Joined to the workspace it would look inside it
+/// (`/home/dev/app/C:\Users\me\.ssh\id_rsa`); [`is_foreign`] paths are outside
+/// every directory for a read or an edit, and [`case_aliases`] reads `\` as `/` for
+/// the name checks.
+pub fn is_foreign(path: &str) -> bool {
+    path.contains('\\')
+        || path
+            .split('/')
+            .any(|seg| matches!(seg.as_bytes(), [letter, b':', ..] if letter.is_ascii_alphabetic()))
+}
+
 /// True when `path` lies under one of `dirs` (or is one of them). `/lib*` counts for
 /// any directory named `lib…` at the top (`/lib32`, `/libx32`).
 pub fn under_any(path: &str, dirs: &[&str]) -> bool {
@@ -129,10 +142,21 @@ pub fn under_any(path: &str, dirs: &[&str]) -> bool {
 /// upper-cased names), the Kelvin sign `K` (U+212A) folds to `k` (APFS folds case). On
 /// such a file system `id_rſa` opens `id_rsa` and `.gıt/hooks` is `.git/hooks`, so the
 /// name checks below ([`is_secret`], [`protected`], [`self_approval`]) see the ASCII
-/// spelling. Borrowed when `path` has none of them.
+/// spelling. A `\` counts as `/`: a Windows host separates with it
+/// (`C:\Users\me\.ssh\id_rsa`, [`is_foreign`]). Borrowed when `path` has none of them.
 pub fn case_aliases(path: &str) -> std::borrow::Cow<'_, str> {
-    const ALIASES: [(char, char); 3] = [('\u{17f}', 's'), ('\u{131}', 'i'), ('\u{212a}', 'k')];
-    if path.is_ascii() || !path.contains(|c| ALIASES.iter().any(|(a, _)| *a == c)) {
+    const ALIASES: [(char, char); 4] = [
+        ('\u{17f}', 's'),
+        ('\u{131}', 'i'),
+        ('\u{212a}', 'k'),
+        ('\\', '/'),
+    ];
+    let plain = if path.is_ascii() {
+        !path.contains('\\')
+    } else {
+        !path.contains(|c| ALIASES.iter().any(|(a, _)| *a == c))
+    };
+    if plain {
         return std::borrow::Cow::Borrowed(path);
     }
     let folded = path
@@ -824,8 +848,9 @@ mod tests {
             }
         }
 
-        /// Spelling an `s`, `i` or `k` of a path as `ſ`, `ı` or `K` changes none of the
-        /// name checks: a case-insensitive file system opens the same file.
+        /// Spelling an `s`, `i` or `k` of a path as `ſ`, `ı` or `K`, or a `/` as `\`,
+        /// changes none of the name checks: a case-insensitive file system opens the
+        /// same file, a Windows host takes `\` for `/`.
         #[test]
         fn case_aliases_name_what_the_ascii_spelling_names(
             picks in proptest::collection::vec(0usize..24, 1..6),
@@ -848,6 +873,7 @@ mod tests {
                     ('s', Some(true)) => '\u{17f}',
                     ('i', Some(true)) => '\u{131}',
                     ('k', Some(true)) => '\u{212a}',
+                    ('/', Some(true)) => '\\',
                     _ => c,
                 })
                 .collect();

@@ -228,3 +228,55 @@ fn letters_a_case_insensitive_file_system_reads_as_ascii_name_secrets_and_protec
     ));
     assert_eq!(v.rule.to_string(), "builtin.edit-git");
 }
+
+/// A Windows host takes `C:\Users\me\.ssh\id_rsa` (or `C:/…`, or `src\main.rs`) as a
+/// path its tools open; read as a POSIX path it would be a file name inside the
+/// workspace. A drive letter or a `\` makes a read or an edit ask (toolgate cannot tell
+/// where it leads), and the name checks take `\` for `/`.
+#[test]
+fn windows_paths_are_never_taken_for_workspace_files() {
+    check(&[
+        ("cat 'C:\\Users\\me\\.ssh\\id_rsa'", "ask"),
+        ("cat C:/Users/me/.aws/credentials", "ask"),
+        ("echo x > '.git\\hooks\\pre-commit'", "ask"),
+        ("echo x > 'C:\\temp\\out.txt'", "ask"),
+    ]);
+    let p = Policy::defaults("/home/dev/app", "/home/dev");
+    for (tool, args) in [
+        (
+            "Read",
+            serde_json::json!({"file_path": "C:\\Users\\me\\.ssh\\id_rsa"}),
+        ),
+        (
+            "Read",
+            serde_json::json!({"file_path": "C:\\Users\\me\\Documents\\notes.txt"}),
+        ),
+        (
+            "Read",
+            serde_json::json!({"file_path": "D:/secrets/notes.txt"}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": "src\\main.rs", "content": "x"}),
+        ),
+        (
+            "Edit",
+            serde_json::json!({"file_path": "C:\\proj\\.git\\config", "old_string": "a", "new_string": "b"}),
+        ),
+    ] {
+        let v = p.classify(&ToolCall::new(tool, args.clone()));
+        assert_eq!(
+            v.tier.to_string(),
+            "ask",
+            "{tool} {args}: {} {}",
+            v.rule,
+            v.reason
+        );
+    }
+    // A POSIX path is read as before.
+    let v = p.classify(&ToolCall::new(
+        "Read",
+        serde_json::json!({"file_path": "src/main.rs"}),
+    ));
+    assert_eq!(v.tier.to_string(), "auto");
+}

@@ -147,6 +147,11 @@ impl Policy {
     pub(super) fn read_asks(&self, abs: &str, link: Option<&str>) -> Option<Verdict> {
         let (rule, what) = if paths::is_secret(abs) {
             (RuleId::ReadSecret, "reads a secret file: ")
+        } else if paths::is_foreign(abs) {
+            (
+                RuleId::ReadOutside,
+                "reads a Windows path (a drive letter or `\\`), whose place toolgate cannot tell: ",
+            )
         } else if !paths::is_within(abs, &self.workspace) {
             (RuleId::ReadOutside, "reads outside the workspace: ")
         } else {
