@@ -716,8 +716,11 @@ pub(crate) fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
     match object.get("v") {
         None => Err("missing field `v` (the marker version)".to_string()),
         Some(Value::Number(n)) if n.as_u64() == Some(MARKER_VERSION) => Ok(object),
+        // `Value`'s `Display` would link serde_json's serializer (pretty and compact):
+        // the same text, written by hand.
         Some(other) => Err(format!(
-            "unknown version v={other} (this build reads v={MARKER_VERSION})"
+            "unknown version v={} (this build reads v={MARKER_VERSION})",
+            crate::json_text::WriteJson::to_json(other)
         )),
     }
 }

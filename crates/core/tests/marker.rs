@@ -1604,3 +1604,21 @@ fn a_marker_keeps_every_deciding_part() {
     let back = Marker::decode(&marker.encode().unwrap()).unwrap();
     assert_eq!(back.calls[0].spans, marker.calls[0].spans);
 }
+
+/// A stored document of another version is refused, naming the version it has as JSON.
+#[test]
+fn a_marker_of_another_version_is_refused_naming_it() {
+    for (v, shown) in [
+        (json!(2), "v=2"),
+        (json!("1"), "v=\"1\""),
+        (json!(1.5), "v=1.5"),
+        (json!([1]), "v=[1]"),
+    ] {
+        let text = json!({"v": v, "run_id": "r", "status": "awaiting_permission"}).to_string();
+        let err = Marker::decode(&text).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("unknown version {shown} (this build reads v=1)")),
+            "{err}"
+        );
+    }
+}
