@@ -196,6 +196,52 @@ pub fn write_value(value: &Value, out: &mut String) {
     }
 }
 
+/// Appends `value` as `serde_json::to_string_pretty` writes it (two-space indent, `": "`
+/// between a key and its value, `[]` and `{}` for empty lists and objects): what a
+/// prompt shows a call's arguments as.
+pub fn write_value_pretty(value: &Value, out: &mut String) {
+    pretty(value, out, 0);
+}
+
+fn newline_indent(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn pretty(value: &Value, out: &mut String, depth: usize) {
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline_indent(out, depth + 1);
+                pretty(v, out, depth + 1);
+            }
+            newline_indent(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline_indent(out, depth + 1);
+                push_json_str(out, k);
+                out.push_str(": ");
+                pretty(v, out, depth + 1);
+            }
+            newline_indent(out, depth);
+            out.push('}');
+        }
+        other => write_value(other, out),
+    }
+}
+
 /// For the writers' tests: JSON values of every kind, with strings that need escapes
 /// and numbers of every kind (floats included).
 #[cfg(test)]
@@ -230,6 +276,13 @@ mod tests {
         #[test]
         fn a_value_is_written_as_serde_json_writes_it(v in any_value()) {
             proptest::prop_assert_eq!(v.to_json(), serde_json::to_string(&v).unwrap());
+        }
+
+        #[test]
+        fn a_value_is_written_pretty_as_serde_json_writes_it(v in any_value()) {
+            let mut out = String::new();
+            write_value_pretty(&v, &mut out);
+            proptest::prop_assert_eq!(out, serde_json::to_string_pretty(&v).unwrap());
         }
 
         #[test]

@@ -389,7 +389,7 @@ pub fn edited_args(args: &str, command: Option<&str>, text: &str) -> Result<Stri
     if !value.is_object() {
         return Err("the arguments must be a JSON object".into());
     }
-    serde_json::to_string(&value).map_err(|e| e.to_string())
+    Ok(toolgate_core::json_text::WriteJson::to_json(&value))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use serde::Deserialize;
 use serde_json::Value;
+use toolgate_core::fields::{self, Fields};
 use toolgate_core::{
     Choice, Error, Family, MarkerStore, Policy, ResumeDecision, Resumed, Run, RunStatus, Runs,
     Tier, ToolCall, Verdict,
@@ -217,41 +217,27 @@ fn newest_first(mut runs: Vec<RunView>) -> Vec<RunView> {
     runs
 }
 
-/// `{"runs": [run, …]}` as `GET /v1/runs` answers (each run as `gate.run(id)` shows
-/// it, camelCase), read leniently: fields it does not know are ignored. A pending call
-/// may carry `scopes` (the "always allow" rules its source offers); without them none
-/// is offered.
-#[derive(Deserialize)]
-struct WireRuns {
-    runs: Vec<WireRun>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// A run of `{"runs": [run, …]}` as `GET /v1/runs` answers (each run as `gate.run(id)`
+/// shows it, camelCase), read leniently: fields it does not know are ignored. A pending
+/// call may carry `scopes` (the "always allow" rules its source offers); without them
+/// none is offered. Read field by field (`core::fields`, serde's words for what is
+/// wrong): no serde-derived decoder in the element's WebAssembly.
 struct WireRun {
     run_id: String,
     status: RunStatus,
     revision: u64,
     updated_at: u64,
-    #[serde(default)]
     last_error: Option<String>,
-    #[serde(default)]
     expired_at: Option<u64>,
-    #[serde(default)]
     marker: Option<WireMarker>,
-    #[serde(default)]
     parked_by: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct WireMarker {
     expires_at: u64,
     calls: Vec<WireCall>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct WireCall {
     tool_call_id: String,
     tool: String,
@@ -260,23 +246,81 @@ struct WireCall {
     tier: Tier,
     rule: String,
     reason: String,
-    #[serde(default)]
     span: Option<[usize; 2]>,
-    #[serde(default)]
     spans: Vec<[usize; 2]>,
-    #[serde(default)]
     scopes: Vec<String>,
+}
+
+impl WireRun {
+    fn read(value: Value) -> Result<WireRun, String> {
+        let mut f = Fields::of(value, "struct WireRun")?;
+        Ok(WireRun {
+            run_id: f.string("runId")?,
+            status: {
+                let s = fields::string(f.value("status")?)?;
+                RunStatus::parse(&s).ok_or_else(|| {
+                    format!(
+                        "unknown variant `{s}`, expected one of `running`, \
+                         `awaiting_permission`, `completed`, `failed`, `cancelled`"
+                    )
+                })?
+            },
+            revision: f.u64("revision")?,
+            updated_at: f.u64("updatedAt")?,
+            last_error: f.opt_string("lastError")?,
+            expired_at: f.opt_u64("expiredAt")?,
+            marker: f.opt("marker", WireMarker::read)?,
+            parked_by: f.opt_string("parkedBy")?,
+        })
+    }
+}
+
+impl WireMarker {
+    fn read(value: Value) -> Result<WireMarker, String> {
+        let mut f = Fields::of(value, "struct WireMarker")?;
+        Ok(WireMarker {
+            expires_at: f.u64("expiresAt")?,
+            calls: fields::array(f.value("calls")?, WireCall::read)?,
+        })
+    }
+}
+
+impl WireCall {
+    fn read(value: Value) -> Result<WireCall, String> {
+        let mut f = Fields::of(value, "struct WireCall")?;
+        Ok(WireCall {
+            tool_call_id: f.string("toolCallId")?,
+            tool: f.string("tool")?,
+            args: f.value("args")?,
+            anchor: f.string("anchor")?,
+            tier: Tier::read(f.value("tier")?)?,
+            rule: f.string("rule")?,
+            reason: f.string("reason")?,
+            span: f.opt("span", fields::span)?,
+            spans: match f.take("spans") {
+                None => Vec::new(),
+                Some(v) => fields::array(v, fields::span)?,
+            },
+            scopes: match f.take("scopes") {
+                None => Vec::new(),
+                Some(v) => fields::array(v, fields::string)?,
+            },
+        })
+    }
 }
 
 /// The runs of a `{"runs": [...]}` answer (a server's, a JavaScript source's) as the
 /// panel shows them, newest first; an answer of another shape is an error naming what
 /// was wrong.
 pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
-    let wire: WireRuns =
-        serde_json::from_str(text).map_err(|e| format!("the runs could not be read: {e}"))?;
+    let read = |text: &str| -> Result<Vec<WireRun>, String> {
+        let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut f = Fields::of(value, "struct WireRuns")?;
+        fields::array(f.value("runs")?, WireRun::read)
+    };
+    let runs = read(text).map_err(|e| format!("the runs could not be read: {e}"))?;
     Ok(newest_first(
-        wire.runs
-            .into_iter()
+        runs.into_iter()
             .map(|r| {
                 let expires_at = r.marker.as_ref().map(|m| m.expires_at);
                 let calls = r.marker.map_or_else(Vec::new, |m| {
@@ -593,7 +637,9 @@ impl RunSource for BrowserSource {
 
 /// The arguments as pretty JSON text.
 pub fn args_text(args: &Value) -> String {
-    serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string())
+    let mut out = String::new();
+    toolgate_core::json_text::write_value_pretty(args, &mut out);
+    out
 }
 
 /// A shell call's arguments other than its command, as pretty JSON (none: only the
