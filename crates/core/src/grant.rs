@@ -247,7 +247,7 @@ impl Grant {
     /// The stored text's fields (by hand: no serde-derived decoder in the WebAssembly
     /// build); unknown fields are ignored, as the derived decoder does.
     fn read(text: &str) -> Result<Grant, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let value: Value = crate::json_text::parse(text).map_err(|e| e.to_string())?;
         let mut f = Fields::of(value, "struct Grant")?;
         Ok(Grant {
             id: f.string("id")?,

@@ -701,11 +701,12 @@ pub(crate) fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
             text.len()
         ));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Eof => format!("truncated: {e}"),
-        serde_json::error::Category::Syntax
-        | serde_json::error::Category::Data
-        | serde_json::error::Category::Io => format!("not JSON: {e}"),
+    let value: Value = crate::json_text::parse(text).map_err(|e| {
+        if e.is_eof() {
+            format!("truncated: {e}")
+        } else {
+            format!("not JSON: {e}")
+        }
     })?;
     let Value::Object(object) = value else {
         return Err(format!(

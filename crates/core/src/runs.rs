@@ -679,7 +679,7 @@ fn salvage(value: &str) -> (String, String) {
     if value.len() > MAX_MARKER_BYTES {
         return (String::new(), String::new());
     }
-    let Ok(serde_json::Value::Object(object)) = serde_json::from_str(value) else {
+    let Ok(serde_json::Value::Object(object)) = crate::json_text::parse(value) else {
         return (String::new(), String::new());
     };
     let field = |name: &str| match object.get(name) {

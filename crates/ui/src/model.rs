@@ -373,8 +373,8 @@ pub fn edited_args(args: &str, command: Option<&str>, text: &str) -> Result<Stri
             if text.trim().is_empty() {
                 return Err("the command is empty".into());
             }
-            let mut args: serde_json::Value =
-                serde_json::from_str(args).map_err(|e| format!("the call's arguments: {e}"))?;
+            let mut args: serde_json::Value = toolgate_core::json_text::parse(args)
+                .map_err(|e| format!("the call's arguments: {e}"))?;
             let Some(slot) = args
                 .as_object_mut()
                 .and_then(|o| o.values_mut().find(|v| v.as_str() == Some(command)))
@@ -384,7 +384,7 @@ pub fn edited_args(args: &str, command: Option<&str>, text: &str) -> Result<Stri
             *slot = serde_json::Value::String(text.to_string());
             args
         }
-        None => serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?,
+        None => toolgate_core::json_text::parse(text).map_err(|e| format!("not JSON: {e}"))?,
     };
     if !value.is_object() {
         return Err("the arguments must be a JSON object".into());

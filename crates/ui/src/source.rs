@@ -314,7 +314,7 @@ impl WireCall {
 /// was wrong.
 pub fn views_from_json(text: &str) -> Result<Vec<RunView>, String> {
     let read = |text: &str| -> Result<Vec<WireRun>, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let value: Value = toolgate_core::json_text::parse(text).map_err(|e| e.to_string())?;
         let mut f = Fields::of(value, "struct WireRuns")?;
         fields::array(f.value("runs")?, WireRun::read)
     };
@@ -381,7 +381,7 @@ pub fn decisions_json(decisions: &[(CallView, Decision)]) -> Value {
                 if let Decision::AllowEdited(json) = decision {
                     d.insert(
                         "args".into(),
-                        serde_json::from_str(json).unwrap_or(Value::Null),
+                        toolgate_core::json_text::parse(json).unwrap_or(Value::Null),
                     );
                 }
                 let (word, key, value) = match decision {
@@ -493,7 +493,7 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
         // Checked JSON when the person made it; anything else is no edit to approve.
         Decision::AllowEdited(json) => Choice::Allow {
             scope: None,
-            args: Some(serde_json::from_str(json).unwrap_or(Value::Null)),
+            args: Some(toolgate_core::json_text::parse(json).unwrap_or(Value::Null)),
             grant: None,
         },
     };

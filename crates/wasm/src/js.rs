@@ -52,11 +52,9 @@ pub(crate) fn from_js(value: JsValue, what: &str) -> Result<serde_json::Value, G
         GateError::BadInput(format!("{what}: not a JSON value (a cycle or a BigInt)"))
     })?;
     let text = text.as_string().unwrap_or_else(|| "null".to_string());
-    serde_json::from_str::<serde_json::Value>(&text).map_err(|e| {
-        // serde_json's position is in the text JSON.stringify made, not the caller's.
-        let e = e.to_string();
-        let e = e.split(" at line ").next().unwrap_or_default();
-        GateError::BadInput(format!("{what}: {e}"))
+    toolgate_core::json_text::parse(&text).map_err(|e| {
+        // The position is in the text JSON.stringify made, not the caller's.
+        GateError::BadInput(format!("{what}: {}", e.message()))
     })
 }
 

@@ -78,7 +78,7 @@ fn revision_of(value: &str) -> u64 {
     if value.len() > MAX_MARKER_BYTES {
         return 0;
     }
-    serde_json::from_str::<serde_json::Value>(value)
+    toolgate_core::json_text::parse(value)
         .ok()
         .and_then(|v| v.get("revision").and_then(serde_json::Value::as_u64))
         .unwrap_or(0)

@@ -149,6 +149,7 @@ pub fn policy_toml(text: &str) {
 /// Any text as a stored marker or run record decodes to a value or an error; whatever
 /// decodes re-encodes to something that decodes the same.
 pub fn marker(text: &str) {
+    json(text);
     if let Ok(marker) = Marker::decode(text) {
         if let Ok(again) = marker.encode() {
             assert_eq!(Marker::decode(&again).ok(), Some(marker));
@@ -160,6 +161,21 @@ pub fn marker(text: &str) {
         }
     }
     resume_request(text);
+}
+
+/// The JSON reader every stored record and every JavaScript input goes through
+/// (`json_text::parse`) reads any text as serde_json does: the same value, or the same
+/// error text.
+pub fn json(text: &str) {
+    use toolgate_core::json_text::{parse, WriteJson};
+    match (parse(text), serde_json::from_str::<serde_json::Value>(text)) {
+        (Ok(ours), Ok(theirs)) => {
+            assert_eq!(ours, theirs);
+            assert_eq!(ours.to_json(), theirs.to_json());
+        }
+        (Err(ours), Err(theirs)) => assert_eq!(ours.to_string(), theirs.to_string()),
+        (ours, theirs) => panic!("{text:?}: ours {ours:?}, serde_json {theirs:?}"),
+    }
 }
 
 /// The same text as a resume request (`{"decisions": […]}`) for a parked `rm -rf build`,

@@ -240,10 +240,10 @@ impl<'a> PendingRef<'a> {
         self.part(self.ends[0], self.ends[1])
     }
 
-    /// The args, decoded. (JSON nested deeper than serde_json's limit of 128 levels
-    /// decodes as `null`.)
+    /// The args, decoded. (JSON nested deeper than the reader's limit of 128 levels,
+    /// serde_json's, decodes as `null`.)
     pub fn args(&self) -> Value {
-        serde_json::from_str(self.args_json()).unwrap_or(Value::Null)
+        crate::json_text::parse(self.args_json()).unwrap_or(Value::Null)
     }
 
     /// The call, decoded.
@@ -254,7 +254,7 @@ impl<'a> PendingRef<'a> {
     /// The classifier's verdict, decoded.
     pub fn verdict(&self) -> Verdict {
         let json = self.part(self.ends[1], self.ends[2]);
-        let value = serde_json::from_str(json).map_err(|e| e.to_string());
+        let value = crate::json_text::parse(json).map_err(|e| e.to_string());
         value.and_then(Verdict::read).unwrap_or_else(|e| {
             // Cannot happen (the registry wrote it); fail closed if it ever does.
             Verdict::new(
@@ -278,7 +278,7 @@ impl<'a> PendingRef<'a> {
     /// The always-allow / always-deny scopes a prompt may offer, narrowest first.
     pub fn scopes(&self) -> Vec<String> {
         let json = self.part(self.ends[2], self.text.len());
-        serde_json::from_str(json)
+        crate::json_text::parse(json)
             .ok()
             .and_then(|v| crate::fields::array(v, crate::fields::string).ok())
             .unwrap_or_default()

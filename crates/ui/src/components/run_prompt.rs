@@ -274,7 +274,7 @@ struct Shortcuts {
 /// denied, "tier: reason (rule)" or, denied, "reason (rule)"); `None` without a policy.
 fn edit_preview(ctx: PanelCtx) -> Callback<(String, String), Option<(bool, String)>> {
     Callback::new(move |(tool, json): (String, String)| {
-        let args = serde_json::from_str(&json).ok()?;
+        let args = toolgate_core::json_text::parse(&json).ok()?;
         let v = ctx
             .source
             .with_value(|s| s.classify(&toolgate_core::ToolCall::new(tool, args)))?;

@@ -2,11 +2,19 @@
 //! same value (compact, fields in the order given, strings escaped as serde_json
 //! escapes them): what a host takes across a boundary without serde's serializer
 //! (toolgate-wasm's results; issue 51). Each writer has a property test against the
-//! serde derive it stands beside.
+//! serde derive it stands beside. And read back ([`parse`]): the values and errors of
+//! `serde_json::from_str::<Value>`, without serde's deserializer.
 
 use serde_json::Value;
 
 use crate::call::push_json_str;
+
+mod float;
+mod read;
+#[cfg(test)]
+mod tests_read;
+
+pub use read::{parse, JsonError};
 
 /// Types written as JSON text by hand (the wasm Gate's results).
 pub trait WriteJson {
