@@ -121,8 +121,10 @@ impl RunSource for JsSource {
         decisions: Vec<(CallView, Decision)>,
         _now: u64,
     ) -> LocalFuture<Result<Decided, SourceError>> {
-        let decisions =
-            JSON::parse(&decisions_json(&decisions).to_string()).unwrap_or(JsValue::UNDEFINED);
+        // Written by hand (`WriteJson`): `Value`'s `Display` would link serde_json's
+        // serializer into the element's module.
+        let text = toolgate_core::json_text::WriteJson::to_json(&decisions_json(&decisions));
+        let decisions = JSON::parse(&text).unwrap_or(JsValue::UNDEFINED);
         let answer = self.call("resume", &[JsValue::from_str(run_id), decisions]);
         Box::pin(async move { Ok(Decided::Js(answer.await?)) })
     }
