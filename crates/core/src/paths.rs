@@ -286,7 +286,9 @@ const PROTECTED_FILES: [(&str, &str); 20] = [
 /// [`self_approval`] name does, and every file but three: a path without one (nearly
 /// every path an agent writes) needs no scan of its segments.
 fn has_dot_segment(path: &str) -> bool {
-    path.starts_with('.') || path.contains("/.")
+    // Bytes, not `contains`: a two-byte needle needs no searcher set up per call.
+    let b = path.as_bytes();
+    b.first() == Some(&b'.') || b.windows(2).any(|w| w == b"/.")
 }
 
 /// Why `workspace` is no project to work in: the root, or the home directory or one of

@@ -42,8 +42,10 @@ pub(super) const SAFE_ENV: &[&str] = &[
 ];
 
 pub(super) fn basename(s: &str) -> &str {
-    let t = s.trim_end_matches('/');
-    // A byte loop: names are short, and `rfind` sets up a searcher for each.
+    // Byte loops: names are short, and `rfind` sets up a searcher for each (a `char`
+    // pattern encodes the character on every call).
+    let end = s.bytes().rposition(|b| b != b'/').map_or(0, |i| i + 1);
+    let t = s.get(..end).unwrap_or_default();
     match t.bytes().rposition(|b| b == b'/') {
         Some(i) => t.get(i + 1..).unwrap_or_default(),
         None => t,
@@ -54,4 +56,16 @@ pub(super) fn basename(s: &str) -> &str {
 /// stdin (see [`Kind::is_interpreter`]).
 pub(super) fn is_interpreter(name: &str) -> bool {
     kind(name).is_interpreter()
+}
+
+#[cfg(test)]
+mod basename_tests {
+    proptest::proptest! {
+        #[test]
+        fn a_basename_is_the_last_segment_after_trailing_slashes(s in "[a/é.]{0,8}") {
+            let t = s.trim_end_matches('/');
+            let want = t.rsplit('/').next().unwrap_or(t);
+            proptest::prop_assert_eq!(super::basename(&s), want);
+        }
+    }
 }

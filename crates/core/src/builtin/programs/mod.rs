@@ -265,11 +265,14 @@ pub enum Opt {
 impl Opt {
     /// Is this the option spelled `s` (`-x` or `--long`)?
     pub fn is(&self, s: &str) -> bool {
+        // Byte comparisons: a `char` pattern encodes the character on every call.
         match self {
-            Opt::Short(c) => s
-                .strip_prefix('-')
-                .is_some_and(|r| !r.starts_with('-') && r.chars().eq([*c])),
-            Opt::Long(l) => s.strip_prefix("--") == Some(l),
+            Opt::Short(c) => {
+                *c != '-'
+                    && s.as_bytes().first() == Some(&b'-')
+                    && s.get(1..).is_some_and(|r| r.chars().eq([*c]))
+            }
+            Opt::Long(l) => s.as_bytes().starts_with(b"--") && s.get(2..) == Some(*l),
         }
     }
 }
@@ -702,6 +705,22 @@ mod tests {
                 };
                 assert!(known, "{}: effect on unknown option {o}", p.name);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod opt_is_tests {
+    use super::Opt;
+
+    proptest::proptest! {
+        #[test]
+        fn an_option_is_matched_as_its_spelling(s in "[-aé]{0,4}", c in "[-aé]", long in "[-aé]{0,3}") {
+            let c = c.chars().next().unwrap_or('a');
+            let short = s.strip_prefix('-').is_some_and(|r| !r.starts_with('-') && r.chars().eq([c]));
+            proptest::prop_assert_eq!(Opt::Short(c).is(&s), short);
+            let long: &'static str = Box::leak(long.into_boxed_str());
+            proptest::prop_assert_eq!(Opt::Long(long).is(&s), s.strip_prefix("--") == Some(long));
         }
     }
 }
