@@ -41,12 +41,13 @@ fn parse_json(text: &str) -> Result<JsValue, GateError> {
     js_sys::JSON::parse(text).map_err(|_| GateError::BadInput("cannot encode the result".into()))
 }
 
-/// JS → Rust: the JSON value of `JSON.stringify`'s text, read by serde_json (the one
-/// decoder of inputs and records; each type is then read from the value by hand, as
-/// the core reads its stored records: no serde-derived decoder in this module). `what`
-/// names the argument in the error. `undefined` reads as `null`; a value JSON cannot
-/// hold (a cycle, a `BigInt`) is bad input, as is a string with a lone surrogate (JSON
-/// escapes it; serde_json refuses it).
+/// JS → Rust: the JSON value of `JSON.stringify`'s text, read by the core's JSON reader
+/// (`json_text::parse`: serde_json's values and errors; the one decoder of inputs and
+/// records, each type then read from the value by hand, as the core reads its stored
+/// records: no serde-derived decoder in this module). `what` names the argument in the
+/// error. `undefined` reads as `null`; a value JSON cannot hold (a cycle, a `BigInt`) is
+/// bad input, as is a string with a lone surrogate (JSON escapes it; the reader refuses
+/// it, as serde_json does).
 pub(crate) fn from_js(value: JsValue, what: &str) -> Result<serde_json::Value, GateError> {
     let text = js_sys::JSON::stringify(&value).map_err(|_| {
         GateError::BadInput(format!("{what}: not a JSON value (a cycle or a BigInt)"))

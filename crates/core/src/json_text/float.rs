@@ -2,7 +2,7 @@
 //! reader's floats ([`super::read`]). Exact where it matters: a call's arguments are
 //! hashed into a marker's anchor, so a float must read back to the very `f64` it was
 //! written from (serde_json's `float_roundtrip`, which this replaces in the
-//! WebAssembly module: its tables and big-number code were ~4 KB gzipped).
+//! WebAssembly module: its float code was 10 KB of the module before wasm-opt).
 //!
 //! The common case (at most 19 digits, a value below 2^53 scaled by a power of ten
 //! that is itself an exact `f64`) is one correctly rounded multiplication or division.
