@@ -318,8 +318,10 @@ impl Reader<'_> {
                         self.scratch.extend_from_slice(tail);
                         std::mem::take(&mut self.scratch)
                     };
-                    // The text was a `str` and escapes decode to whole characters.
-                    return Ok(String::from_utf8(bytes).unwrap_or_default());
+                    // The text was a `str` and escapes decode to whole characters, so
+                    // this cannot fail; were it to, the text is refused, never read as
+                    // an empty string.
+                    return String::from_utf8(bytes).map_err(|_| self.error(Code::InvalidEscape));
                 }
                 b'\\' => {
                     let run = self.bytes.get(start..self.i).unwrap_or_default();
