@@ -288,7 +288,7 @@ const PROTECTED_FILES: [(&str, &str); 20] = [
 fn has_dot_segment(path: &str) -> bool {
     // Bytes, not `contains`: a two-byte needle needs no searcher set up per call.
     let b = path.as_bytes();
-    b.first() == Some(&b'.') || b.windows(2).any(|w| w == b"/.")
+    b.first() == Some(&b'.') || crate::continuation::has_pair(b, b'/', b'.')
 }
 
 /// Why `workspace` is no project to work in: the root, or the home directory or one of
