@@ -152,9 +152,14 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
                     write_member(i, k, v, out);
                 }
             } else {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                for (i, (k, v)) in entries.into_iter().enumerate() {
+                let entries: Vec<(&String, &Value)> = map.iter().collect();
+                let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+                let order = crate::store::order_by_key(&keys);
+                for (i, (k, v)) in order
+                    .into_iter()
+                    .filter_map(|at| entries.get(at))
+                    .enumerate()
+                {
                     write_member(i, k, v, out);
                 }
             }

@@ -140,6 +140,17 @@ impl MemoryStore {
     }
 }
 
+/// The positions of `keys` in ascending byte order of the keys (equal keys by
+/// position). The one sort of the core's shipped code: the run listing and canonical
+/// JSON (for a map not already in order) both order by a string key through it, since
+/// each sort instantiated for another element type costs ~1.6 KB of the gzipped
+/// WebAssembly (measured).
+pub(crate) fn order_by_key(keys: &[&str]) -> Vec<usize> {
+    let mut order: Vec<(&str, usize)> = keys.iter().copied().zip(0..).collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, at)| at).collect()
+}
+
 fn used(map: &BTreeMap<String, Stored>) -> usize {
     map.iter().map(|(k, v)| k.len() + v.value.len()).sum()
 }
@@ -189,5 +200,23 @@ impl MarkerStore for MemoryStore {
 
     fn keys(&self) -> Result<Vec<String>, Error> {
         Ok(self.lock().keys().cloned().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::order_by_key;
+
+    proptest::proptest! {
+        /// `order_by_key` is a sort by key (then position) of the keys given: every
+        /// position once, the keys in ascending byte order, equal keys in their order.
+        #[test]
+        fn order_by_key_sorts_the_keys(keys in proptest::collection::vec("[ab\u{e9}]{0,3}", 0..24)) {
+            let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let order = order_by_key(&refs);
+            let mut want: Vec<usize> = (0..keys.len()).collect();
+            want.sort_by(|&a, &b| keys[a].as_bytes().cmp(keys[b].as_bytes()).then(a.cmp(&b)));
+            proptest::prop_assert_eq!(order, want);
+        }
     }
 }
