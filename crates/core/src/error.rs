@@ -253,7 +253,10 @@ pub enum Error {
         reason: String,
     },
     /// An always-allow / always-deny scope that the prompt did not offer.
-    #[error("scope `{scope}` was not offered for this request (offered: {offered:?})")]
+    #[error(
+        "scope `{scope}` was not offered for this request (offered: {})",
+        quoted_list(offered)
+    )]
     ScopeNotOffered {
         /// The scope the answer asked for.
         scope: String,
@@ -329,6 +332,93 @@ impl Error {
             Error::StoreConflict { .. } => "store_conflict",
             Error::QuotaExceeded { .. } => "quota_exceeded",
             Error::StoreUnavailable { .. } => "store_unavailable",
+        }
+    }
+}
+/// `s` in double quotes for a message, as `{:?}` would show plain ASCII text: `"` and
+/// `\\` escaped, `\\n \\r \\t` as such, and every other character outside printable
+/// ASCII as `\\u{…}` (so untrusted text cannot bring control characters, terminal
+/// escapes or bidirectional overrides into a message). Not `{:?}` itself: str's
+/// `Debug` links the Unicode printable tables into the WebAssembly (~1 KB gzipped).
+pub fn quoted(s: &str) -> Quoted<'_> {
+    Quoted(s)
+}
+
+/// [`quoted`]'s `Display`.
+#[derive(Debug, Clone, Copy)]
+pub struct Quoted<'a>(&'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write;
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                ' '..='~' => f.write_char(c)?,
+                _ => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+            }
+        }
+        f.write_char('"')
+    }
+}
+
+/// A list of strings as `{:?}` shows plain ASCII ones, `["a", "b"]`, each [`quoted`].
+pub fn quoted_list(items: &[String]) -> String {
+    let mut out = String::from("[");
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&quoted(s).to_string());
+    }
+    out.push(']');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{quoted, quoted_list};
+
+    #[test]
+    fn quoted_is_debug_for_plain_ascii_and_escapes_the_rest() {
+        for s in [
+            "",
+            "auto",
+            "a b",
+            "say \"hi\"",
+            "a\\b",
+            "tab\there",
+            "l1\nl2\r",
+            "~!@#$%^&*()",
+        ] {
+            assert_eq!(quoted(s).to_string(), format!("{s:?}"), "{s:?}");
+        }
+        assert_eq!(quoted("\u{1b}[31m").to_string(), "\"\\u{1b}[31m\"");
+        assert_eq!(
+            quoted("Publish \u{202E}now").to_string(),
+            "\"Publish \\u{202e}now\""
+        );
+        assert_eq!(
+            quoted("caf\u{e9} \u{7f}").to_string(),
+            "\"caf\\u{e9} \\u{7f}\""
+        );
+        assert_eq!(quoted_list(&[]), "[]");
+        let ids = vec!["call_1".to_string(), "x\"y".to_string()];
+        assert_eq!(quoted_list(&ids), format!("{ids:?}"));
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, the quoted form is printable ASCII only (no control
+        /// character, escape sequence or bidirectional override reaches a message).
+        #[test]
+        fn quoted_text_is_printable_ascii(s in "\\PC*|[\u{0}-\u{1f}\u{7f}-\u{a0}\u{202a}-\u{202e}]{0,8}") {
+            let q = quoted(&s).to_string();
+            proptest::prop_assert!(q.bytes().all(|b| (b' '..=b'~').contains(&b)), "{:?}", q);
         }
     }
 }

@@ -88,7 +88,7 @@ pub fn unexpected(value: &Value) -> String {
         Value::Bool(b) => format!("boolean `{b}`"),
         Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
         Value::Number(n) => format!("integer `{n}`"),
-        Value::String(s) => format!("string {s:?}"),
+        Value::String(s) => format!("string {}", crate::error::quoted(s)),
         Value::Array(_) => "sequence".to_string(),
         Value::Object(_) => "map".to_string(),
     }

@@ -393,11 +393,11 @@ impl Marker {
         };
         if !consistent {
             return Err(format!(
-                "tampered: request (ids {:?}, tool `{}`, anchor {}) does not describe the pending calls (ids {:?}, first tool `{}`, anchor {})",
-                raw.request.tool_call_ids,
+                "tampered: request (ids {}, tool `{}`, anchor {}) does not describe the pending calls (ids {}, first tool `{}`, anchor {})",
+                crate::error::quoted_list(&raw.request.tool_call_ids),
                 raw.request.tool,
                 raw.request.anchor,
-                request.tool_call_ids,
+                crate::error::quoted_list(&request.tool_call_ids),
                 request.tool,
                 request.anchor
             ));

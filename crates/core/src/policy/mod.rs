@@ -211,7 +211,10 @@ impl Policy {
                 .filter(|t| *t != Tier::Sandbox)
                 .ok_or_else(|| Error::Policy {
                     line: line_of(d, "default"),
-                    message: format!("`default` must be \"auto\", \"ask\" or \"deny\", not {d:?}"),
+                    message: format!(
+                        "`default` must be \"auto\", \"ask\" or \"deny\", not {}",
+                        crate::error::quoted(d)
+                    ),
                 })?,
         };
         let sandbox = match file.sandbox.as_deref() {
@@ -220,7 +223,10 @@ impl Policy {
             Some(s) => {
                 return Err(Error::Policy {
                     line: line_of(s, "sandbox"),
-                    message: format!("`sandbox` must be \"on\" or \"off\", not {s:?}"),
+                    message: format!(
+                        "`sandbox` must be \"on\" or \"off\", not {}",
+                        crate::error::quoted(s)
+                    ),
                 })
             }
         };
@@ -230,7 +236,10 @@ impl Policy {
             Some(e) => {
                 return Err(Error::Policy {
                     line: line_of(e, "edits"),
-                    message: format!("`edits` must be \"auto\" or \"ask\", not {e:?}"),
+                    message: format!(
+                        "`edits` must be \"auto\" or \"ask\", not {}",
+                        crate::error::quoted(e)
+                    ),
                 })
             }
         };
@@ -239,7 +248,10 @@ impl Policy {
                 if !v.starts_with('/') {
                     return Err(Error::Policy {
                         line: line_of(v, key),
-                        message: format!("`{key}` must be an absolute path, not {v:?}"),
+                        message: format!(
+                            "`{key}` must be an absolute path, not {}",
+                            crate::error::quoted(v)
+                        ),
                     });
                 }
             }
@@ -259,7 +271,8 @@ impl Policy {
                         line: line_of(&bad, "sandbox_network"),
                         message: format!(
                             "`sandbox_network` takes \"npm\", \"pypi\" or host names \
-                             (registry.example.com, *.example.com), not {bad:?}"
+                             (registry.example.com, *.example.com), not {}",
+                            crate::error::quoted(&bad)
                         ),
                     })?;
         }

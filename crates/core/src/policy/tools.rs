@@ -106,7 +106,8 @@ pub(super) fn compile(tools: Option<Value>, text: &str) -> Result<Vec<ToolMap>, 
         };
         let Some(&(_, kind, key)) = KINDS.iter().find(|(w, _, _)| *w == family) else {
             return Err(err(format!(
-                "`family` must be one of shell, read, edit, list, search, fetch; not {family:?}"
+                "`family` must be one of shell, read, edit, list, search, fetch; not {}",
+                crate::error::quoted(family)
             )));
         };
         if let Some(other) = ["command", "path", "url"]
