@@ -39,9 +39,10 @@ impl ToolCall {
     /// [`ToolCall::from_value`] of a value the caller gives up: the arguments are moved,
     /// not copied (a host's call can hold a long script).
     pub fn from_owned(value: Value) -> Result<ToolCall, &'static str> {
-        let Value::Object(mut obj) = value else {
+        let Value::Object(obj) = value else {
             return Err("a tool call must be a JSON object");
         };
+        let mut obj = crate::fields::Entries::new(obj);
         let Some(Value::String(tool)) = obj.remove("tool") else {
             return Err("`tool` must be a string");
         };

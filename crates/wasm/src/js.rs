@@ -73,14 +73,17 @@ pub(crate) fn read_js<T>(
 /// serde derive per type). Absent, `null` and `undefined` are the same: not given.
 pub(crate) struct Fields<'w> {
     what: &'w str,
-    map: serde_json::Map<String, serde_json::Value>,
+    map: toolgate_core::fields::Entries,
 }
 
 impl<'w> Fields<'w> {
     /// The object `value` is, or bad input naming `what`.
     pub fn of(value: JsValue, what: &'w str) -> Result<Fields<'w>, GateError> {
         match from_js(value, what)? {
-            serde_json::Value::Object(map) => Ok(Fields { what, map }),
+            serde_json::Value::Object(map) => Ok(Fields {
+                what,
+                map: toolgate_core::fields::Entries::new(map),
+            }),
             _ => Err(GateError::BadInput(format!("{what}: expected an object"))),
         }
     }
@@ -352,9 +355,10 @@ impl FactsJs {
     pub(crate) fn from_value(value: serde_json::Value) -> Result<FactsJs, GateError> {
         use serde_json::Value;
         let bad = |m: &str| GateError::BadInput(format!("{}: {m}", FactsJs::WHAT));
-        let Value::Object(mut map) = value else {
+        let Value::Object(map) = value else {
             return Err(bad("expected an object"));
         };
+        let mut map = toolgate_core::fields::Entries::new(map);
         let mut facts = FactsJs::default();
         match map.remove("links") {
             None | Some(Value::Null) => {}
@@ -372,9 +376,10 @@ impl FactsJs {
             None | Some(Value::Null) => {}
             Some(Value::Array(trees)) => {
                 for tree in trees {
-                    let Value::Object(mut t) = tree else {
+                    let Value::Object(t) = tree else {
                         return Err(bad("each tree must be {root, hidden, ignore, files}"));
                     };
+                    let mut t = toolgate_core::fields::Entries::new(t);
                     let mut field = |k: &str| {
                         t.remove(k)
                             .ok_or_else(|| bad(&format!("a tree's `{k}` is missing")))
@@ -400,7 +405,7 @@ impl FactsJs {
                             _ => Err(bad("a tree's `files` must be an array of strings")),
                         })
                         .collect::<Result<Vec<_>, _>>()?;
-                    if let Some(k) = t.keys().next() {
+                    if let Some(k) = t.first_key() {
                         return Err(bad(&format!("unknown field `{k}` in a tree")));
                     }
                     facts.trees.push(TreeFactsJs {
@@ -413,7 +418,7 @@ impl FactsJs {
             }
             Some(_) => return Err(bad("`trees` must be an array")),
         }
-        if let Some(k) = map.keys().next() {
+        if let Some(k) = map.first_key() {
             return Err(bad(&format!("unknown field `{k}`")));
         }
         Ok(facts)
