@@ -37,6 +37,7 @@ pub mod glob;
 pub mod grant;
 pub mod json_text;
 pub mod marker;
+pub mod needle;
 pub mod paths;
 pub mod policy;
 pub mod redact;

@@ -162,8 +162,8 @@ fn token_shaped(w: &str) -> bool {
 fn url_credentials(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(i) = rest.find("://") {
-        let (before, after) = rest.split_at(i + 3);
+    while let Some(i) = crate::needle::find(rest, "://") {
+        let (before, after) = rest.split_at_checked(i + 3).unwrap_or((rest, ""));
         out.push_str(before);
         let authority_end = after
             .find(|c: char| matches!(c, '/' | '?' | '#') || is_sep(c))
@@ -185,7 +185,7 @@ fn url_credentials(s: &str) -> String {
 
 /// A command or any string with what looks secret replaced by `***`.
 pub fn text(s: &str) -> String {
-    if s.contains("-----BEGIN") && s.contains("PRIVATE KEY") {
+    if crate::needle::contains(s, "-----BEGIN") && crate::needle::contains(s, "PRIVATE KEY") {
         return format!("[a private key block, {} bytes]", s.len());
     }
     let s = url_credentials(s);
@@ -371,7 +371,7 @@ pub fn summary(args: &Value) -> String {
         }
     }
     if let Some(u) = args.get("url").and_then(Value::as_str) {
-        let (scheme, rest) = u.split_once("://").unwrap_or(("", u));
+        let (scheme, rest) = crate::needle::split_once(u, "://").unwrap_or(("", u));
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
         let host = authority.rsplit('@').next().unwrap_or("");
         return if scheme.is_empty() {

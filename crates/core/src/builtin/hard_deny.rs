@@ -43,7 +43,7 @@ impl<'a> Walker<'a> {
             }
             "systemctl" | "loginctl"
                 if args.iter().any(|a| {
-                    let t = a.text.trim_end_matches(".target");
+                    let t = crate::needle::trim_end_matches(&a.text, ".target");
                     matches!(t, "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot")
                 }) =>
             {

@@ -87,7 +87,7 @@ pub(super) fn calls_itself_in_background_or_pipe(name: &str, body: &Command) -> 
 /// `${var…}`)?
 pub(super) fn mentions_var(text: &str, var: &str) -> bool {
     let braced = format!("${{{var}");
-    if text.match_indices(&braced).any(|(i, _)| {
+    if crate::needle::match_indices(text, &braced).any(|i| {
         !text
             .get(i + braced.len()..)
             .unwrap_or_default()
@@ -98,7 +98,7 @@ pub(super) fn mentions_var(text: &str, var: &str) -> bool {
         return true;
     }
     let plain = format!("${var}");
-    text.match_indices(&plain).any(|(i, _)| {
+    crate::needle::match_indices(text, &plain).any(|i| {
         !text
             .get(i + plain.len()..)
             .unwrap_or_default()
@@ -188,7 +188,7 @@ pub(super) fn names_file(a: &Word) -> bool {
     a.dynamic
         || a.glob
         || value.starts_with(['/', '~', '.'])
-        || value.contains("..")
+        || crate::needle::contains(value, "..")
         || (name != "TZ" && value.contains('/'))
 }
 
@@ -300,11 +300,11 @@ pub(super) fn simple_prints_paths(sc: &SimpleCommand) -> bool {
 /// in the value, `a[$(cmd)]`) do; `${!x*}`, `${!x@}` and `${!a[@]}` only list names or
 /// keys. The reason, when it does.
 pub(super) fn evaluates_value_as_code(text: &str) -> Option<&'static str> {
-    if text.contains("@P}") {
+    if crate::needle::contains(text, "@P}") {
         return Some("prompt expansion (${x@P}) runs the command substitutions in a value known only at run time");
     }
     let mut rest = text;
-    while let Some(i) = rest.find("${!") {
+    while let Some(i) = crate::needle::find(rest, "${!") {
         let after = rest.get(i + 3..).unwrap_or_default();
         let name_len = after
             .bytes()
@@ -328,7 +328,7 @@ pub(super) fn evaluates_value_as_code(text: &str) -> Option<&'static str> {
 pub(super) fn subscript_code(text: &str) -> bool {
     text.find('[').is_some_and(|i| {
         let rest = text.get(i..).unwrap_or_default();
-        rest.contains("$(") || rest.contains('`')
+        crate::needle::contains(rest, "$(") || rest.contains('`')
     })
 }
 
@@ -343,7 +343,7 @@ pub(super) fn inline_code_execs_stdin(code: &str) -> bool {
         "/dev/stdin",
     ]
     .iter()
-    .any(|m| code.contains(m));
+    .any(|m| crate::needle::contains(code, m));
     // A call, not a substring: `exec(`, `eval `, not `execution_time` or `retrieval`.
     let execs = ["exec", "eval", "compile", "system", "popen", "spawn"]
         .iter()
@@ -357,7 +357,7 @@ pub(super) fn inline_code_execs_stdin(code: &str) -> bool {
 /// character (a non-ASCII space such as U+00A0, which JavaScript skips) counts as a
 /// boundary, so a doubtful case is a call.
 pub(super) fn calls(code: &str, name: &str) -> bool {
-    code.match_indices(name).any(|(i, _)| {
+    crate::needle::match_indices(code, name).any(|i| {
         let before = code.get(..i).unwrap_or_default().chars().next_back();
         let after = code
             .get(i + name.len()..)

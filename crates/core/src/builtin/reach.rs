@@ -168,7 +168,7 @@ impl<'a> Walker<'a> {
         // Without `..` the path stays under the directory: only a directory that names a
         // secret place (`.ssh`, `.gnupg`, `.aws` for `credentials`) can make it secret,
         // and the common case needs no joined path.
-        let simple = !t.contains("..") && !t.starts_with('~');
+        let simple = !crate::needle::contains(t, "..") && !t.starts_with('~');
         Some(
             std::iter::once(cwd)
                 .chain(self.cwd_alts.iter().map(String::as_str))

@@ -197,7 +197,7 @@ impl VarName {
         match self {
             VarName::Prefix(x) => n.starts_with(x),
             VarName::Suffix(x) => n.ends_with(x),
-            VarName::Contains(x) => n.contains(x),
+            VarName::Contains(x) => crate::needle::contains(n, x),
         }
     }
 }

@@ -82,7 +82,10 @@ impl<'a> Walker<'a> {
                     self.numeric.push(name.to_string());
                 }
             }
-            if w.assign && w.subs.is_empty() && (w.text.contains("$(") || w.text.contains('`')) {
+            if w.assign
+                && w.subs.is_empty()
+                && (crate::needle::contains(&w.text, "$(") || w.text.contains('`'))
+            {
                 // `x='a[$(cmd)]'`, `x='$(cmd)'`: code kept as data, which indirection
                 // (`${!x}`), prompt expansion (`${x@P}`) or arithmetic would run.
                 let text = w.text.clone();
@@ -372,33 +375,34 @@ impl<'a> Walker<'a> {
             return; // nothing known to forget, nothing to learn
         }
         let prog = sc.words.first().map(|w| w.text.as_str());
-        let assigns_any = matches!(
-            prog,
-            Some(
-                "read"
-                    | "mapfile"
-                    | "readarray"
-                    | "declare"
-                    | "typeset"
-                    | "local"
-                    | "export"
-                    | "readonly"
-                    | "printf"
-                    | "getopts"
-                    | "unset"
-                    | "let"
-                    | "eval"
-                    | "source"
-                    | "."
-                    | "set"
-                    | "shift"
-                    | "builtin"
-                    | "command"
-                    | "exec"
-            )
-        ) || sc.words.iter().chain(sc.assigns.iter()).any(|w| {
-            w.dynamic && (w.text.contains(":=") || w.text.contains("=")) && w.text.contains("${")
-        });
+        let assigns_any =
+            matches!(
+                prog,
+                Some(
+                    "read"
+                        | "mapfile"
+                        | "readarray"
+                        | "declare"
+                        | "typeset"
+                        | "local"
+                        | "export"
+                        | "readonly"
+                        | "printf"
+                        | "getopts"
+                        | "unset"
+                        | "let"
+                        | "eval"
+                        | "source"
+                        | "."
+                        | "set"
+                        | "shift"
+                        | "builtin"
+                        | "command"
+                        | "exec"
+                )
+            ) || sc.words.iter().chain(sc.assigns.iter()).any(|w| {
+                w.dynamic && w.text.contains('=') && crate::needle::contains(&w.text, "${")
+            });
         if assigns_any
             || prog.is_some_and(|p| {
                 !p.bytes()

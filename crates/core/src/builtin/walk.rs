@@ -275,8 +275,9 @@ impl<'a> Walker<'a> {
                         }
                     } else if w.subs.is_empty()
                         && (subscript_code(&w.text)
-                            || (self.text(*span).contains("@P")
-                                && (w.text.contains("$(") || w.text.contains('`'))))
+                            || (crate::needle::contains(self.text(*span), "@P")
+                                && (crate::needle::contains(&w.text, "$(")
+                                    || w.text.contains('`'))))
                     {
                         // `for x in 'a[$(cmd)]'; do echo ${!x}; done`, `… ${x@P}`: a
                         // loop value that arithmetic, indirection or prompt expansion in
@@ -457,7 +458,9 @@ impl<'a> Walker<'a> {
         if w.dynamic && !self.quiet_words.contains(&w.span) {
             self.secret_env(&w.text, w.span);
         }
-        if w.dynamic && (w.text.contains("$((") || w.text.contains("$[")) {
+        if w.dynamic
+            && (crate::needle::contains(&w.text, "$((") || crate::needle::contains(&w.text, "$["))
+        {
             // `$((x+1))`, `$(( $x ))`: bash evaluates the value of `x` as an
             // arithmetic expression, so `a[$(cmd)]` in it runs `cmd`.
             if let Some(name) = arith_names(&w.text)

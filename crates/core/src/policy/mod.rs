@@ -201,7 +201,9 @@ impl Policy {
             let quoted = format!("\"{needle}\"");
             let single = format!("'{needle}'");
             text.lines()
-                .position(|l| l.contains(&quoted) || l.contains(&single))
+                .position(|l| {
+                    crate::needle::contains(l, &quoted) || crate::needle::contains(l, &single)
+                })
                 .or_else(|| text.lines().position(|l| l.trim_start().starts_with(key)))
                 .map_or(1, |i| i + 1)
         };

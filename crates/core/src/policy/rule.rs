@@ -97,7 +97,7 @@ impl Rule {
                     format!(
                         "{}/{}",
                         workspace.trim_end_matches('/'),
-                        p.trim_start_matches("./")
+                        crate::needle::trim_start_matches(p, "./")
                     )
                 };
                 Matcher::Path(f, abs)

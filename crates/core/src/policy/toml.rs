@@ -406,7 +406,7 @@ impl Reader<'_> {
                 let integer = !digits.is_empty()
                     && !digits.starts_with('_')
                     && !digits.ends_with('_')
-                    && !digits.contains("__")
+                    && !crate::needle::contains(digits, "__")
                     && digits.bytes().all(|c| c.is_ascii_digit() || c == b'_')
                     && (digits == "0" || !digits.starts_with('0'));
                 if let Some(n) = integer

@@ -169,7 +169,7 @@ fn line_of_table(text: &str, name: &str) -> usize {
     };
     text.lines()
         .position(header)
-        .or_else(|| text.lines().position(|l| l.contains(name)))
+        .or_else(|| text.lines().position(|l| crate::needle::contains(l, name)))
         .map_or(1, |i| i + 1)
 }
 

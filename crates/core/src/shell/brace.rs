@@ -15,7 +15,7 @@ pub(super) fn sync_marked(m: &mut String, mirrored: &mut usize, text: &str) {
 }
 
 pub(super) fn has_brace_expansion(m: &str) -> bool {
-    m.contains(BRACE_OPEN) && (m.contains(BRACE_COMMA) || m.contains(".."))
+    m.contains(BRACE_OPEN) && (m.contains(BRACE_COMMA) || crate::needle::contains(m, ".."))
 }
 
 /// Most alternatives a brace expansion may produce before the word counts as dynamic.
@@ -119,7 +119,7 @@ pub(super) fn expand_into(m: &str, out: &mut Vec<String>, depth: usize) -> bool 
 /// `None` when it is not one (the braces are literal), `Some(None)` when it has more
 /// than [`MAX_BRACE_ALTS`] items.
 pub(super) fn sequence(body: &str) -> Option<Option<Vec<String>>> {
-    let parts: Vec<&str> = body.split("..").collect();
+    let parts: Vec<&str> = crate::needle::split(body, "..").collect();
     let (a, b, step) = match parts.as_slice() {
         [a, b] => (*a, *b, 1i64),
         [a, b, s] => (*a, *b, s.parse::<i64>().ok()?),

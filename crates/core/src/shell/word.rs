@@ -432,7 +432,7 @@ impl<'a> Parser<'a> {
                     self.pos += 2;
                     let mut tmp = Word::default();
                     self.ansi_c(&mut tmp)?;
-                    if tmp.text.contains("$(") || tmp.text.contains('`') {
+                    if crate::needle::contains(&tmp.text, "$(") || tmp.text.contains('`') {
                         let span = self.span(at, self.pos);
                         let script =
                             parse_in(&tmp.text, 0, Some(span), self.depth + 1, &mut self.budget)?;
