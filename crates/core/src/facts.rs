@@ -17,7 +17,7 @@
 
 use crate::paths;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// A directory tree a recursive read opens, as the reading program walks it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -68,13 +68,17 @@ pub type RepoPrograms = Result<Vec<String>, String>;
 /// Symbolic links and walked trees, as a host found them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FsFacts {
-    links: BTreeMap<String, String>,
-    /// For each walked tree, the secret files found in it (by name or location).
-    trees: BTreeMap<Tree, Vec<String>>,
+    /// Each link's target (a JSON string), by the link's normalized path: a JSON map,
+    /// whose B-tree code the WebAssembly links for its JSON reader already (a map of
+    /// its own type would add ~1 KB gzipped).
+    links: serde_json::Map<String, serde_json::Value>,
+    /// For each walked tree (once), the secret files found in it (by name or
+    /// location). A host walks a few trees for one call: found by a scan.
+    trees: Vec<(Tree, Vec<String>)>,
     /// For each directory a git command starts in, what its repository's own
     /// configuration runs.
     #[cfg(feature = "repo-facts")]
-    repos: BTreeMap<String, RepoPrograms>,
+    repos: std::collections::BTreeMap<String, RepoPrograms>,
 }
 
 /// How many links one path may pass through, as Linux allows (`ELOOP` beyond).
@@ -96,8 +100,10 @@ impl FsFacts {
 
     /// [`FsFacts::with_link`] in place.
     pub fn add_link(&mut self, link: &str, target: &str) {
-        self.links
-            .insert(paths::normalize(link), target.to_string());
+        self.links.insert(
+            paths::normalize(link),
+            serde_json::Value::String(target.to_string()),
+        );
     }
 
     /// These facts and one walked tree: `files` are every file the program would open
@@ -124,7 +130,10 @@ impl FsFacts {
             .map(|f| paths::normalize(f.as_ref()))
             .filter(|f| paths::is_secret(f))
             .collect();
-        self.trees.insert(tree, found);
+        match self.trees.iter_mut().find(|(t, _)| *t == tree) {
+            Some((_, files)) => *files = found,
+            None => self.trees.push((tree, found)),
+        }
     }
 
     /// No fact recorded.
@@ -162,11 +171,19 @@ impl FsFacts {
         !self.trees.is_empty()
     }
 
+    /// The secret files found in the walked `tree`; `None` when it was not walked.
+    fn tree(&self, tree: &Tree) -> Option<&Vec<String>> {
+        self.trees
+            .iter()
+            .find(|(t, _)| t == tree)
+            .map(|(_, files)| files)
+    }
+
     /// Does the walked `tree` hold no secret file, and no link under its root to one?
     /// (Links are counted whether or not the program would open them.) `None` when the
     /// host did not walk it.
     pub fn tree_is_clean(&self, tree: &Tree) -> Option<bool> {
-        let found = self.trees.get(tree)?;
+        let found = self.tree(tree)?;
         if !found.is_empty() {
             return Some(false);
         }
@@ -178,23 +195,24 @@ impl FsFacts {
     /// walked. (What a glob under the root can reach beyond the names it matches: `*`
     /// reaches depth 1, `*/*` depth 2.)
     pub fn links_are_clean(&self, tree: &Tree, depth: usize) -> Option<bool> {
-        self.trees.get(tree)?;
+        self.tree(tree)?;
         let Some(root) = self.resolve(&tree.root) else {
             return Some(false);
         };
         let prefix = if root == "/" { String::new() } else { root };
+        let under = format!("{prefix}/");
         Some(
             self.links
-                .range(format!("{prefix}/")..)
-                .take_while(|(link, _)| link.starts_with(&format!("{prefix}/")))
-                .filter(|(link, _)| {
+                .keys()
+                .filter(|link| link.starts_with(&under))
+                .filter(|link| {
                     link.get(prefix.len() + 1..)
                         .unwrap_or_default()
                         .split('/')
                         .count()
                         <= depth
                 })
-                .all(|(link, _)| {
+                .all(|link| {
                     self.resolve(link)
                         .is_some_and(|real| !paths::is_secret(&real))
                 }),
@@ -208,7 +226,14 @@ impl FsFacts {
         if self.links.is_empty() {
             return Some(paths::normalize(abs));
         }
-        follow_links(abs, |here| Step::from(self.links.get(here).cloned()))
+        follow_links(abs, |here| {
+            Step::from(
+                self.links
+                    .get(here)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_string),
+            )
+        })
     }
 }
 
@@ -332,6 +357,24 @@ mod tests {
             .with_link("/w/sub/notes.txt", "/h/.ssh/id_rsa")
             .with_tree(t.clone(), ["/w/sub/notes.txt"]);
         assert_eq!(linked.tree_is_clean(&t), Some(false));
+        // The same tree walked again: the last walk is what counts (as a map's
+        // insert), both ways.
+        let rewalked = FsFacts::new()
+            .with_tree(t.clone(), ["/w/conf/.env.local"])
+            .with_tree(t.clone(), ["/w/a.py"]);
+        assert_eq!(rewalked.tree_is_clean(&t), Some(true));
+        let rewalked = FsFacts::new()
+            .with_tree(t.clone(), ["/w/a.py"])
+            .with_tree(other.clone(), ["/w/a.py"])
+            .with_tree(t.clone(), ["/w/conf/.env.local"]);
+        assert_eq!(rewalked.tree_is_clean(&t), Some(false));
+        assert_eq!(rewalked.tree_is_clean(&other), Some(true));
+        // A link given twice: the last target counts.
+        let relinked = FsFacts::new()
+            .with_link("/w/sub/notes.txt", "/h/.ssh/id_rsa")
+            .with_link("/w/sub/notes.txt", "/w/notes.md")
+            .with_tree(t.clone(), ["/w/sub/notes.txt"]);
+        assert_eq!(relinked.tree_is_clean(&t), Some(true));
         let harmless = FsFacts::new()
             .with_link("/w/readme", "README.md")
             .with_link("/wx/key", "/h/.ssh/id_rsa")
