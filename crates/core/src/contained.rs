@@ -13,6 +13,7 @@
 //! policy's `sandbox_network` names registries) runs with `--allow-host HOST` for each
 //! host named, before `--`: HTTPS to those hosts, nothing else of the network.
 
+use crate::needle::HasChar;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -59,7 +60,7 @@ pub fn registry_hosts(entries: &[String]) -> Result<Vec<String>, String> {
     for e in entries {
         let more = match REGISTRIES.iter().find(|(word, _)| *word == e.trim()) {
             Some((_, named)) => named.iter().map(|h| h.to_string()).collect(),
-            None if e.contains('.') => vec![host_name(e).ok_or_else(|| e.clone())?],
+            None if e.has_char('.') => vec![host_name(e).ok_or_else(|| e.clone())?],
             None => return Err(e.clone()),
         };
         for h in more {

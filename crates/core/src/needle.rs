@@ -23,6 +23,22 @@ pub fn contains(hay: &str, needle: &str) -> bool {
     find(hay, needle).is_some()
 }
 
+/// `str::contains` of one character, without std's path for a character outside
+/// ASCII (which searches for its UTF-8 bytes with the two-way searcher).
+pub trait HasChar {
+    /// Whether `c` occurs in the text.
+    fn has_char(&self, c: char) -> bool;
+}
+
+impl HasChar for str {
+    fn has_char(&self, c: char) -> bool {
+        match u8::try_from(c).ok().filter(u8::is_ascii) {
+            Some(b) => self.as_bytes().contains(&b),
+            None => contains(self, c.encode_utf8(&mut [0; 4])),
+        }
+    }
+}
+
 /// The byte offset of the last match of `needle` in `hay`, as `str::rfind`.
 pub fn rfind(hay: &str, needle: &str) -> Option<usize> {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
@@ -188,6 +204,9 @@ mod tests {
             let (h, n) = (hay.as_str(), needle.as_str());
             proptest::prop_assert_eq!(find(h, n), h.find(n));
             proptest::prop_assert_eq!(contains(h, n), h.contains(n));
+            for c in n.chars() {
+                proptest::prop_assert_eq!(h.has_char(c), h.contains(c));
+            }
             proptest::prop_assert_eq!(rfind(h, n), h.rfind(n));
             proptest::prop_assert_eq!(split_once(h, n), h.split_once(n));
             proptest::prop_assert_eq!(rsplit_once(h, n), h.rsplit_once(n));

@@ -1,6 +1,7 @@
 //! Lexical path handling: resolution against the workspace, secret files, system dirs.
 //! No file system access: `..` is folded textually, `~` is the policy's home.
 
+use crate::needle::HasChar;
 /// Top-level system directories (DESIGN §1, `rm-root`).
 pub const SYSTEM_DIRS: &[&str] = &[
     "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin",
@@ -125,7 +126,7 @@ pub fn is_within(path: &str, dir: &str) -> bool {
 /// every directory for a read or an edit, and [`case_aliases`] reads `\` as `/` for
 /// the name checks.
 pub fn is_foreign(path: &str) -> bool {
-    path.contains('\\')
+    path.has_char('\\')
         || path
             .split('/')
             .any(|seg| matches!(seg.as_bytes(), [letter, b':', ..] if letter.is_ascii_alphabetic()))
@@ -152,7 +153,7 @@ pub fn case_aliases(path: &str) -> std::borrow::Cow<'_, str> {
         ('\\', '/'),
     ];
     let plain = if path.is_ascii() {
-        !path.contains('\\')
+        !path.has_char('\\')
     } else {
         !path.contains(|c| ALIASES.iter().any(|(a, _)| *a == c))
     };

@@ -1,6 +1,7 @@
 //! URL checks for fetch tools: schemes, cloud metadata, and SSRF-prone hosts in every
 //! spelling (decimal / hex / octal / short IPv4, IPv6 with embedded IPv4, zone ids).
 
+use crate::needle::HasChar;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// What a URL is, for the classifier.
@@ -104,14 +105,14 @@ pub fn url_readings(url: &str) -> Vec<UrlClass> {
         };
         // Only the readings that can differ are computed: the common `https://host/…`
         // has exactly one (this is on the classifier's hot path).
-        let backslash = text.contains('\\');
+        let backslash = text.has_char('\\');
         // `scheme:` followed by anything but exactly `//` and a host.
         let odd_slashes = text.split_once(':').is_some_and(|(_, rest)| {
             rest.strip_prefix("//")
                 .is_none_or(|host| host.starts_with(['/', '\\']))
         });
         // The mapping only changes non-ASCII characters (possibly percent-encoded).
-        let maps: &[bool] = if text.is_ascii() && !text.contains('%') {
+        let maps: &[bool] = if text.is_ascii() && !text.has_char('%') {
             &[false]
         } else {
             &[false, true]
@@ -202,7 +203,7 @@ fn classify_one(url: &str, reading: Reading) -> UrlClass {
         };
     }
     // Browsers treat `\` like `/` in special URLs.
-    let rest: std::borrow::Cow<str> = if reading.backslash_is_slash && after_colon.contains('\\') {
+    let rest: std::borrow::Cow<str> = if reading.backslash_is_slash && after_colon.has_char('\\') {
         after_colon.replace('\\', "/").into()
     } else {
         after_colon.into()
@@ -250,7 +251,7 @@ fn classify_one(url: &str, reading: Reading) -> UrlClass {
 }
 
 fn classify_host(host: String) -> UrlClass {
-    if host.contains(':') {
+    if host.has_char(':') {
         let addr = host.split('%').next().unwrap_or("");
         return match parse_ipv6(addr) {
             Some(ip) => classify_v6(ip, host),
@@ -304,7 +305,7 @@ fn classify_host(host: String) -> UrlClass {
             };
         }
     }
-    if !host.contains('.') {
+    if !host.has_char('.') {
         return UrlClass::Internal {
             host,
             why: "a single-label host name (resolved on the local network)",
@@ -564,7 +565,7 @@ fn parse_num(p: &str) -> Option<u64> {
 }
 
 fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
+    if !s.has_char('%') {
         return s.to_string();
     }
     let b = s.as_bytes();

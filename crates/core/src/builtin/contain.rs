@@ -461,13 +461,14 @@ fn subcommand<'a>(args: &[&'a Word]) -> Sub<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::needle::HasChar;
 
     fn words(s: &str) -> Vec<Word> {
         s.split_whitespace()
             .map(|t| Word {
                 span: [0, 0],
                 text: t.to_string(),
-                dynamic: t.contains('$'),
+                dynamic: t.has_char('$'),
                 glob: false,
                 quoted: false,
                 tilde: false,

@@ -6,6 +6,7 @@ use super::programs::{kind, Kind};
 use super::reach::{operand_reach, ReadOnly};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
+use crate::needle::HasChar;
 use crate::paths::{self};
 use crate::rule_id::RuleId;
 use crate::shell::{SimpleCommand, Span, Word};
@@ -150,7 +151,7 @@ impl<'a> Walker<'a> {
             Kind::Shell | Kind::Multicall { shell: true }
         ) && inner.iter().any(|w| {
             w.text
-                .split(|c: char| c.is_whitespace() || ";|&()".contains(c))
+                .split(|c: char| c.is_whitespace() || ";|&()".has_char(c))
                 .any(|t| matches!(basename(t), "rm" | "rmdir" | "shred" | "unlink"))
         });
         if deleter(p)

@@ -1,5 +1,6 @@
 //! Option scanning of a simple command's arguments (`Opts`, `skip_opts`).
 
+use crate::needle::HasChar;
 use crate::shell::Word;
 
 /// A parsed option list of one command.
@@ -62,14 +63,14 @@ impl<'w> Opts<'w> {
             if let Some(long) = t.strip_prefix("--") {
                 let name = long.split('=').next().unwrap_or(long);
                 o.longs.push((name, w));
-                if !long.contains('=') && long_takes_value(name, long_takes) {
+                if !long.has_char('=') && long_takes_value(name, long_takes) {
                     i += 1;
                 }
                 continue;
             }
             for (ci, c) in t.get(1..).unwrap_or_default().char_indices() {
                 o.shorts.push((c, w));
-                if takes.contains(c) {
+                if takes.has_char(c) {
                     if ci + c.len_utf8() == t.len() - 1 {
                         i += 1;
                     }

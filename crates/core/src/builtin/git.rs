@@ -3,6 +3,7 @@
 use super::programs::GIT_FILE_OPTIONS;
 use super::reach::{operand_reach, ReadOnly};
 use super::Walker;
+use crate::needle::HasChar;
 use crate::rule_id::RuleId;
 use crate::shell::{Span, Word};
 use crate::verdict::Tier;
@@ -332,7 +333,7 @@ fn git_options<'w>(
         if file_next {
             file_next = false;
             let is_l = line_range && !t.starts_with('-');
-            if let Some(r) = git_path(a, file_of(is_l && t.contains(':'), t), dir, w) {
+            if let Some(r) = git_path(a, file_of(is_l && t.has_char(':'), t), dir, w) {
                 return Some(r);
             }
             continue;
@@ -404,7 +405,7 @@ fn git_options<'w>(
             if grep {
                 cluster
                     .chars()
-                    .take_while(|c| !"ABCefm".contains(*c))
+                    .take_while(|c| !"ABCefm".has_char(*c))
                     .any(|c| c == 'O')
             } else {
                 cluster.starts_with('O')

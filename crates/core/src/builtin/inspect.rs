@@ -2,6 +2,7 @@
 
 use super::names::{basename, SAFE_ENV};
 use super::programs::kind;
+use crate::needle::HasChar;
 use crate::shell::{self, Command, Script, SimpleCommand, Span, Word};
 
 pub(super) fn join_span(a: Span, b: Span) -> Span {
@@ -189,7 +190,7 @@ pub(super) fn names_file(a: &Word) -> bool {
         || a.glob
         || value.starts_with(['/', '~', '.'])
         || crate::needle::contains(value, "..")
-        || (name != "TZ" && value.contains('/'))
+        || (name != "TZ" && value.has_char('/'))
 }
 
 /// A word whose value is known only at run time and could begin with `-`: a variable,
@@ -237,7 +238,7 @@ pub(super) fn stage_prints_paths(sc: &SimpleCommand, stdin_paths: bool) -> bool 
                         "-l" | "-L" | "--files-with-matches" | "--files-without-match"
                     ) || (w.starts_with('-')
                         && !w.starts_with("--")
-                        && (w.contains('l') || w.contains('L')))
+                        && (w.has_char('l') || w.has_char('L')))
                 })
         }
         _ => simple_prints_paths(sc),
@@ -328,7 +329,7 @@ pub(super) fn evaluates_value_as_code(text: &str) -> Option<&'static str> {
 pub(super) fn subscript_code(text: &str) -> bool {
     text.find('[').is_some_and(|i| {
         let rest = text.get(i..).unwrap_or_default();
-        crate::needle::contains(rest, "$(") || rest.contains('`')
+        crate::needle::contains(rest, "$(") || rest.has_char('`')
     })
 }
 
@@ -348,7 +349,7 @@ pub(super) fn inline_code_execs_stdin(code: &str) -> bool {
     let execs = ["exec", "eval", "compile", "system", "popen", "spawn"]
         .iter()
         .any(|m| calls(code, m))
-        || code.contains('`');
+        || code.has_char('`');
     reads && execs
 }
 

@@ -5,6 +5,7 @@ use super::inspect::{
 };
 use super::secrets::{find_may_list_secret, glob_may_name_secret};
 use super::Walker;
+use crate::needle::HasChar;
 use crate::paths::{self, resolve};
 use crate::rule_id::RuleId;
 use crate::shell::{Span, Word};
@@ -141,7 +142,7 @@ pub(super) fn operand_reach<'w>(a: &'w Word, w: &Walker) -> ReadOnly<'w> {
             None if !a.text.starts_with("--") && a.text.len() > 2 => a.text.get(2..),
             None => None,
         };
-        if let Some(v) = value.filter(|v| v.contains('/') || v.starts_with('.')) {
+        if let Some(v) = value.filter(|v| v.has_char('/') || v.starts_with('.')) {
             if w.path_secret(v, v.starts_with('~')) != Some(false) {
                 return ReadOnly::Secret(a);
             }
@@ -448,7 +449,7 @@ impl<'a> Walker<'a> {
                 .get(1..)
                 .unwrap_or_default()
                 .trim_end_matches('/')
-                .contains('/');
+                .has_char('/');
         }
         while t.len() > 1 && t.ends_with('/') {
             t.pop();

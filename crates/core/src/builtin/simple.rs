@@ -10,6 +10,7 @@ use super::secrets::{glob_may_name_secret, sensitive_env};
 use super::words::{NO_WORD, WORDS_ON_STACK};
 use super::{cat, Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
+use crate::needle::HasChar;
 use crate::paths::{self};
 use crate::rule_id::RuleId;
 use crate::shell::{self, RedirOp, SimpleCommand, Word};
@@ -84,7 +85,7 @@ impl<'a> Walker<'a> {
             }
             if w.assign
                 && w.subs.is_empty()
-                && (crate::needle::contains(&w.text, "$(") || w.text.contains('`'))
+                && (crate::needle::contains(&w.text, "$(") || w.text.has_char('`'))
             {
                 // `x='a[$(cmd)]'`, `x='$(cmd)'`: code kept as data, which indirection
                 // (`${!x}`), prompt expansion (`${x@P}`) or arithmetic would run.
@@ -265,7 +266,7 @@ impl<'a> Walker<'a> {
             .words
             .iter()
             .skip(1)
-            .filter(|w| declared && !w.subs.is_empty() && w.text.contains('='));
+            .filter(|w| declared && !w.subs.is_empty() && w.text.has_char('='));
         for a in sc.assigns.iter().chain(arg_assigns) {
             let name = a.text.split(['=', '+']).next().unwrap_or("");
             let rule = if a
@@ -401,7 +402,7 @@ impl<'a> Walker<'a> {
                         | "exec"
                 )
             ) || sc.words.iter().chain(sc.assigns.iter()).any(|w| {
-                w.dynamic && w.text.contains('=') && crate::needle::contains(&w.text, "${")
+                w.dynamic && w.text.has_char('=') && crate::needle::contains(&w.text, "${")
             });
         if assigns_any
             || prog.is_some_and(|p| {

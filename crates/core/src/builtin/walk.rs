@@ -9,6 +9,7 @@ use super::secrets::{find_may_list_secret, secret_reference_except, sensitive_en
 use super::text::{arith_names, expands, expansions_as_separators, heredoc_text};
 use super::{Finding, RawPart, Traits, Walker};
 use crate::escapes::decode_echo;
+use crate::needle::HasChar;
 use crate::rule_id::RuleId;
 use crate::shell::{
     self, Command, ParseError, ParseErrorKind, RedirOp, Script, SimpleCommand, Span, Word,
@@ -277,7 +278,7 @@ impl<'a> Walker<'a> {
                         && (subscript_code(&w.text)
                             || (crate::needle::contains(self.text(*span), "@P")
                                 && (crate::needle::contains(&w.text, "$(")
-                                    || w.text.contains('`'))))
+                                    || w.text.has_char('`'))))
                     {
                         // `for x in 'a[$(cmd)]'; do echo ${!x}; done`, `… ${x@P}`: a
                         // loop value that arithmetic, indirection or prompt expansion in

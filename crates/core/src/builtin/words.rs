@@ -8,6 +8,7 @@ use super::reach::ReadOnly;
 use super::readonly::readonly;
 use super::{cat, Finding, RawPart, Traits, Walker};
 use crate::builtin::programs::{self};
+use crate::needle::HasChar;
 use crate::rule_id::RuleId;
 use crate::shell::{self, RedirOp, SimpleCommand, Span, Word};
 use crate::verdict::Tier;
@@ -66,7 +67,7 @@ impl<'a> Walker<'a> {
         let local = words
             .first()
             .and_then(|w| w.value())
-            .filter(|v| v.contains('/') && !system_program(v));
+            .filter(|v| v.has_char('/') && !system_program(v));
         match local {
             Some(path) if finding.tier == Tier::Auto => {
                 let span = words.first().map_or(sc.span, |w| w.span);
@@ -650,12 +651,12 @@ fn stream_traits(c: &Cmd) -> Traits {
                 a.text == "--decode"
                     || (a.text.starts_with('-')
                         && !a.text.starts_with("--")
-                        && (a.text.contains('d') || a.text.contains('D')))
+                        && (a.text.has_char('d') || a.text.has_char('D')))
             })
         }
         "xxd" => {
             traits.decoder = args.iter().any(|a| {
-                a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('r')
+                a.text.starts_with('-') && !a.text.starts_with("--") && a.text.has_char('r')
                     || a.text == "--revert"
             })
         }
@@ -695,6 +696,6 @@ fn system_program(path: &str) -> bool {
     ];
     DIRS.iter().any(|d| {
         path.strip_prefix(d)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+            .is_some_and(|rest| !rest.is_empty() && !rest.has_char('/'))
     })
 }

@@ -4,6 +4,7 @@ use super::inspect::{mentions_var, script_runs, words_span};
 use super::programs::{kind, Kind};
 use super::text::{expands, expansions_as_separators, heredoc_text};
 use super::{Finding, Traits, Walker};
+use crate::needle::HasChar;
 use crate::paths::resolve;
 use crate::rule_id::RuleId;
 use crate::shell::{self, ParseErrorKind, RedirOp, SimpleCommand, Span, Word};
@@ -218,7 +219,7 @@ impl<'a> Walker<'a> {
                 i += 1;
                 continue;
             }
-            if t.contains('=') && !w.dynamic && !t.starts_with('=') {
+            if t.has_char('=') && !w.dynamic && !t.starts_with('=') {
                 // NAME=value given to env (quoted or not)
                 if let Some(f) = self.assign_finding(w) {
                     findings.push(f);
@@ -679,10 +680,10 @@ fn shell_options<'w>(args: &[&'w Word]) -> ShellOptions<'w> {
             continue;
         }
         if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
-            if t.get(1..).unwrap_or_default().contains('c') {
+            if t.get(1..).unwrap_or_default().has_char('c') {
                 want_c = true;
             }
-            if t.get(1..).unwrap_or_default().contains('s') {
+            if t.get(1..).unwrap_or_default().has_char('s') {
                 stdin_flag = true;
             }
             continue;

@@ -3,6 +3,7 @@
 use crate::call::{Family, ToolCall};
 use crate::error::Error;
 use crate::glob;
+use crate::needle::HasChar;
 use crate::verdict::Tier;
 
 /// A compiled rule (`Bash(npm test:*)`, `Read(**/.env)`, `WebFetch(domain:x)`, `mcp__*`).
@@ -77,7 +78,7 @@ impl Rule {
                         return Err(bad("empty command prefix before `:*`"));
                     }
                     Matcher::ShellPrefix(collapse_ws(prefix))
-                } else if spec.contains('*') || spec.contains('?') {
+                } else if spec.has_char('*') || spec.has_char('?') {
                     Matcher::ShellGlob(collapse_ws(spec))
                 } else {
                     Matcher::ShellExact(collapse_ws(spec))

@@ -5,6 +5,7 @@ use super::rule::collapse_ws;
 use super::target::path_args;
 use super::Policy;
 use crate::call::{Family, ToolCall};
+use crate::needle::HasChar;
 use crate::paths::resolve;
 use crate::rule_id::RuleId;
 use crate::url::{url_readings, UrlClass};
@@ -43,7 +44,7 @@ impl Policy {
                     return Vec::new();
                 }
                 let cmd = collapse_ws(cmd);
-                if cmd.contains(')') {
+                if cmd.has_char(')') {
                     // A `)` would end the rule's specifier early: offer nothing rather
                     // than a rule that means something else.
                     return Vec::new();

@@ -6,6 +6,7 @@ use super::{Policy, MAX_ARG_BYTES};
 use crate::builtin::cat;
 use crate::call::{Family, ToolCall};
 use crate::facts::FsFacts;
+use crate::needle::HasChar;
 use crate::paths::{self, resolve};
 use crate::rule_id::RuleId;
 use crate::url::{url_readings, UrlClass};
@@ -66,7 +67,7 @@ impl Policy {
         if path.len() > MAX_ARG_BYTES {
             return too_long("path", path.len());
         }
-        if path.contains('\0') {
+        if path.has_char('\0') {
             return malformed("`path` contains a NUL byte");
         }
         let abs = resolve(path, &self.workspace, &self.home);

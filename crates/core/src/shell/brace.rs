@@ -1,5 +1,6 @@
 //! Brace expansion (`{a,b}`, `{1..5}`), bounded as bash's is not.
 
+use crate::needle::HasChar;
 pub(super) const BRACE_OPEN: char = '\u{E000}';
 
 pub(super) const BRACE_COMMA: char = '\u{E001}';
@@ -15,7 +16,7 @@ pub(super) fn sync_marked(m: &mut String, mirrored: &mut usize, text: &str) {
 }
 
 pub(super) fn has_brace_expansion(m: &str) -> bool {
-    m.contains(BRACE_OPEN) && (m.contains(BRACE_COMMA) || crate::needle::contains(m, ".."))
+    m.has_char(BRACE_OPEN) && (m.has_char(BRACE_COMMA) || crate::needle::contains(m, ".."))
 }
 
 /// Most alternatives a brace expansion may produce before the word counts as dynamic.

@@ -7,6 +7,7 @@ use super::brace::{
 use super::parser::{is_meta, is_name, is_name_start, is_special, param_ref, Parser, Stop};
 use super::{parse_in, MAX_DEPTH};
 use crate::escapes::{self, Dialect, Escape};
+use crate::needle::HasChar;
 
 pub(super) fn utf8_len(b: u8) -> usize {
     match b {
@@ -144,7 +145,7 @@ impl<'a> Parser<'a> {
                         .text
                         .get(..w.text.len() - 1)
                         .unwrap_or_default()
-                        .contains('+') =>
+                        .has_char('+') =>
                 {
                     w.assign = true;
                     self.push_char(&mut w);
@@ -156,7 +157,7 @@ impl<'a> Parser<'a> {
             w.content_start = None;
         }
         if let Some(at) = bracket_at {
-            if w.text.get(at + 1..).is_some_and(|rest| rest.contains(']')) {
+            if w.text.get(at + 1..).is_some_and(|rest| rest.has_char(']')) {
                 w.glob = true;
             }
         }
@@ -432,7 +433,7 @@ impl<'a> Parser<'a> {
                     self.pos += 2;
                     let mut tmp = Word::default();
                     self.ansi_c(&mut tmp)?;
-                    if crate::needle::contains(&tmp.text, "$(") || tmp.text.contains('`') {
+                    if crate::needle::contains(&tmp.text, "$(") || tmp.text.has_char('`') {
                         let span = self.span(at, self.pos);
                         let script =
                             parse_in(&tmp.text, 0, Some(span), self.depth + 1, &mut self.budget)?;

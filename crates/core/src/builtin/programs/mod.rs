@@ -8,6 +8,7 @@
 //! `getopt_long` accepts; an ambiguous prefix makes the program refuse to run, and is
 //! treated as unknown here.
 
+use crate::needle::HasChar;
 use crate::shell::Word;
 use std::sync::OnceLock;
 
@@ -477,7 +478,7 @@ impl Program {
                 continue;
             }
             for (ci, c) in cluster.char_indices() {
-                if self.short_optional.contains(c) {
+                if self.short_optional.has_char(c) {
                     let rest = cluster.get(ci + c.len_utf8()..).unwrap_or_default();
                     s.keep(
                         self,
@@ -489,7 +490,7 @@ impl Program {
                     );
                     break;
                 }
-                if self.short_values.contains(c) {
+                if self.short_values.has_char(c) {
                     let rest = cluster.get(ci + c.len_utf8()..).unwrap_or_default();
                     let value = if rest.is_empty() {
                         args.get(i).map(|next| {
@@ -509,7 +510,7 @@ impl Program {
                     );
                     break;
                 }
-                if self.flags.contains(c) {
+                if self.flags.has_char(c) {
                     s.keep(
                         self,
                         Found {
