@@ -34,6 +34,12 @@ struct Pending {
 /// past the end) its offset in `src`; `None` when there is nothing to remove (the
 /// common case costs one search).
 pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
+    scan(src, true)
+}
+
+/// [`remove`]; `runs`: bytes that no context treats specially are copied a run at a
+/// time (`false`, one at a time, is the reference the tests compare it with).
+fn scan(src: &str, runs: bool) -> Option<(String, Vec<usize>)> {
     // One byte pass first: most commands have no line continuation.
     if !has_pair(src.as_bytes(), b'\\', b'\n') {
         return None;
@@ -46,6 +52,7 @@ pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
         stack: vec![Ctx::Cmd { parens: 0 }],
         pending: Vec::new(),
         removed: false,
+        runs,
     };
     let mut i = 0;
     while i < b.len() {
@@ -75,14 +82,23 @@ struct Scanner<'a> {
     stack: Vec<Ctx>,
     pending: Vec<Pending>,
     removed: bool,
+    runs: bool,
+}
+
+/// A byte some context of [`Scanner::step`] acts on; every other byte is copied as it
+/// is in every context.
+fn special(c: u8) -> bool {
+    matches!(
+        c,
+        b'\\' | b'`' | b'"' | b'\'' | b'$' | b'(' | b')' | b'{' | b'}' | b'#' | b'<' | b'\n'
+    )
 }
 
 impl Scanner<'_> {
     fn copy(&mut self, from: usize, to: usize) {
-        for (k, &c) in self.b.get(from..to).unwrap_or_default().iter().enumerate() {
-            self.out.push(c);
-            self.map.push(from + k);
-        }
+        let bytes = self.b.get(from..to).unwrap_or_default();
+        self.out.extend_from_slice(bytes);
+        self.map.extend(from..from + bytes.len());
     }
 
     /// Copies what starts at `i` (not a continuation): where the next step starts.
@@ -136,13 +152,24 @@ impl Scanner<'_> {
                 self.copy(i, i + 1);
                 let mut i = i + 1;
                 for doc in std::mem::take(&mut self.pending) {
-                    i = body(b, i, &doc, &mut self.out, &mut self.map, &mut self.removed);
+                    i = body(b, i, &doc, self);
                 }
                 i
             }
             _ => {
-                self.copy(i, i + 1);
-                i + 1
+                // This byte, and the plain bytes after it (none of which any context
+                // acts on: stepping through them one by one copies each as it is).
+                let end = match self.runs {
+                    true => b
+                        .get(i + 1..)
+                        .unwrap_or_default()
+                        .iter()
+                        .position(|&q| special(q))
+                        .map_or(b.len(), |k| i + 1 + k),
+                    false => i + 1,
+                };
+                self.copy(i, end);
+                end
             }
         }
     }
@@ -324,14 +351,7 @@ fn delimiter(b: &[u8], mut j: usize) -> (String, bool, usize) {
 
 /// Copies a here-document body that starts at `from`, through its delimiter line:
 /// continuations removed when the delimiter was unquoted. Returns where it ended.
-fn body(
-    b: &[u8],
-    from: usize,
-    doc: &Pending,
-    out: &mut Vec<u8>,
-    map: &mut Vec<usize>,
-    removed: &mut bool,
-) -> usize {
+fn body(b: &[u8], from: usize, doc: &Pending, s: &mut Scanner<'_>) -> usize {
     let mut line = from;
     while line < b.len() {
         let end = b
@@ -349,17 +369,27 @@ fn body(
         };
         let is_delim = text.strip_suffix(b"\r").unwrap_or(text) == doc.delim.as_bytes();
         let stop = (end + 1).min(b.len());
-        let mut k = line;
-        while k < stop {
-            if !doc.quoted && !is_delim && b.get(k) == Some(&b'\\') && b.get(k + 1) == Some(&b'\n')
-            {
-                k += 2;
-                *removed = true;
-                continue;
+        let removes = !doc.quoted && !is_delim;
+        if s.runs {
+            // A newline ends the line, so a continuation can only be its last two
+            // bytes: the line up to it, then past it.
+            if removes && end > line && end < b.len() && b.get(end - 1) == Some(&b'\\') {
+                s.copy(line, end - 1);
+                s.removed = true;
+            } else {
+                s.copy(line, stop);
             }
-            out.extend(b.get(k));
-            map.push(k);
-            k += 1;
+        } else {
+            let mut k = line;
+            while k < stop {
+                if removes && b.get(k) == Some(&b'\\') && b.get(k + 1) == Some(&b'\n') {
+                    k += 2;
+                    s.removed = true;
+                    continue;
+                }
+                s.copy(k, k + 1);
+                k += 1;
+            }
         }
         line = stop;
         if is_delim {
@@ -374,6 +404,20 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// Copying plain bytes a run at a time gives what copying them one by one
+        /// gives: the same text and map (shell-ish texts with continuations,
+        /// quotes, substitutions, comments and here-documents).
+        #[test]
+        fn runs_copy_as_single_bytes_do(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "\\\n", "\\", "\n", "a", "é", " ", "#", "'", "\"", "`", "$(", "$", "${", "{", "}",
+                "(", ")", "<<", "<<-", "<<<", "E", "'E'", "\t", "\r", "echo ", "$'", "x\\\n", "\\\\\n",
+            ]), 0..40)
+        ) {
+            let src: String = parts.concat();
+            proptest::prop_assert_eq!(scan(&src, true), scan(&src, false), "{:?}", src);
+        }
+
         /// `has_pair` finds a pair exactly where `windows(2)` does (bytes from a small
         /// alphabet so that pairs, repeats and a pair at either end are common).
         #[test]
