@@ -17,7 +17,6 @@
 
 use crate::paths;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 /// A directory tree a recursive read opens, as the reading program walks it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -33,23 +32,37 @@ pub struct Tree {
     pub ignore: bool,
 }
 
-/// What a verdict depends on: the host looks these up ([`FsFacts`]).
+/// What a verdict depends on: the host looks these up ([`FsFacts`]). From
+/// [`crate::Policy::fs_needs`], each list is in order and holds each item once.
+/// (Vectors, not B-tree sets: each set type is ~1 KB of the gzipped WebAssembly.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FsNeeds {
     /// Absolute paths (lexically normalized) read or written: the host reports every
     /// symbolic link along each one ([`FsFacts::with_link`]).
-    pub paths: BTreeSet<String>,
+    pub paths: Vec<String>,
     /// Trees a recursive read opens: the host walks each one ([`FsFacts::with_tree`]).
-    pub trees: BTreeSet<Tree>,
+    pub trees: Vec<Tree>,
     /// Directories a git command starts in (its working directory, `-C DIR`, or the
     /// `--git-dir` it names), absolute: the host finds the repository there as git
     /// does and reports what its own configuration runs ([`FsFacts::add_repo`]).
     #[cfg(feature = "repo-facts")]
     #[serde(default)]
-    pub repos: BTreeSet<String>,
+    pub repos: std::collections::BTreeSet<String>,
 }
 
 impl FsNeeds {
+    /// The paths and trees sorted (trees by root, then `hidden`, then `ignore`), each
+    /// once: the walk records them as it meets them.
+    pub(crate) fn finish(mut self) -> FsNeeds {
+        self.paths = sorted_unique(std::mem::take(&mut self.paths), String::clone);
+        self.trees = sorted_unique(std::mem::take(&mut self.trees), |t| {
+            // The root, then the two flags: a key that names one tree (the flags are
+            // the last three bytes), in the order of `Tree`'s own comparison.
+            format!("{}\0{}{}", t.root, u8::from(t.hidden), u8::from(t.ignore))
+        });
+        self
+    }
+
     /// Nothing to look up.
     pub fn is_empty(&self) -> bool {
         #[cfg(feature = "repo-facts")]
@@ -58,6 +71,25 @@ impl FsNeeds {
         }
         self.paths.is_empty() && self.trees.is_empty()
     }
+}
+
+/// `items` ordered by `key` (through the core's one sort), each key once (its first
+/// item).
+fn sorted_unique<T>(items: Vec<T>, key: impl Fn(&T) -> String) -> Vec<T> {
+    let keys: Vec<String> = items.iter().map(key).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    let mut last = None;
+    for at in crate::store::order_by_key(&refs) {
+        let k = refs.get(at).copied();
+        if k == last {
+            continue;
+        }
+        last = k;
+        out.extend(slots.get_mut(at).and_then(Option::take));
+    }
+    out
 }
 
 /// What a repository's own configuration makes git run: the keys (`diff.external`,

@@ -952,9 +952,9 @@ fn needs_list_paths_and_trees() {
     let p = Policy::defaults("/w", "/h");
     let sh = |cmd: &str| call("bash", json!({ "command": cmd }));
     let n = p.fs_needs(&sh("cat a.txt keys/../config > out.md; rg -. x src"));
-    assert!(n.paths.contains("/w/a.txt"), "{n:?}");
-    assert!(n.paths.contains("/w/keys/../config"), "{n:?}");
-    assert!(n.paths.contains("/w/out.md"), "{n:?}");
+    assert!(n.paths.iter().any(|p| p == "/w/a.txt"), "{n:?}");
+    assert!(n.paths.iter().any(|p| p == "/w/keys/../config"), "{n:?}");
+    assert!(n.paths.iter().any(|p| p == "/w/out.md"), "{n:?}");
     assert!(n.trees.contains(&Tree {
         root: "/w/src".into(),
         hidden: true,
@@ -963,8 +963,24 @@ fn needs_list_paths_and_trees() {
     let n = p.fs_needs(&sh("cd sub || true; grep -r x"));
     let roots: Vec<&str> = n.trees.iter().map(|t| t.root.as_str()).collect();
     assert_eq!(roots, ["/w", "/w/sub"]);
+    // Each path and tree once, in order, however often and in whatever order the
+    // command names them.
+    let n = p.fs_needs(&sh(
+        "cat b a b; cat a; grep -r x src; grep -r y src; rg z src",
+    ));
+    assert_eq!(n.paths, ["/w/a", "/w/b"], "{n:?}");
+    let trees: Vec<(&str, bool, bool)> = n
+        .trees
+        .iter()
+        .map(|t| (t.root.as_str(), t.hidden, t.ignore))
+        .collect();
+    assert_eq!(
+        trees,
+        [("/w/src", false, true), ("/w/src", true, false)],
+        "{n:?}"
+    );
     let n = p.fs_needs(&call("edit", json!({"path": "src/../a.md"})));
-    assert!(n.paths.contains("/w/src/../a.md"), "{n:?}");
+    assert!(n.paths.iter().any(|p| p == "/w/src/../a.md"), "{n:?}");
     assert!(p.fs_needs(&sh("echo hi")).is_empty());
 }
 

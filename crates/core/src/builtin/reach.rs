@@ -219,7 +219,7 @@ impl<'a> Walker<'a> {
 
     pub(super) fn note_path(&self, abs: &str) {
         if let Some(needs) = self.env.needs {
-            needs.borrow_mut().paths.insert(abs.to_string());
+            needs.borrow_mut().paths.push(abs.to_string());
         }
     }
 
@@ -308,7 +308,7 @@ impl<'a> Walker<'a> {
                 .facts
                 .map(|f| f.links_are_clean(&tree, comps.len() - k));
             if let Some(needs) = self.env.needs {
-                needs.borrow_mut().trees.insert(tree);
+                needs.borrow_mut().trees.push(tree);
             }
             matches!(clean, Some(None | Some(false)))
         })

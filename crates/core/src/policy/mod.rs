@@ -441,7 +441,7 @@ impl Policy {
             Some(Err(_)) => {}
             None => self.add_fs_needs(call, &needs),
         }
-        needs.into_inner()
+        needs.into_inner().finish()
     }
 
     fn add_fs_needs(&self, call: &ToolCall, needs: &std::cell::RefCell<FsNeeds>) {
@@ -465,8 +465,7 @@ impl Policy {
                 if let Ok(list) = path_args(call) {
                     let mut n = needs.borrow_mut();
                     for path in list.into_iter().filter(|p| !p.is_empty()) {
-                        n.paths
-                            .insert(paths::join(path, &self.workspace, &self.home));
+                        n.paths.push(paths::join(path, &self.workspace, &self.home));
                     }
                 }
             }
