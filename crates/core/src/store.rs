@@ -145,7 +145,7 @@ impl MemoryStore {
 /// JSON (for a map not already in order) both order by a string key through it, since
 /// each sort instantiated for another element type costs ~1.6 KB of the gzipped
 /// WebAssembly (measured).
-pub(crate) fn order_by_key(keys: &[&str]) -> Vec<usize> {
+pub fn order_by_key(keys: &[&str]) -> Vec<usize> {
     let mut order: Vec<(&str, usize)> = keys.iter().copied().zip(0..).collect();
     order.sort_unstable();
     order.into_iter().map(|(_, at)| at).collect()

@@ -3,8 +3,6 @@
 //! which key is a shortcut. No signals, no DOM: the components wire these to signals,
 //! and the tests below run natively.
 
-use std::collections::BTreeMap;
-
 use toolgate_core::{RunStatus, Tier};
 
 /// Poll period while some run is running or awaiting permission (ms).
@@ -213,31 +211,44 @@ impl Decision {
 /// decision per call, so the calls are decided one by one and sent together.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Draft {
-    decided: BTreeMap<String, Decision>,
+    /// By call id, in order, each id once (a few calls per prompt: a sorted `Vec`, not a
+    /// B-tree map, whose code is ~2 KB of the element's gzipped WebAssembly).
+    decided: Vec<(String, Decision)>,
 }
 
 impl Draft {
+    fn at(&self, tool_call_id: &str) -> Result<usize, usize> {
+        self.decided
+            .binary_search_by(|(id, _)| id.as_str().cmp(tool_call_id))
+    }
+
     pub fn decide(&mut self, tool_call_id: &str, decision: Decision) {
-        self.decided.insert(tool_call_id.to_string(), decision);
+        match self.at(tool_call_id) {
+            Ok(i) => {
+                if let Some(slot) = self.decided.get_mut(i) {
+                    slot.1 = decision;
+                }
+            }
+            Err(i) => self.decided.insert(i, (tool_call_id.to_string(), decision)),
+        }
     }
 
     pub fn undo(&mut self, tool_call_id: &str) {
-        self.decided.remove(tool_call_id);
+        if let Ok(i) = self.at(tool_call_id) {
+            self.decided.remove(i);
+        }
     }
 
     pub fn get(&self, tool_call_id: &str) -> Option<&Decision> {
-        self.decided.get(tool_call_id)
+        let i = self.at(tool_call_id).ok()?;
+        self.decided.get(i).map(|(_, d)| d)
     }
 
     /// Every call's decision in marker order, once each call has one.
     pub fn complete(&self, calls: &[CallView]) -> Option<Vec<(CallView, Decision)>> {
         calls
             .iter()
-            .map(|c| {
-                self.decided
-                    .get(&c.tool_call_id)
-                    .map(|d| (c.clone(), d.clone()))
-            })
+            .map(|c| self.get(&c.tool_call_id).map(|d| (c.clone(), d.clone())))
             .collect()
     }
 
@@ -246,7 +257,7 @@ impl Draft {
     pub fn next_open<'a>(&self, calls: &'a [CallView]) -> Option<&'a CallView> {
         calls
             .iter()
-            .find(|c| !c.is_question() && !self.decided.contains_key(&c.tool_call_id))
+            .find(|c| !c.is_question() && self.get(&c.tool_call_id).is_none())
     }
 }
 
@@ -293,7 +304,7 @@ pub fn shortcut(k: KeyPress<'_>) -> Option<Shortcut> {
 /// (the deciding parts); a span that is empty, out of range, off a character boundary
 /// or overlapping an earlier one is left unmarked. The pieces join to the command.
 pub fn segments<'a>(command: &'a str, spans: &[[usize; 2]]) -> Vec<(&'a str, bool)> {
-    let mut usable: Vec<[usize; 2]> = spans
+    let usable: Vec<[usize; 2]> = spans
         .iter()
         .copied()
         .filter(|&[a, b]| {
@@ -303,7 +314,17 @@ pub fn segments<'a>(command: &'a str, spans: &[[usize; 2]]) -> Vec<(&'a str, boo
                 && command.is_char_boundary(b)
         })
         .collect();
-    usable.sort_unstable();
+    // In order of start, then end: through the core's one sort (a sort of spans would
+    // be ~1.6 KB of the gzipped WebAssembly), by keys that order as the numbers do.
+    let keys: Vec<String> = usable
+        .iter()
+        .map(|[a, b]| format!("{a:020}{b:020}"))
+        .collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let usable: Vec<[usize; 2]> = toolgate_core::store::order_by_key(&refs)
+        .into_iter()
+        .filter_map(|i| usable.get(i).copied())
+        .collect();
     let mut out = Vec::new();
     let mut at = 0;
     for [a, b] in usable {
@@ -546,6 +567,25 @@ mod tests {
         );
         d.undo("c1");
         assert_eq!(d.complete(&calls), None);
+        // Decided out of order, one call decided again: the last decision counts,
+        // undoing one leaves the other.
+        let mut d = Draft::default();
+        d.decide("c2", Decision::AllowOnce);
+        d.decide("c1", Decision::Deny("no".into()));
+        d.decide("c1", Decision::AllowOnce);
+        assert_eq!(d.get("c1"), Some(&Decision::AllowOnce));
+        assert_eq!(d.get("c3"), None);
+        assert_eq!(
+            d.complete(&calls),
+            Some(vec![
+                (calls[0].clone(), Decision::AllowOnce),
+                (calls[1].clone(), Decision::AllowOnce)
+            ])
+        );
+        d.undo("c2");
+        d.undo("c9");
+        assert_eq!(d.get("c1"), Some(&Decision::AllowOnce));
+        assert_eq!(d.get("c2"), None);
     }
 
     #[test]
@@ -613,7 +653,24 @@ mod tests {
     #[test]
     fn segments_table() {
         type Case<'a> = (&'a str, Vec<[usize; 2]>, Vec<(&'a str, bool)>);
-        let cases: [Case; 8] = [
+        let cases: [Case; 10] = [
+            (
+                "abcdef",
+                vec![[0, 4], [0, 2]],
+                vec![("ab", true), ("cdef", false)],
+            ),
+            (
+                "0123456789abc",
+                vec![[11, 12], [2, 3], [10, 11]],
+                vec![
+                    ("01", false),
+                    ("2", true),
+                    ("3456789", false),
+                    ("a", true),
+                    ("b", true),
+                    ("c", false),
+                ],
+            ),
             (
                 "git push x",
                 vec![[0, 8]],
