@@ -99,6 +99,67 @@ pub fn args(text: &str) {
     if text.len() <= 512 {
         redaction(text);
     }
+    std_equivalents(text);
+}
+
+/// The pieces written out in place of std's (for the WebAssembly's size) answer as
+/// std's do on any text: the IPv6 parser, and the byte searches with needles cut from
+/// the text itself (so that matches and near misses happen).
+pub fn std_equivalents(text: &str) {
+    use toolgate_core::needle::{self, HasChar};
+    assert_eq!(
+        toolgate_core::url::parse_ipv6(text),
+        text.parse::<std::net::Ipv6Addr>().ok(),
+        "{text:?}"
+    );
+    // The searches are a byte loop times the needle: long texts only slow the run.
+    if text.len() > 1024 {
+        return;
+    }
+    let cuts: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .take(6)
+        .chain(
+            text.char_indices()
+                .map(|(i, _)| i)
+                .skip(text.chars().count().saturating_sub(3)),
+        )
+        .chain([text.len()])
+        .collect();
+    for &a in &cuts {
+        for &b in &cuts {
+            let Some(n) = text.get(a..b) else { continue };
+            assert_eq!(needle::find(text, n), text.find(n), "{text:?} {n:?}");
+            assert_eq!(needle::rfind(text, n), text.rfind(n), "{text:?} {n:?}");
+            assert_eq!(
+                needle::split_once(text, n),
+                text.split_once(n),
+                "{text:?} {n:?}"
+            );
+            assert_eq!(
+                needle::rsplit_once(text, n),
+                text.rsplit_once(n),
+                "{text:?} {n:?}"
+            );
+            assert_eq!(
+                needle::trim_start_matches(text, n),
+                text.trim_start_matches(n)
+            );
+            assert_eq!(needle::trim_end_matches(text, n), text.trim_end_matches(n));
+            if !n.is_empty() {
+                assert_eq!(needle::replace(text, n, "<>"), text.replace(n, "<>"));
+                assert!(needle::split(text, n).eq(text.split(n)), "{text:?} {n:?}");
+                assert!(
+                    needle::match_indices(text, n).eq(text.match_indices(n).map(|(i, _)| i)),
+                    "{text:?} {n:?}"
+                );
+            }
+        }
+    }
+    for c in text.chars().take(8) {
+        assert_eq!(text.has_char(c), text.contains(c), "{text:?} {c:?}");
+    }
 }
 
 /// What may leave for a webhook: redacting any text and summarizing it as a command,
