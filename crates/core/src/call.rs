@@ -154,13 +154,8 @@ fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
                 }
             } else {
                 let entries: Vec<(&String, &Value)> = map.iter().collect();
-                let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
-                let order = crate::store::order_by_key(&keys);
-                for (i, (k, v)) in order
-                    .into_iter()
-                    .filter_map(|at| entries.get(at))
-                    .enumerate()
-                {
+                let sorted = crate::store::sort_by_text(entries, |(k, _)| *k, false);
+                for (i, (k, v)) in sorted.into_iter().enumerate() {
                     write_member(i, k, v, out);
                 }
             }

@@ -41,7 +41,7 @@ pub fn remove(src: &str) -> Option<(String, Vec<usize>)> {
 /// time (`false`, one at a time, is the reference the tests compare it with).
 fn scan(src: &str, runs: bool) -> Option<(String, Vec<usize>)> {
     // One byte pass first: most commands have no line continuation.
-    if !has_pair(src.as_bytes(), b'\\', b'\n') {
+    if !crate::needle::contains(src, "\\\n") {
         return None;
     }
     let b = src.as_bytes();
@@ -285,25 +285,6 @@ fn ansi_c_end(b: &[u8], from: usize) -> usize {
     b.len()
 }
 
-/// Whether `first` is directly followed by `second` somewhere in `b`. Not
-/// `windows(2).any(…)`: at the shipped WebAssembly's opt-level (`z`) that compares
-/// each pair as a slice, a call per byte.
-pub(crate) fn has_pair(b: &[u8], first: u8, second: u8) -> bool {
-    // Each `second`, then the byte before it (a pair's second byte is at 1 or later).
-    let mut from = 1;
-    while let Some(k) = b
-        .get(from..)
-        .and_then(|rest| rest.iter().position(|&c| c == second))
-    {
-        let at = from + k;
-        if b.get(at - 1) == Some(&first) {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
-}
-
 /// Whether the next byte starts a word (a `#` there starts a comment).
 fn word_start(out: &[u8]) -> bool {
     out.last()
@@ -416,16 +397,6 @@ mod tests {
         ) {
             let src: String = parts.concat();
             proptest::prop_assert_eq!(scan(&src, true), scan(&src, false), "{:?}", src);
-        }
-
-        /// `has_pair` finds a pair exactly where `windows(2)` does (bytes from a small
-        /// alphabet so that pairs, repeats and a pair at either end are common).
-        #[test]
-        fn has_pair_is_windows_any(b in proptest::collection::vec(proptest::sample::select(vec![b'\\', b'\n', b'/', b'.', b'a']), 0..12)) {
-            for (x, y) in [(b'\\', b'\n'), (b'/', b'.'), (b'.', b'.'), (b'a', b'\\')] {
-                let want = b.windows(2).any(|w| w == [x, y]);
-                proptest::prop_assert_eq!(has_pair(&b, x, y), want, "{:?} {} {}", b, x, y);
-            }
         }
     }
 

@@ -54,12 +54,17 @@ impl FsNeeds {
     /// The paths and trees sorted (trees by root, then `hidden`, then `ignore`), each
     /// once: the walk records them as it meets them.
     pub(crate) fn finish(mut self) -> FsNeeds {
-        self.paths = sorted_unique(std::mem::take(&mut self.paths), String::clone);
-        self.trees = sorted_unique(std::mem::take(&mut self.trees), |t| {
-            // The root, then the two flags: a key that names one tree (the flags are
-            // the last three bytes), in the order of `Tree`'s own comparison.
-            format!("{}\0{}{}", t.root, u8::from(t.hidden), u8::from(t.ignore))
-        });
+        self.paths =
+            crate::store::sort_by_text(std::mem::take(&mut self.paths), String::clone, true);
+        self.trees = crate::store::sort_by_text(
+            std::mem::take(&mut self.trees),
+            |t| {
+                // The root, then the two flags: a key that names one tree (the flags are
+                // the last three bytes), in the order of `Tree`'s own comparison.
+                format!("{}\0{}{}", t.root, u8::from(t.hidden), u8::from(t.ignore))
+            },
+            true,
+        );
         self
     }
 
@@ -71,25 +76,6 @@ impl FsNeeds {
         }
         self.paths.is_empty() && self.trees.is_empty()
     }
-}
-
-/// `items` ordered by `key` (through the core's one sort), each key once (its first
-/// item).
-fn sorted_unique<T>(items: Vec<T>, key: impl Fn(&T) -> String) -> Vec<T> {
-    let keys: Vec<String> = items.iter().map(key).collect();
-    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    let mut out = Vec::with_capacity(slots.len());
-    let mut last = None;
-    for at in crate::store::order_by_key(&refs) {
-        let k = refs.get(at).copied();
-        if k == last {
-            continue;
-        }
-        last = k;
-        out.extend(slots.get_mut(at).and_then(Option::take));
-    }
-    out
 }
 
 /// What a repository's own configuration makes git run: the keys (`diff.external`,

@@ -2,6 +2,7 @@
 //! No file system access: `..` is folded textually, `~` is the policy's home.
 
 use crate::needle::HasChar;
+
 /// Top-level system directories (DESIGN §1, `rm-root`).
 pub const SYSTEM_DIRS: &[&str] = &[
     "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin",
@@ -287,9 +288,7 @@ const PROTECTED_FILES: [(&str, &str); 20] = [
 /// [`self_approval`] name does, and every file but three: a path without one (nearly
 /// every path an agent writes) needs no scan of its segments.
 fn has_dot_segment(path: &str) -> bool {
-    // Bytes, not `contains`: a two-byte needle needs no searcher set up per call.
-    let b = path.as_bytes();
-    b.first() == Some(&b'.') || crate::continuation::has_pair(b, b'/', b'.')
+    path.starts_with('.') || crate::needle::contains(path, "/.")
 }
 
 /// Why `workspace` is no project to work in: the root, or the home directory or one of

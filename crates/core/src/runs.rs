@@ -206,15 +206,7 @@ impl<S: MarkerStore> Runs<S> {
     /// Every run in the store, by run id, healing as [`Runs::run`] does.
     pub fn runs(&self, now: u64) -> Result<Vec<Run>, Error> {
         let entries = self.store.entries()?;
-        let order = {
-            let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
-            crate::store::order_by_key(&keys)
-        };
-        let mut slots: Vec<Option<(String, Stored)>> = entries.into_iter().map(Some).collect();
-        let sorted = order
-            .into_iter()
-            .filter_map(|at| slots.get_mut(at).and_then(Option::take))
-            .collect();
+        let sorted = crate::store::sort_by_text(entries, |(k, _)| k.clone(), false);
         self.runs_from(sorted, now)
     }
 

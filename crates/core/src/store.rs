@@ -151,6 +151,29 @@ pub fn order_by_key(keys: &[&str]) -> Vec<usize> {
     order.into_iter().map(|(_, at)| at).collect()
 }
 
+/// `items` in ascending byte order of the text `key` gives each (equal keys in their
+/// order), through [`order_by_key`]; with `unique`, each key once (its first item).
+pub fn sort_by_text<T, K: AsRef<str>>(
+    items: Vec<T>,
+    key: impl Fn(&T) -> K,
+    unique: bool,
+) -> Vec<T> {
+    let keys: Vec<K> = items.iter().map(key).collect();
+    let refs: Vec<&str> = keys.iter().map(AsRef::as_ref).collect();
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    let mut last = None;
+    for at in order_by_key(&refs) {
+        let k = refs.get(at).copied();
+        if unique && k == last {
+            continue;
+        }
+        last = k;
+        out.extend(slots.get_mut(at).and_then(Option::take));
+    }
+    out
+}
+
 fn used(map: &BTreeMap<String, Stored>) -> usize {
     map.iter().map(|(k, v)| k.len() + v.value.len()).sum()
 }
@@ -205,7 +228,7 @@ impl MarkerStore for MemoryStore {
 
 #[cfg(test)]
 mod tests {
-    use super::order_by_key;
+    use super::{order_by_key, sort_by_text};
 
     proptest::proptest! {
         /// `order_by_key` is a sort by key (then position) of the keys given: every
@@ -217,6 +240,19 @@ mod tests {
             let mut want: Vec<usize> = (0..keys.len()).collect();
             want.sort_by(|&a, &b| keys[a].as_bytes().cmp(keys[b].as_bytes()).then(a.cmp(&b)));
             proptest::prop_assert_eq!(order, want);
+        }
+
+        /// `sort_by_text` is a stable sort by key; with `unique`, the first item of each
+        /// key.
+        #[test]
+        fn sort_by_text_is_a_stable_sort(keys in proptest::collection::vec("[ab\u{e9}]{0,2}", 0..24)) {
+            let items: Vec<(String, usize)> = keys.into_iter().zip(0..).collect();
+            let mut want = items.clone();
+            want.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            let got = sort_by_text(items.clone(), |(k, _)| k.clone(), false);
+            proptest::prop_assert_eq!(&got, &want);
+            want.dedup_by(|b, a| a.0 == b.0);
+            proptest::prop_assert_eq!(sort_by_text(items, |(k, _)| k.clone(), true), want);
         }
     }
 }

@@ -316,15 +316,8 @@ pub fn segments<'a>(command: &'a str, spans: &[[usize; 2]]) -> Vec<(&'a str, boo
         .collect();
     // In order of start, then end: through the core's one sort (a sort of spans would
     // be ~1.6 KB of the gzipped WebAssembly), by keys that order as the numbers do.
-    let keys: Vec<String> = usable
-        .iter()
-        .map(|[a, b]| format!("{a:020}{b:020}"))
-        .collect();
-    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let usable: Vec<[usize; 2]> = toolgate_core::store::order_by_key(&refs)
-        .into_iter()
-        .filter_map(|i| usable.get(i).copied())
-        .collect();
+    let usable =
+        toolgate_core::store::sort_by_text(usable, |[a, b]| format!("{a:020}{b:020}"), false);
     let mut out = Vec::new();
     let mut at = 0;
     for [a, b] in usable {

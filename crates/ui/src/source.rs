@@ -211,17 +211,11 @@ pub fn views(runs: Vec<Run>, policy: &Policy) -> Vec<RunView> {
 fn newest_first(runs: Vec<RunView>) -> Vec<RunView> {
     // Newest first, then by run id: through the core's one sort (a stable sort of
     // runs would be ~2 KB of the element's gzipped WebAssembly), by keys that order so.
-    let keys: Vec<String> = runs
-        .iter()
-        .map(|r| format!("{:020}{}", u64::MAX - r.updated_at, r.run_id))
-        .collect();
-    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let order = toolgate_core::store::order_by_key(&refs);
-    let mut slots: Vec<Option<RunView>> = runs.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-        .collect()
+    toolgate_core::store::sort_by_text(
+        runs,
+        |r| format!("{:020}{}", u64::MAX - r.updated_at, r.run_id),
+        false,
+    )
 }
 
 /// A run of `{"runs": [run, …]}` as `GET /v1/runs` answers (each run as `gate.run(id)`
