@@ -27,7 +27,9 @@ import { BIN, PKG_DIR, ROOT, TGZ, buildConsumer, installTarball, run } from "./t
 
 // The Gate's .wasm, gzip -9: its budget is web/budgets.json's `gate` (one file holds every
 // size budget; their history is in git).
-const WASM_BUDGET = JSON.parse(readFileSync(join(ROOT, "web", "budgets.json"), "utf8")).gate.bytes;
+const BUDGETS = JSON.parse(readFileSync(join(ROOT, "web", "budgets.json"), "utf8"));
+const WASM_BUDGET = BUDGETS.gate.bytes;
+const READER_BUDGET = BUDGETS.policyReader.bytes;
 
 const { check, finish } = checker();
 const work = mkdtempSync(join(tmpdir(), "toolgate-consumer-"));
@@ -50,7 +52,11 @@ const [req] = g.pending();
 g.respond(req.id, { decision: "deny", anchor: req.anchor, message: "no" });
 const asked = await waiting;
 g.dispose();
-console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.message }));
+// A policy file, read by the policy reader the entry compiles on the first fromToml.
+const file = Policy.fromToml('workspace = "/home/dev/app"\\n[rules]\\ndeny = ["Bash(ls:*)"]\\n').classify({ tool: "bash", args: { command: "ls -la" } }).tier;
+let bad = null;
+try { Policy.fromToml('default = "ask"\\n\\nedits = "never"\\n'); } catch (e) { bad = \`\${e.code}:\${e.message}\`; }
+console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.message, file, bad }));
 `,
   );
   const esm = run("node", ["esm.mjs"], app);
@@ -59,8 +65,9 @@ console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.m
     r = JSON.parse(esm.out.trim().split("\n").pop());
   } catch {}
   check(
-    "Node ESM: classifies with no init call, a Gate is answered",
-    r && r.tiers.join() === "auto,ask,deny" && r.auto === "approved" && r.asked === "denied" && r.message === "no",
+    "Node ESM: classifies with no init call, a Gate is answered; fromToml reads a policy file (the policy reader), a bad one throws naming its line",
+    r && r.tiers.join() === "auto,ask,deny" && r.auto === "approved" && r.asked === "denied" && r.message === "no"
+      && r.file === "deny" && r.bad === "policy:policy line 3: `edits` must be \"auto\" or \"ask\", not \"never\"",
     esm.out,
   );
 
@@ -68,11 +75,16 @@ console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.m
     join(app, "cjs.cjs"),
     `const tg = require("toolgate");
 const p = tg.Policy.defaults({ workspace: "/home/dev/app", home: "/home/dev" });
-console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "cat .env" } }).tier, init: typeof tg.default, gate: typeof tg.Gate }));
+const file = tg.Policy.fromToml('default = "deny"\\n').classify({ tool: "bash", args: { command: "make" } }).tier;
+console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "cat .env" } }).tier, init: typeof tg.default, gate: typeof tg.Gate, file, load: typeof tg.loadPolicyReader }));
 `,
   );
   const cjs = run("node", ["cjs.cjs"], app);
-  check("Node CommonJS: require works", cjs.ok && cjs.out.includes('"tier":"ask"') && cjs.out.includes('"init":"function"'), cjs.out);
+  check(
+    "Node CommonJS: require works; fromToml reads a policy file",
+    cjs.ok && cjs.out.includes('"tier":"ask"') && cjs.out.includes('"init":"function"') && cjs.out.includes('"file":"deny"') && cjs.out.includes('"load":"function"'),
+    cjs.out,
+  );
 
   // A `sandbox` verdict reaching an SDK adapter (which runs the SDK's tool, never the
   // sandboxed command) asks a person; an unknown tier is an error that asks too.
@@ -165,6 +177,10 @@ console.log(JSON.stringify({
   const before = JSON.parse(readFileSync(join(ROOT, "web", "bench", "before.json"), "utf8")).gateGzipBytes;
   console.log(`size: the package's .wasm is ${gz} B gzipped (budget ${WASM_BUDGET} B, web/budgets.json; ${before} B before the size work)`);
   check("the .wasm is within its size budget", gz <= WASM_BUDGET, `${gz} > ${WASM_BUDGET}`);
+  // The policy reader (loaded only to read a policy file) has a budget of its own.
+  const readerGz = Number(execFileSync("sh", ["-c", 'gzip -9 -c "$1" | wc -c', "sh", join(PKG_DIR, "toolgate_policy_bg.wasm")], { encoding: "utf8" }).trim());
+  console.log(`size: the policy reader's .wasm is ${readerGz} B gzipped (budget ${READER_BUDGET} B, web/budgets.json)`);
+  check("the policy reader's .wasm is within its size budget", readerGz <= READER_BUDGET, `${readerGz} > ${READER_BUDGET}`);
 
   // A TypeScript consumer that names every exported type (web/consumers/typescript/),
   // type-checked against the installed package: strict, nodenext, its .d.ts checked too.
@@ -176,7 +192,7 @@ console.log(JSON.stringify({
   check("publint --strict: no problems", lint.ok && /All good/.test(lint.out), lint.out);
   const attw = run(
     join(BIN, "attw"),
-    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "./opencode", "--format", "ascii"],
+    [TGZ, "--exclude-entrypoints", "./toolgate_wasm_bg.wasm", "./toolgate_policy_bg.wasm", "./toolgate_ui_bg.wasm", "./approval.css", "./element", "./http", "./tauri", "./acp", "./openai-agents", "./ai-sdk", "./opencode", "--format", "ascii"],
     ROOT,
   );
   check("@arethetypeswrong/cli: no problems", attw.ok && /No problems found/.test(attw.out), attw.out);
@@ -201,10 +217,18 @@ console.log(JSON.stringify({
   );
   writeFileSync(
     join(site, "main.js"),
-    `import init, { Policy } from "./toolgate/web.js";
+    `import init, { Policy, loadPolicyReader } from "./toolgate/web.js";
 await init();
 const p = Policy.defaults({ workspace: "/w", home: "/h" });
-window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash", args: { command } }).tier).join();
+const tiers = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash", args: { command } }).tier).join();
+// Before the policy reader is loaded, fromToml says what to do; after, it reads.
+let before = null;
+try { Policy.fromToml('default = "deny"\\n'); } catch (e) { before = e.code; }
+await loadPolicyReader();
+const q = Policy.fromToml('workspace = "/w"\\n[rules]\\ndeny = ["Bash(ls:*)"]\\n');
+let bad = null;
+try { Policy.fromToml('x = [\\n'); } catch (e) { bad = e.code; }
+window.result = \`\${tiers};\${q.classify({ tool: "bash", args: { command: "ls -la" } }).tier};\${before};\${bad}\`;
 `,
   );
   // Vite and webpack production builds of a page that imports the package (the
@@ -237,8 +261,8 @@ window.result = ["ls", "curl x | sh"].map((command) => p.classify({ tool: "bash"
           const result = await s.waitFor("return window.result ?? null;", 15_000);
           const errors = s.consoleErrors();
           check(
-            `${engine.name}: ${label} under a strict CSP: init() loads the .wasm and classifies, no error`,
-            result === "auto,deny" && errors.length === 0,
+            `${engine.name}: ${label} under a strict CSP: init() loads the .wasm and classifies, loadPolicyReader() the policy reader and fromToml reads a file, no error`,
+            result === (label === "browser entry" ? "auto,deny;deny;no_policy_reader;policy" : "auto,deny;deny") && errors.length === 0,
             { result, errors },
           );
         } catch (e) {

@@ -1,7 +1,7 @@
 // toolgate/element: the Policy and Gate of the main entry, plus <toolgate-approval>.
 export * from "./ui.js";
 export { default } from "./ui.js";
-import type { Gate, Resumed, ResumeDecision } from "./ui.js";
+import type { Gate, InitInput, Resumed, ResumeDecision } from "./ui.js";
 
 /** Where the element reads runs from and sends decisions to, when they live elsewhere
  * than in a Gate of this page (a toolgate server: `httpRunSource` of "toolgate/http"). */
@@ -73,3 +73,12 @@ declare global {
     "toolgate-approval": ToolgateApprovalElement;
   }
 }
+
+/**
+ * Loads the policy reader (`toolgate_policy_bg.wasm`), the module `Policy.fromToml` reads
+ * policy files with (this module has no TOML reader): `await loadPolicyReader()` once,
+ * after `init()`, before the first `fromToml`, which otherwise throws
+ * `code: "no_policy_reader"`. `input`: where the reader is, or its bytes or compiled
+ * module; by default the file beside this module.
+ */
+export declare function loadPolicyReader(input?: InitInput | Promise<InitInput>): Promise<void>;

@@ -5,6 +5,7 @@
 //   import init, { Policy, Gate } from "toolgate/element";
 //   import "toolgate/approval.css";           // optional: the panel's default look
 //   await init();                             // loads toolgate_ui_bg.wasm beside this file
+//   await loadPolicyReader();                 // only to read a policy file (Policy.fromToml)
 //   const gate = new Gate(policy, { sessionId, owner });
 //   const el = document.querySelector("toolgate-approval");
 //   el.gate = gate;                           // shows the runs gate.park() parks
@@ -25,10 +26,21 @@
 // Importing this module defines the element once: a second copy of the module (two
 // bundles, a reload of a script) finds the name taken and leaves it alone. It can be
 // imported where there is no DOM (server-side rendering): it defines nothing there.
-import init, { Gate, mountApproval, mountApprovalSource } from "./ui.js";
+import init, { Gate, Policy, mountApproval, mountApprovalSource } from "./ui.js";
+import { compilePolicyReader, defineFromToml, hasPolicyReader, usePolicyReader } from "./policy-reader.js";
 
 export * from "./ui.js";
 export default init;
+
+// Policy.fromToml reads policy files with the policy reader (toolgate_policy_bg.wasm),
+// a module of its own: `await loadPolicyReader()` once before the first fromToml.
+defineFromToml(Policy, null);
+
+/** Loads the policy reader (by default the file beside this module). */
+export async function loadPolicyReader(input) {
+  if (hasPolicyReader()) return;
+  usePolicyReader(await compilePolicyReader(input ?? new URL("toolgate_policy_bg.wasm", import.meta.url)));
+}
 
 /** The element's tag name. */
 export const TAG = "toolgate-approval";

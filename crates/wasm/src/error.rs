@@ -18,6 +18,10 @@ pub enum GateError {
     /// No `crypto.getRandomValues` here: ids could not be unguessable.
     #[error("no secure random source (crypto.getRandomValues): {0}")]
     NoCrypto(String),
+    /// `Policy.fromToml` on the Gate's module alone: the policy reader module reads
+    /// policy files, and the npm package's entries load it.
+    #[error("Policy.fromToml needs the policy reader (toolgate_policy_bg.wasm), which the toolgate package loads: in a browser, `await loadPolicyReader()` once first")]
+    NoPolicyReader,
     /// The core panicked (a bug): the module refuses every later call ([`crate::poison`]).
     #[error("toolgate internal error (a bug; every later call is refused): {0}")]
     Internal(String),
@@ -25,13 +29,14 @@ pub enum GateError {
 
 impl GateError {
     /// The `.code` of the JS `Error`: core's codes, plus `bad_input`, `disposed`,
-    /// `no_crypto`, `internal_error`.
+    /// `no_crypto`, `no_policy_reader`, `internal_error`.
     pub fn code(&self) -> &'static str {
         match self {
             GateError::Core(e) => e.code(),
             GateError::BadInput(_) => "bad_input",
             GateError::Disposed => "disposed",
             GateError::NoCrypto(_) => "no_crypto",
+            GateError::NoPolicyReader => "no_policy_reader",
             GateError::Internal(_) => "internal_error",
         }
     }

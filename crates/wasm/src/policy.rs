@@ -39,11 +39,37 @@ fn call_of(call: JsValue) -> Result<tg::ToolCall, serde_json::Value> {
 #[wasm_bindgen]
 impl Policy {
     /// Parses a TOML policy file; throws an `Error` naming the line (`code: "policy"`).
+    /// The file is read by the policy reader, a module of its own
+    /// (`toolgate_policy_bg.wasm`) loaded the first time a file is read: the npm
+    /// package's entries define this method over it. This module alone has no TOML
+    /// reader (issue 51) and throws `code: "no_policy_reader"`, unless built with the
+    /// `policy-toml` feature (the demo).
     #[wasm_bindgen(js_name = fromToml)]
     pub fn from_toml(text: &str) -> Result<Policy, JsValue> {
+        #[cfg(feature = "policy-toml")]
+        {
+            crate::poison::install();
+            crate::poison::check()?;
+            tg::Policy::from_toml(text)
+                .map(Policy::from_core)
+                .map_err(into_error)
+        }
+        #[cfg(not(feature = "policy-toml"))]
+        {
+            let _ = text;
+            Err(into_error(crate::GateError::NoPolicyReader))
+        }
+    }
+
+    /// The policy of what the policy reader answered for a file: its spec (`ok`) or
+    /// its error (`toolgate_core::policy::read_toml`). The package's `fromToml`. Not in
+    /// a build with `policy-toml`, whose `fromToml` reads the file itself.
+    #[cfg(not(feature = "policy-toml"))]
+    #[wasm_bindgen(js_name = fromPolicyReader, skip_typescript)]
+    pub fn from_policy_reader(ok: bool, answer: &str) -> Result<Policy, JsValue> {
         crate::poison::install();
         crate::poison::check()?;
-        tg::Policy::from_toml(text)
+        tg::Policy::from_answer(if ok { Ok(answer) } else { Err(answer) })
             .map(Policy::from_core)
             .map_err(into_error)
     }

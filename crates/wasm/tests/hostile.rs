@@ -118,7 +118,7 @@ fn hostile_policy_files_throw_a_policy_error_naming_a_line() {
         format!("\n[{}b]\n", "a.".repeat(30_000)),
         "#".repeat(300 * 1024),
     ] {
-        let e = Policy::from_toml(&text).err().unwrap();
+        let e = from_toml(&text).err().unwrap();
         assert_eq!(s(&e, "code"), "policy", "{e:?}");
         assert!(get(&e, "message").as_string().unwrap().contains("line"));
     }
@@ -131,7 +131,7 @@ fn hostile_policy_files_throw_a_policy_error_naming_a_line() {
 /// hosts do: a mapped tool is judged as its family, a bad mapping refused naming its line.
 #[wasm_bindgen_test]
 fn a_tools_mapping_is_judged_as_its_family() {
-    let p = Policy::from_toml(
+    let p = from_toml(
         "default = \"ask\"\nworkspace = \"/w\"\n\n[tools.my_exec]\nfamily = \"shell\"\ncommand = \"cmd\"\n",
     )
     .unwrap();
@@ -156,7 +156,7 @@ fn a_tools_mapping_is_judged_as_its_family() {
         )
         .unwrap();
     assert_eq!(s(&v, "tier"), "deny");
-    let e = Policy::from_toml("[tools.bash]\nfamily = \"shell\"\ncommand = \"cmd\"\n")
+    let e = from_toml("[tools.bash]\nfamily = \"shell\"\ncommand = \"cmd\"\n")
         .err()
         .unwrap();
     assert_eq!(s(&e, "code"), "policy", "{e:?}");
@@ -238,4 +238,20 @@ fn options_and_facts_are_checked_field_by_field() {
         .classify_with_facts(call, js(r#"{"links":{"/w/a.txt":"/home/u/.ssh/id_rsa"}}"#))
         .unwrap();
     assert_eq!(s(&v, "tier"), "ask");
+}
+
+/// `Policy.fromToml` as the npm package's entries define it: the policy reader's answer
+/// (here the same code, native to the test) handed to the Gate's module.
+fn from_toml(text: &str) -> Result<Policy, JsValue> {
+    match toolgate_core::policy::read_toml(text) {
+        Ok(spec) => Policy::from_policy_reader(true, &spec),
+        Err(error) => Policy::from_policy_reader(false, &error),
+    }
+}
+
+/// The Gate's module alone reads no policy file: `fromToml` throws `no_policy_reader`.
+#[wasm_bindgen_test]
+fn the_module_alone_reads_no_policy_file() {
+    let e = Policy::from_toml("default = \"ask\"\n").err().unwrap();
+    assert_eq!(s(&e, "code"), "no_policy_reader", "{e:?}");
 }

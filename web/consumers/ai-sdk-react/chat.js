@@ -6,7 +6,7 @@
 // addToolApprovalResponse, and useChat sends it on: the approved tool runs once. A request
 // nobody answered in time comes back after a reload as not approved because it expired.
 // (web/e2e/ai-sdk-chat.test.mjs builds this with Vite and drives it in Chromium.)
-import init, { Policy, Gate } from "toolgate/element";
+import init, { Policy, Gate, loadPolicyReader } from "toolgate/element";
 import "toolgate/approval.css";
 import { gateTools, toolgateApprovals, toolgatePolicy } from "toolgate/ai-sdk";
 import {
@@ -24,6 +24,7 @@ import { createRoot } from "react-dom/client";
 import { z } from "zod";
 
 await init();
+await loadPolicyReader(); // the policy reader, for Policy.fromToml
 const RUN_ID = "chat-1";
 const RAN = "demo:ran"; // what the tool ran, kept across reloads
 // `?ttl=MS`: how long a parked approval waits for a person (the test's expiry).

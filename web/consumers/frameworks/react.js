@@ -1,12 +1,13 @@
 // <toolgate-approval> in React 19: the gate is set as a property and the decision event
 // is listened to with an `on`-prefixed prop (React 19 passes both to custom elements).
-import init, { Policy, Gate } from "toolgate/element";
+import init, { Policy, Gate, loadPolicyReader } from "toolgate/element";
 import "toolgate/approval.css";
 import { createElement as h, useEffect } from "react";
 import { createRoot } from "react-dom/client";
 import { testRun } from "./test-run.js";
 
 await init();
+await loadPolicyReader(); // the policy reader, for Policy.fromToml
 const run = testRun({ Policy, Gate, framework: "react" });
 
 function App() {

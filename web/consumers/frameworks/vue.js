@@ -2,12 +2,13 @@
 // `onToolgateDecision` listens to `toolgate-decision` (`@toolgate-decision`). With
 // templates, tell the compiler it is a custom element:
 // compilerOptions.isCustomElement = (tag) => tag === "toolgate-approval".
-import init, { Policy, Gate } from "toolgate/element";
+import init, { Policy, Gate, loadPolicyReader } from "toolgate/element";
 import "toolgate/approval.css";
 import { createApp, h, onMounted } from "vue";
 import { testRun } from "./test-run.js";
 
 await init();
+await loadPolicyReader(); // the policy reader, for Policy.fromToml
 const run = testRun({ Policy, Gate, framework: "vue" });
 
 createApp({

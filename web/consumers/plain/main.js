@@ -1,9 +1,17 @@
 // <toolgate-approval> on a page with no framework: the package copied beside it
 // (web/e2e/element.test.mjs), imported by path.
-import init, { Policy, Gate, defineToolgateApproval, ToolgateApprovalElement } from "./toolgate/element.js";
+import init, { Policy, Gate, defineToolgateApproval, ToolgateApprovalElement, loadPolicyReader } from "./toolgate/element.js";
 import { testRun } from "./test-run.js";
 
 await init();
+// Policy.fromToml needs the policy reader: before it is loaded, it says so.
+let beforeReader = null;
+try {
+  Policy.fromToml('default = "ask"\n');
+} catch (e) {
+  beforeReader = e.code;
+}
+await loadPolicyReader();
 const run = testRun({ Policy, Gate, framework: "plain" });
 const el = document.getElementById("approval");
 el.addEventListener("toolgate-decision", run.onDecision);
@@ -11,7 +19,7 @@ el.gate = run.gate;
 
 // Safe to define twice: again from this module, and from a second copy of it (another
 // bundle would be one); the name stays bound to the first class.
-const checks = {};
+const checks = { beforeReader };
 try {
   defineToolgateApproval();
   await import("./toolgate/element.js?second-copy");

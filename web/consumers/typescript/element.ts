@@ -1,12 +1,13 @@
 // A consumer of toolgate/element: the element, its event and the Gate it takes, typed.
 import init, {
-  Policy, Gate, TAG, DECISION_EVENT, defineToolgateApproval,
+  Policy, Gate, TAG, DECISION_EVENT, defineToolgateApproval, loadPolicyReader,
   type ToolgateApprovalElement, type ToolgateDecisionEvent, type Resumed,
 } from "toolgate/element";
 
 export async function mount(owner: string): Promise<ToolgateApprovalElement> {
   await init();
-  const gate: Gate = new Gate(Policy.defaults({ workspace: "/w", home: "/h" }), { sessionId: "s", owner });
+  await loadPolicyReader();
+  const gate: Gate = new Gate(Policy.fromToml('workspace = "/w"\n'), { sessionId: "s", owner });
   defineToolgateApproval();
   const el: ToolgateApprovalElement = document.createElement("toolgate-approval");
   el.gate = gate;

@@ -1,7 +1,7 @@
 // A consumer of the toolgate package that names every exported type: type-checked by
 // web/e2e/package.test.mjs (tsc, strict, nodenext) against the installed tarball.
 import init, {
-  Policy, Gate,
+  Policy, Gate, loadPolicyReader,
   type Verdict, type VerdictPart, type Tier, type ToolCall, type CheckCall, type CheckOutcome,
   type PendingRequest, type PendingQuestion, type QuestionOutcome, type PendingResponse, type CleanupCounts,
   type GateOptions, type PolicyDefaults, type AskOptions, type ToolgateError, type FsNeeds, type FsTree,
@@ -15,6 +15,14 @@ await init();
 // exported type may shadow).
 export async function initFromFetch(url: URL): Promise<void> {
   await init({ module_or_path: fetch(url) });
+}
+// A policy file: the policy reader first (a no-op after the first time; Node needs none).
+export async function policyFromFile(text: string): Promise<Policy> {
+  await loadPolicyReader();
+  return Policy.fromToml(text);
+}
+export async function readerFromFetch(url: URL): Promise<void> {
+  await loadPolicyReader(fetch(url));
 }
 const defaults: PolicyDefaults = { workspace: "/w", home: "/h" };
 const policy: Policy = Policy.defaults(defaults);

@@ -190,20 +190,38 @@ pub fn redaction(text: &str) {
 /// Any text as a policy file compiles or gives an error naming a line; a compiled
 /// policy classifies.
 pub fn policy_toml(text: &str) {
-    match Policy::from_toml(text) {
+    let read = Policy::from_toml(text);
+    match &read {
         Ok(p) => {
             // The core's own TOML reader never reads a file a general one refuses.
             assert!(
                 basic_toml::from_str::<serde_json::Value>(text).is_ok(),
                 "a policy the reference TOML reader refuses: {text:?}"
             );
-            let _ = p.classify(&ToolCall::new(
-                "bash",
-                serde_json::json!({ "command": "ls; rm -rf x" }),
-            ));
+            let call = ToolCall::new("bash", serde_json::json!({ "command": "ls; rm -rf x" }));
+            let verdict = p.classify(&call);
+            // The npm package's path: the policy reader's spec, taken back by the Gate's
+            // module, is the same policy (the same spec, the same verdict).
+            let spec = p.to_spec();
+            let back = Policy::from_spec(&spec)
+                .unwrap_or_else(|e| panic!("a spec that does not read back: {spec}: {e}"));
+            assert_eq!(back.to_spec(), spec);
+            assert_eq!(back.classify(&call), verdict);
         }
-        Err(Error::Policy { line, .. }) => assert!(line >= 1),
+        Err(Error::Policy { line, .. }) => assert!(*line >= 1),
         Err(other) => panic!("policy errors must name a line: {other:?}"),
+    }
+    // And the reader's answer (as `read_toml` writes it) gives what `from_toml` gave,
+    // errors too.
+    let answer = match &read {
+        Ok(p) => Ok(p.to_spec()),
+        Err(_) => toolgate_core::policy::read_toml(text),
+    };
+    let got = Policy::from_answer(answer.as_deref().map_err(String::as_str));
+    match (read, got) {
+        (Ok(want), Ok(got)) => assert_eq!(got.to_spec(), want.to_spec()),
+        (Err(want), Err(got)) => assert_eq!(got, want),
+        (want, got) => panic!("the reader's answer differs: {want:?} {got:?}"),
     }
 }
 

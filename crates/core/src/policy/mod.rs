@@ -9,6 +9,8 @@ mod rule;
 mod scopes;
 mod shell;
 mod shell_args;
+mod spec;
+pub use spec::read_toml;
 mod target;
 mod toml;
 mod tools;

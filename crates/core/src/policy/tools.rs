@@ -41,6 +41,24 @@ pub(super) struct ToolMap {
     pub(super) keys: Vec<String>,
 }
 
+impl Kind {
+    /// The kind a family word names (`shell`, `read`, …).
+    pub(super) fn of(word: &str) -> Option<Kind> {
+        KINDS
+            .iter()
+            .find(|(w, _, _)| *w == word)
+            .map(|&(_, k, _)| k)
+    }
+
+    /// The family word of the kind.
+    pub(super) fn word(self) -> &'static str {
+        KINDS
+            .iter()
+            .find(|(_, k, _)| *k == self)
+            .map_or("", |&(w, _, _)| w)
+    }
+}
+
 const KINDS: &[(&str, Kind, &str)] = &[
     ("shell", Kind::Shell, "command"),
     ("read", Kind::Read, "path"),
