@@ -12,7 +12,7 @@
 //! the next, and a trap (a bug) leaves no state behind.
 //!
 //! [`read`] returns 0 and the answer is the policy's spec, or 1 and it is the error as
-//! `{"line":N,"message":"…"}`; the Gate's `Policy` takes either back
+//! `LINE:MESSAGE`; the Gate's `Policy` takes either back
 //! ([`toolgate_core::Policy::from_answer`]).
 
 use std::sync::{Mutex, PoisonError};
@@ -71,11 +71,11 @@ pub extern "C" fn output_len() -> usize {
 }
 
 /// The status and answer for a policy file's bytes: 0 and the policy's spec, or 1 and
-/// the error (`{"line":N,"message":"…"}`), as [`policy::read_toml`] answers.
+/// the error (`LINE:MESSAGE`), as [`policy::read_toml`] answers.
 pub fn answer(text: &[u8]) -> (u32, String) {
     let read = match std::str::from_utf8(text) {
         Ok(text) => policy::read_toml(text),
-        Err(_) => Err("{\"line\":1,\"message\":\"the policy file is not UTF-8 text\"}".into()),
+        Err(_) => Err("1:the policy file is not UTF-8 text".into()),
     };
     match read {
         Ok(spec) => (0, spec),
@@ -100,15 +100,17 @@ mod tests {
     fn an_error_names_its_line() {
         let (status, out) = answer(b"default = \"deny\"\n\nedits = \"never\"\n");
         assert_eq!(status, 1);
-        assert!(
-            out.starts_with("{\"line\":3,\"message\":\"`edits` must be"),
-            "{out}"
-        );
+        assert!(out.starts_with("3:`edits` must be"), "{out}");
         let (status, out) = answer(b"default = \"\xff\"\n");
         assert_eq!(status, 1);
+        assert_eq!(out, "1:the policy file is not UTF-8 text");
+        // The Gate's module reads the answer back as the error it is.
         assert_eq!(
-            out,
-            "{\"line\":1,\"message\":\"the policy file is not UTF-8 text\"}"
+            Policy::from_answer(Err(&out)).err(),
+            Some(toolgate_core::Error::Policy {
+                line: 1,
+                message: "the policy file is not UTF-8 text".into()
+            })
         );
     }
 }
