@@ -73,7 +73,7 @@ async function elementFlow(engine, label, url) {
       shown.args.includes(`<img src=x onerror=`) && shown.imgs === 0 && shown.pwned === null,
       shown,
     );
-    if (label === "plain page") {
+    if (label.startsWith("plain page")) {
       check(`${name}: defining the element twice (and from a second copy) is harmless`, shown.pageChecks?.definedTwice === true, shown.pageChecks);
       check(`${name}: a Gate of another module is refused (bad_input)`, shown.pageChecks?.foreignGate === "bad_input", shown.pageChecks);
       check(`${name}: Policy.fromToml before loadPolicyReader() throws no_policy_reader (the run's policy is read after it)`, shown.pageChecks?.beforeReader === "no_policy_reader", shown.pageChecks);
@@ -108,14 +108,14 @@ async function elementFlow(engine, label, url) {
         after.events === 1 &&
         after.status === "running" &&
         after.outcome === "approved" &&
-        after.runId === (label === "plain page" ? "run-plain" : `run-${label.split(" ")[0].toLowerCase()}`) &&
+        after.runId === (label.startsWith("plain page") ? "run-plain" : `run-${label.split(" ")[0].toLowerCase()}`) &&
         JSON.parse(after.history ?? "{}").step === 1 &&
         after.prompts === 0 &&
         after.again === "already_resumed",
       after,
     );
     console.log(`  ${name}: prompt after ${shownMs} ms, resume guarantee ${after.guarantee}`);
-    if (label === "plain page") {
+    if (label.startsWith("plain page")) {
       await editFlow(s, name);
       await grantFlow(s, name);
       await invisibleFlow(s, name);
@@ -346,6 +346,8 @@ try {
   servers.push(appSite.proc);
   const pages = [
     ["plain page", `${plainSite.url}index.html`],
+    // The same flows over a Gate of the main entry, through `el.source = gateRunSource(gate)`.
+    ["plain page, main entry's gate", `${plainSite.url}main-entry.html`],
     ["React page", `${appSite.url}react.html`],
     ["Vue page", `${appSite.url}vue.html`],
   ];

@@ -18,7 +18,22 @@ export interface ToolgateRunSource {
    * plugin's event) and return a function that stops it; the element then refreshes at
    * once rather than at its next poll. */
   watch?(changed: () => void): () => void;
+  /** Optional: the verdict (`{tier, rule, reason}`) the source's policy gives a call,
+   * shown for a person's edit before it is approved. */
+  classify?(call: { tool: string; args: unknown }): { tier: string; rule: string; reason: string };
+  /** Optional: the live grants the source keeps (listed on the panel, revocable). */
+  grants?(): { id: string; rule: string; matches: string; expiresAt: number; singleUse: boolean }[];
+  /** Optional, with `grants`: revokes one; resolves with whether there was one. */
+  revokeGrant?(id: string): Promise<boolean>;
+  /** Optional: lets the source's grants decide a parked run they cover; resolves with
+   * what `toolgate-decision` carries, or `null` when they do not cover it. */
+  settle?(runId: string): Promise<Resumed | null>;
 }
+
+/** A run source over a Gate of this page: one of the main entry ("toolgate") or of this
+ * module. The element shows its runs with its policy's scopes and edit verdicts, its
+ * grants, and resumes through it (exactly once across tabs). */
+export declare function gateRunSource(gate: Gate): ToolgateRunSource;
 
 /** The element's tag name, `"toolgate-approval"`. */
 export declare const TAG: "toolgate-approval";

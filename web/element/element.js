@@ -36,6 +36,39 @@ export default init;
 // a module of its own: `await loadPolicyReader()` once before the first fromToml.
 defineFromToml(Policy, null);
 
+/**
+ * A run source (for `el.source`) over a Gate of this page: one of the main entry
+ * ("toolgate", whose module the element does not share) or of this module. The element
+ * then shows that gate's runs, offers the "always allow" scopes of its policy, shows the
+ * verdict of a person's edit, lists and revokes its grants, lets them settle a parked run
+ * they cover, and refreshes at once on its changes; a decision resumes the run through
+ * the gate (exactly once across tabs, as `gate.resume`).
+ */
+export function gateRunSource(gate) {
+  const policy = gate.policy;
+  const withScopes = (run) => {
+    const calls = run.marker?.calls;
+    if (!Array.isArray(calls)) return run;
+    return {
+      ...run,
+      marker: {
+        ...run.marker,
+        // A question offers no scope (as the element's own gate shows it).
+        calls: calls.map((c) => (c.rule === "toolgate.question" ? c : { ...c, scopes: policy.scopes({ tool: c.tool, args: c.args }) })),
+      },
+    };
+  };
+  return {
+    runs: async () => ({ runs: gate.runs().map(withScopes) }),
+    resume: (runId, decisions) => gate.resume(runId, { decisions }),
+    watch: (changed) => gate.onRunsChange(() => changed()),
+    classify: (call) => policy.classify(call),
+    grants: () => gate.grants().filter((g) => g.state === "live"),
+    revokeGrant: (id) => gate.revokeGrant(id),
+    settle: (runId) => gate.settleWithGrants(runId),
+  };
+}
+
 /** Loads the policy reader (by default the file beside this module). */
 export async function loadPolicyReader(input) {
   if (hasPolicyReader()) return;

@@ -12,6 +12,15 @@
 //!   (a Tauri plugin's event) and returns a function that stops it; the panel then
 //!   polls at once instead of at its next tick.
 //!
+//! And, for a source that keeps a policy and grants in the page (`gateRunSource(gate)`
+//! of `toolgate/element`, over a `Gate` of the main entry), each optional:
+//! - `classify(call)`: the verdict (`{tier, rule, reason}`) its policy gives `{tool,
+//!   args}`, shown for a person's edit before it is approved;
+//! - `grants()`: the live grants (`[{id, rule, matches, expiresAt, singleUse}]`), which
+//!   the panel lists, and `revokeGrant(id)`: a promise of whether there was one;
+//! - `settle(runId)`: a promise of what `onResumed` receives when the grants decided
+//!   every call of the parked run, or `null`.
+//!
 //! A rejection is an error shown on the panel, never a decision: its `code`
 //! (`already_resumed`, `expired`, `anchor_mismatch`, …) says which, `message` the
 //! sentence, and `decidedBy` who decided first.
@@ -26,8 +35,9 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::model::{CallView, Decision, RunView};
 use crate::source::{
-    decisions_json, views_from_json, Decided, LocalFuture, RunSource, SourceError, Watch,
+    decisions_json, views_from_json, Decided, GrantItem, LocalFuture, RunSource, SourceError, Watch,
 };
+use toolgate_core::{Tier, ToolCall, Verdict};
 
 pub struct JsSource {
     object: JsValue,
@@ -127,6 +137,69 @@ impl RunSource for JsSource {
         let decisions = JSON::parse(&text).unwrap_or(JsValue::UNDEFINED);
         let answer = self.call("resume", &[JsValue::from_str(run_id), decisions]);
         Box::pin(async move { Ok(Decided::Js(answer.await?)) })
+    }
+
+    fn classify(&self, call: &ToolCall) -> Option<Verdict> {
+        let classify = method(&self.object, "classify").ok()?;
+        let args = JSON::parse(&toolgate_core::json_text::WriteJson::to_json(&call.args)).ok()?;
+        let object = js_sys::Object::new();
+        Reflect::set(
+            &object,
+            &JsValue::from_str("tool"),
+            &JsValue::from_str(&call.tool),
+        )
+        .ok()?;
+        Reflect::set(&object, &JsValue::from_str("args"), &args).ok()?;
+        let verdict = classify.call1(&self.object, &object).ok()?;
+        let tier = Tier::parse(&string_field(&verdict, "tier")?)?;
+        Some(Verdict::new(
+            tier,
+            string_field(&verdict, "rule")?,
+            string_field(&verdict, "reason")?,
+        ))
+    }
+
+    fn settle(&self, run_id: &str) -> Option<LocalFuture<Result<Option<Decided>, SourceError>>> {
+        method(&self.object, "settle").ok()?;
+        let answer = self.call("settle", &[JsValue::from_str(run_id)]);
+        Some(Box::pin(async move {
+            let value = answer.await?;
+            Ok((!value.is_null() && !value.is_undefined()).then_some(Decided::Js(value)))
+        }))
+    }
+
+    fn grants(&self) -> Option<Vec<GrantItem>> {
+        let grants = method(&self.object, "grants").ok()?;
+        // A listing that fails or is not an array shows none (grants only narrow what
+        // asks; listing them decides nothing).
+        let list = grants
+            .call0(&self.object)
+            .ok()
+            .and_then(|v| v.dyn_into::<js_sys::Array>().ok());
+        Some(list.map_or_else(Vec::new, |list| {
+            list.iter()
+                .filter_map(|g| {
+                    Some(GrantItem {
+                        id: string_field(&g, "id")?,
+                        rule: string_field(&g, "rule")?,
+                        matches: string_field(&g, "matches").unwrap_or_default(),
+                        expires_at: Reflect::get(&g, &JsValue::from_str("expiresAt"))
+                            .ok()?
+                            .as_f64()
+                            .filter(|n| *n >= 0.0)? as u64,
+                        single_use: Reflect::get(&g, &JsValue::from_str("singleUse"))
+                            .ok()
+                            .and_then(|b| b.as_bool())
+                            .unwrap_or(false),
+                    })
+                })
+                .collect()
+        }))
+    }
+
+    fn revoke_grant(&self, id: &str) -> LocalFuture<Result<bool, SourceError>> {
+        let answer = self.call("revokeGrant", &[JsValue::from_str(id)]);
+        Box::pin(async move { Ok(answer.await?.as_bool() == Some(true)) })
     }
 
     /// A JavaScript source is polled (3 s / 5 s, and after each decision), and at once

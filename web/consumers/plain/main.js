@@ -1,9 +1,12 @@
 // <toolgate-approval> on a page with no framework: the package copied beside it
 // (web/e2e/element.test.mjs), imported by path.
-import init, { Policy, Gate, defineToolgateApproval, ToolgateApprovalElement, loadPolicyReader } from "./toolgate/element.js";
+import init, { Policy, Gate, defineToolgateApproval, ToolgateApprovalElement, loadPolicyReader, gateRunSource } from "./toolgate/element.js";
 import { testRun } from "./test-run.js";
 
 await init();
+// main-entry.html: the Gate comes from the main entry, shown through gateRunSource.
+const main = window.mainEntry ? await import("./toolgate/web.js") : null;
+if (main) await main.default();
 // Policy.fromToml needs the policy reader: before it is loaded, it says so.
 let beforeReader = null;
 try {
@@ -12,10 +15,11 @@ try {
   beforeReader = e.code;
 }
 await loadPolicyReader();
-const run = testRun({ Policy, Gate, framework: "plain" });
+const run = testRun(main ? { Policy: main.Policy, Gate: main.Gate, framework: "plain" } : { Policy, Gate, framework: "plain" });
 const el = document.getElementById("approval");
 el.addEventListener("toolgate-decision", run.onDecision);
-el.gate = run.gate;
+if (main) el.source = gateRunSource(run.gate);
+else el.gate = run.gate;
 
 // Safe to define twice: again from this module, and from a second copy of it (another
 // bundle would be one); the name stays bound to the first class.

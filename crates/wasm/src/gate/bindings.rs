@@ -440,6 +440,15 @@ impl JsGate {
         })
     }
 
+    /// The policy this gate classifies with (the one it was made with): its scopes and
+    /// verdicts are the ones the gate's prompts offer (`gateRunSource` of
+    /// `toolgate/element` reads them so).
+    #[wasm_bindgen(getter)]
+    pub fn policy(&self) -> Result<Policy, JsValue> {
+        crate::poison::check()?;
+        Ok(self.gate.policy())
+    }
+
     /// The owner whose runs this gate sees (default: the session id).
     #[wasm_bindgen(getter, js_name = owner)]
     pub fn owner(&self) -> Result<String, JsValue> {
