@@ -16,7 +16,7 @@ window.pageErrors = [];
 addEventListener("error", (e) => window.pageErrors.push(String(e.message)));
 addEventListener("unhandledrejection", (e) => window.pageErrors.push(String(e.reason?.message ?? e.reason)));
 
-await init();
+await init({ gate: false }); // the panel alone: the runs come from the plugin
 const el = document.querySelector("toolgate-approval");
 el.source = tauriRunSource();
 el.addEventListener("toolgate-decision", (e) => {

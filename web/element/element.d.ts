@@ -1,7 +1,15 @@
-// toolgate/element: the Policy and Gate of the main entry, plus <toolgate-approval>.
-export * from "./ui.js";
-export { default } from "./ui.js";
-import type { Gate, InitInput, Resumed, ResumeDecision } from "./ui.js";
+// toolgate/element: everything of the main entry ("toolgate", the same module), plus
+// <toolgate-approval>.
+export * from "./index.js";
+import type { Gate, InitInput, Resumed, ResumeDecision } from "./index.js";
+
+/** Loads the panel's module (`toolgate_ui_bg.wasm` beside this file, or `module_or_path`)
+ * and the gate's (the main entry's `init`, given `gate` as its argument); `gate: false`
+ * loads the panel's alone, for a page that only shows a run source's runs. */
+export default function init(options?: {
+  module_or_path?: InitInput | Promise<InitInput>;
+  gate?: boolean | { module_or_path: InitInput | Promise<InitInput> };
+}): Promise<void>;
 
 /** Where the element reads runs from and sends decisions to, when they live elsewhere
  * than in a Gate of this page (a toolgate server: `httpRunSource` of "toolgate/http"). */
@@ -30,9 +38,9 @@ export interface ToolgateRunSource {
   settle?(runId: string): Promise<Resumed | null>;
 }
 
-/** A run source over a Gate of this page: one of the main entry ("toolgate") or of this
- * module. The element shows its runs with its policy's scopes and edit verdicts, its
- * grants, and resumes through it (exactly once across tabs). */
+/** A run source over a Gate: what `el.gate = gate` shows. The element shows its runs
+ * with its policy's scopes and edit verdicts, its grants, and resumes through it
+ * (exactly once across tabs). */
 export declare function gateRunSource(gate: Gate): ToolgateRunSource;
 
 /** The element's tag name, `"toolgate-approval"`. */
@@ -47,7 +55,8 @@ export type ToolgateDecisionEvent = CustomEvent<Resumed>;
 /** `<toolgate-approval>`: renders the approval prompts of `gate`'s runs (those its owner
  * parked, here or in another tab) and resumes them through it; or those of `source`. */
 export declare class ToolgateApprovalElement extends HTMLElement {
-  /** A Gate from this module; setting one of another module throws (`code: "bad_input"`).
+  /** A Gate of "toolgate" (this module exports the same); one of another copy of the
+   * package throws (`code: "bad_input"`).
    * `null` shows nothing. */
   gate: Gate | null;
   /** Instead of a gate: a run source (setting one clears `gate`, and the reverse); one
@@ -88,12 +97,3 @@ declare global {
     "toolgate-approval": ToolgateApprovalElement;
   }
 }
-
-/**
- * Loads the policy reader (`toolgate_policy_bg.wasm`), the module `Policy.fromToml` reads
- * policy files with (this module has no TOML reader): `await loadPolicyReader()` once,
- * after `init()`, before the first `fromToml`, which otherwise throws
- * `code: "no_policy_reader"`. `input`: where the reader is, or its bytes or compiled
- * module; by default the file beside this module.
- */
-export declare function loadPolicyReader(input?: InitInput | Promise<InitInput>): Promise<void>;

@@ -1,10 +1,11 @@
 // toolgate/element: the approval panel as the custom element <toolgate-approval>, and
-// the Policy and Gate of the same module (one WebAssembly instance drives the page's
-// checks and the panel).
+// everything of the main entry ("toolgate": Policy, Gate, …), whose module it shares:
+// the panel's own module (toolgate_ui_bg.wasm) holds the panel and no second copy of
+// the gate, and shows a Gate's runs through the gate itself.
 //
 //   import init, { Policy, Gate } from "toolgate/element";
 //   import "toolgate/approval.css";           // optional: the panel's default look
-//   await init();                             // loads toolgate_ui_bg.wasm beside this file
+//   await init();                             // loads the panel's and the gate's .wasm
 //   await loadPolicyReader();                 // only to read a policy file (Policy.fromToml)
 //   const gate = new Gate(policy, { sessionId, owner });
 //   const el = document.querySelector("toolgate-approval");
@@ -21,24 +22,33 @@
 // e.g. `el.source = httpRunSource({ url, token })` from "toolgate/http", or any object
 // with `runs()` and `resume(runId, decisions)` (see http.js). The element then polls it
 // (3 s while a run is active, 5 s idle, paused while the page is hidden) and the
-// event's `detail` is what `source.resume` resolved with.
+// event's `detail` is what `source.resume` resolved with. A page that only shows a
+// source's runs needs no gate: `await init({ gate: false })` loads the panel alone.
 //
 // Importing this module defines the element once: a second copy of the module (two
 // bundles, a reload of a script) finds the name taken and leaves it alone. It can be
 // imported where there is no DOM (server-side rendering): it defines nothing there.
-import init, { Gate, Policy, mountApproval, mountApprovalSource } from "./ui.js";
-import { compilePolicyReader, defineFromToml, hasPolicyReader, usePolicyReader } from "./policy-reader.js";
+import initPanel, { mountApprovalSource } from "./ui.js";
+import initGate, { Gate } from "./web.js";
 
-export * from "./ui.js";
-export default init;
-
-// Policy.fromToml reads policy files with the policy reader (toolgate_policy_bg.wasm),
-// a module of its own: `await loadPolicyReader()` once before the first fromToml.
-defineFromToml(Policy, null);
+export * from "./web.js";
 
 /**
- * A run source (for `el.source`) over a Gate of this page: one of the main entry
- * ("toolgate", whose module the element does not share) or of this module. The element
+ * Loads the panel's module (toolgate_ui_bg.wasm beside this file, or
+ * `options.module_or_path`) and the gate's (the main entry's `init`, with
+ * `options.gate` as its argument; `gate: false`: not loaded, for a page that only shows
+ * a run source's runs).
+ */
+export default async function init(options) {
+  const { gate, ...panel } = options ?? {};
+  await Promise.all([
+    initPanel(panel.module_or_path === undefined ? undefined : panel),
+    gate === false ? null : initGate(gate === true ? undefined : gate),
+  ]);
+}
+
+/**
+ * A run source (for `el.source`) over a Gate: what `el.gate = gate` shows. The element
  * then shows that gate's runs, offers the "always allow" scopes of its policy, shows the
  * verdict of a person's edit, lists and revokes its grants, lets them settle a parked run
  * they cover, and refreshes at once on its changes; a decision resumes the run through
@@ -69,12 +79,6 @@ export function gateRunSource(gate) {
   };
 }
 
-/** Loads the policy reader (by default the file beside this module). */
-export async function loadPolicyReader(input) {
-  if (hasPolicyReader()) return;
-  usePolicyReader(await compilePolicyReader(input ?? new URL("toolgate_policy_bg.wasm", import.meta.url)));
-}
-
 /** The element's tag name. */
 export const TAG = "toolgate-approval";
 /** The event it dispatches after a decision resumed a run. */
@@ -87,7 +91,8 @@ export class ToolgateApprovalElement extends Base {
   #source = null;
   #handle = null;
 
-  /** The Gate whose runs the element shows and resumes (from this module). */
+  /** The Gate whose runs the element shows and resumes ("toolgate"'s, which this
+   * module exports too). */
   get gate() {
     return this.#gate;
   }
@@ -95,10 +100,10 @@ export class ToolgateApprovalElement extends Base {
   set gate(gate) {
     if (gate === this.#gate) return;
     if (gate != null && !(gate instanceof Gate)) {
-      // A Gate of the main entry ("toolgate") or of another copy of this module lives in
-      // another WebAssembly instance: its runs and pending requests are not this one's.
+      // A Gate of another copy of the package lives in another WebAssembly instance,
+      // with its own storage notices and locks: refused, rather than shown half-working.
       const e = new TypeError(
-        '<toolgate-approval>: gate must be a Gate from "toolgate/element" (the module that defines the element)',
+        '<toolgate-approval>: gate must be a Gate from "toolgate" (or "toolgate/element", the same module)',
       );
       e.code = "bad_input";
       throw e;
@@ -149,11 +154,9 @@ export class ToolgateApprovalElement extends Base {
     const decided = (resumed) => {
       this.dispatchEvent(new CustomEvent(DECISION_EVENT, { detail: resumed, bubbles: true, composed: true }));
     };
-    // Throws `bad_input` for a gate of another toolgate module, `internal_error` once
-    // the module panicked: the element then shows nothing, and the error is the host's.
-    this.#handle = this.#gate
-      ? mountApproval(this, this.#gate, decided)
-      : mountApprovalSource(this, this.#source, decided);
+    // Throws `internal_error` once the panel's module panicked: the element then shows
+    // nothing, and the error is the host's.
+    this.#handle = mountApprovalSource(this, this.#gate ? gateRunSource(this.#gate) : this.#source, decided);
   }
 }
 

@@ -1,5 +1,5 @@
 // toolgate/http: a run source over a toolgate server's HTTP API.
-import type { ResumeDecision, Resumed } from "./ui.js";
+import type { ResumeDecision, Resumed } from "./index.js";
 import type { ToolgateRunSource } from "./element.js";
 
 /** A request to the server that failed. `code` is the server's error code
@@ -44,9 +44,9 @@ export interface HttpRuns {
   /** The base URL requests go to (ends with `/`). */
   readonly url: string;
   /** `POST /v1/runs/{runId}/park` (a token with the agent role). */
-  park(request: { runId: string; calls: { toolCallId: string; tool: string; args: unknown }[]; history: string; sessionId?: string; ttlMs?: number }): Promise<import("./ui.js").Parked>;
+  park(request: { runId: string; calls: { toolCallId: string; tool: string; args: unknown }[]; history: string; sessionId?: string; ttlMs?: number }): Promise<import("./index.js").Parked>;
   /** `GET /v1/runs/{runId}`: the run, or null when this owner has none of that id. */
-  run(runId: string): Promise<import("./ui.js").Run | null>;
+  run(runId: string): Promise<import("./index.js").Run | null>;
   /** No decisions: `POST /v1/runs/{runId}/resume`, what a person decided in the panel
    * (or what expiry left) with the history, once (`already_resumed` after). With
    * decisions: `POST /v1/runs/{runId}/decisions` (a token with the approver role). */

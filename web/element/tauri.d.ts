@@ -10,7 +10,7 @@ import type {
   Run,
   ToolCall,
   Verdict,
-} from "./ui.js";
+} from "./index.js";
 import type { ToolgateRunSource } from "./element.js";
 import type { ToolgateRuns } from "./shared.js";
 

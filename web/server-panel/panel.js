@@ -145,7 +145,7 @@ $("sign-out").addEventListener("click", () => {
   showSignIn();
 });
 
-await init();
+await init({ gate: false }); // the panel alone: the runs come from the server
 const saved = storage()?.getItem(KEY);
 if (saved) signIn(saved);
 else showSignIn();

@@ -1,9 +1,9 @@
-//! The JavaScript entry points of the panel's bundle (the demo's and the package's
-//! `toolgate/element`), which also exports toolgate-wasm's `Gate` and `Policy`:
-//! - `mountApproval(element, gate, onResumed)`: the prompts alone, read and resumed
-//!   through the host's own gate (what `<toolgate-approval>` calls; `web/element.js`);
-//! - `mountApprovalSource(element, source, onResumed)`: the same prompts over runs a
-//!   JavaScript object reads and resumes (`toolgate/http`'s server source; `js_source`);
+//! The JavaScript entry points of the panel's bundle (the demo's, which also exports
+//! toolgate-wasm's `Gate` and `Policy`, and the package's `toolgate/element`):
+//! - `mountApprovalSource(element, source, onResumed)`: the prompts over runs a
+//!   JavaScript object reads and resumes (what `<toolgate-approval>` calls,
+//!   `web/element/element.js`: a gate of the main entry through its `gateRunSource`, or
+//!   `toolgate/http`'s server source; `js_source`);
 //! - `mountApprovalPanel(id, options, onResumed)`: the demo's whole panel (prompts, run
 //!   list, playground) through a gate of its own over the same store.
 
@@ -11,14 +11,32 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use leptos::prelude::*;
-#[cfg(any(feature = "demo", feature = "element"))]
-use toolgate_wasm::{into_error, GateError};
-use toolgate_wasm::{resumed_to_js, JsGate};
+#[cfg(feature = "demo")]
+use toolgate_wasm::{into_error, resumed_to_js, GateError};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "element")]
 use crate::components::approvals::Approvals;
-use crate::source::{BrowserSource, Decided, RunSource};
+#[cfg(feature = "demo")]
+use crate::source::BrowserSource;
+use crate::source::{Decided, RunSource};
 use crate::use_run_poll::POLLS;
+
+/// The module's panic guard: toolgate-wasm's in the demo (it covers its `Policy` and
+/// `Gate` too), the panel's own in the element.
+#[cfg(not(feature = "demo"))]
+use crate::poison;
+#[cfg(feature = "demo")]
+use toolgate_wasm::poison;
+
+/// A `bad_input` error, as toolgate's other errors are.
+#[cfg(feature = "element")]
+fn bad_input(message: String) -> JsValue {
+    #[cfg(feature = "demo")]
+    return into_error(GateError::BadInput(message));
+    #[cfg(not(feature = "demo"))]
+    return poison::error("bad_input", &format!("bad input: {message}"));
+}
 
 /// A mounted panel. `dispose()` unmounts it (its gate, intervals, listeners and
 /// channels are cleaned up with it).
@@ -42,6 +60,7 @@ impl PanelHandle {
 
 /// The prefix of the `localStorage` keys toolgate's `LocalStore` keeps runs under (one
 /// key per run), so the page need not spell it out.
+#[cfg(feature = "demo")]
 #[wasm_bindgen(js_name = runKeyPrefix)]
 pub fn run_key_prefix() -> String {
     toolgate_wasm::KEY_PREFIX.to_string()
@@ -70,7 +89,11 @@ fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValu
 fn resumed_callback(on_resumed: js_sys::Function) -> Rc<dyn Fn(Decided)> {
     Rc::new(move |d: Decided| {
         let value = match d {
+            #[cfg(feature = "demo")]
             Decided::Resumed(r) => resumed_to_js(&r),
+            // Only toolgate-wasm's gate (the demo's) resumes in this module.
+            #[cfg(not(feature = "demo"))]
+            Decided::Resumed(_) => Err(JsValue::NULL),
             Decided::Js(v) => Ok(v),
         };
         if let Ok(v) = value {
@@ -80,6 +103,7 @@ fn resumed_callback(on_resumed: js_sys::Function) -> Rc<dyn Fn(Decided)> {
 }
 
 /// Mounts the prompts of `source` into `element`.
+#[cfg(feature = "element")]
 fn mount_prompts(
     element: web_sys::HtmlElement,
     source: Rc<dyn RunSource>,
@@ -96,23 +120,6 @@ fn mount_prompts(
     }
 }
 
-/// Mounts the approval prompts into `element` (appended to its children), reading and
-/// resuming the runs of `gate`, the host's own (the gate it checks and parks with, so
-/// a park shows at once). `onResumed(resumed)` is called with what `gate.resume`
-/// resolves with (`{runId, sessionId, results, history, revision}`) after the person
-/// decided a run here. The gate must come from this module: a `Gate` of another
-/// toolgate module (another copy of the package) is refused with `bad_input`.
-#[wasm_bindgen(js_name = mountApproval)]
-pub fn mount_approval(
-    element: web_sys::HtmlElement,
-    gate: &JsGate,
-    on_resumed: js_sys::Function,
-) -> Result<PanelHandle, JsValue> {
-    toolgate_wasm::poison::check()?;
-    let source: Rc<dyn RunSource> = Rc::new(BrowserSource::shared(gate.gate().clone()));
-    Ok(mount_prompts(element, source, on_resumed))
-}
-
 /// Mounts the approval prompts into `element` over the runs `source` reads and resumes:
 /// an object with `runs()` (a promise of `{runs}` as `GET /v1/runs` answers, its JSON
 /// text, or `null` for "unchanged") and `resume(runId, decisions)` (a promise of what
@@ -125,9 +132,11 @@ pub fn mount_approval_source(
     source: JsValue,
     on_resumed: js_sys::Function,
 ) -> Result<PanelHandle, JsValue> {
-    toolgate_wasm::poison::check()?;
+    #[cfg(not(feature = "demo"))]
+    poison::install();
+    poison::check()?;
     let source = crate::js_source::JsSource::new(source)
-        .map_err(|e| into_error(GateError::BadInput(format!("mountApprovalSource: {e}"))))?;
+        .map_err(|e| bad_input(format!("mountApprovalSource: {e}")))?;
     Ok(mount_prompts(element, Rc::new(source), on_resumed))
 }
 
@@ -144,7 +153,7 @@ pub fn mount_approval_panel(
     options: JsValue,
     on_resumed: js_sys::Function,
 ) -> Result<PanelHandle, JsValue> {
-    toolgate_wasm::poison::check()?;
+    poison::check()?;
     let missing = |what: &str| {
         into_error(GateError::BadInput(format!(
             "mountApprovalPanel: options.{what} is required"

@@ -87,6 +87,15 @@ fn string_field(value: &JsValue, name: &str) -> Option<String> {
         .and_then(|v| v.as_string())
 }
 
+/// `Err(internal_error)` once the module panicked: no decision leaves it then.
+fn guard() -> Result<(), SourceError> {
+    #[cfg(feature = "demo")]
+    let checked = toolgate_wasm::poison::check();
+    #[cfg(not(feature = "demo"))]
+    let checked = crate::poison::check();
+    checked.map_err(error_of)
+}
+
 /// A rejection as the panel shows it.
 fn error_of(e: JsValue) -> SourceError {
     let message = string_field(&e, "message")
@@ -133,6 +142,9 @@ impl RunSource for JsSource {
     ) -> LocalFuture<Result<Decided, SourceError>> {
         // Written by hand (`WriteJson`): `Value`'s `Display` would link serde_json's
         // serializer into the element's module.
+        if let Err(e) = guard() {
+            return Box::pin(std::future::ready(Err(e)));
+        }
         let text = toolgate_core::json_text::WriteJson::to_json(&decisions_json(&decisions));
         let decisions = JSON::parse(&text).unwrap_or(JsValue::UNDEFINED);
         let answer = self.call("resume", &[JsValue::from_str(run_id), decisions]);
@@ -161,6 +173,9 @@ impl RunSource for JsSource {
 
     fn settle(&self, run_id: &str) -> Option<LocalFuture<Result<Option<Decided>, SourceError>>> {
         method(&self.object, "settle").ok()?;
+        if let Err(e) = guard() {
+            return Some(Box::pin(std::future::ready(Err(e))));
+        }
         let answer = self.call("settle", &[JsValue::from_str(run_id)]);
         Some(Box::pin(async move {
             let value = answer.await?;
@@ -198,6 +213,9 @@ impl RunSource for JsSource {
     }
 
     fn revoke_grant(&self, id: &str) -> LocalFuture<Result<bool, SourceError>> {
+        if let Err(e) = guard() {
+            return Box::pin(std::future::ready(Err(e)));
+        }
         let answer = self.call("revokeGrant", &[JsValue::from_str(id)]);
         Box::pin(async move { Ok(answer.await?.as_bool() == Some(true)) })
     }

@@ -18,6 +18,19 @@ pub mod use_now;
 #[cfg(target_arch = "wasm32")]
 pub mod use_run_poll;
 
-/// Linked so that the bundle exports the `Gate` / `Policy` JS API too.
-#[cfg(target_arch = "wasm32")]
+/// Linked so that the demo's bundle exports the `Gate` / `Policy` JS API too (the
+/// element's does not: it shows the main entry's gate).
+#[cfg(all(target_arch = "wasm32", feature = "demo"))]
 pub use toolgate_wasm::{Gate, Policy};
+
+/// The element's module without toolgate-wasm: its allocator and its panic guard.
+#[cfg(all(target_arch = "wasm32", not(feature = "demo")))]
+pub mod poison;
+
+#[cfg(all(
+    target_family = "wasm",
+    not(target_feature = "atomics"),
+    not(feature = "demo")
+))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

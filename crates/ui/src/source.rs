@@ -507,8 +507,9 @@ pub fn to_resume((call, decision): &(CallView, Decision)) -> ResumeDecision {
 
 /// The browser's source: toolgate-wasm's [`Gate`](toolgate_wasm::Gate) for one owner —
 /// the same store (`localStorage`), exactly-once resume and change notifications
-/// (BroadcastChannel `toolgate`) as the host's `gate.park` / `gate.resume`.
-#[cfg(target_arch = "wasm32")]
+/// (BroadcastChannel `toolgate`) as the host's `gate.park` / `gate.resume`. The demo's
+/// (the element shows a gate through a JavaScript run source).
+#[cfg(all(target_arch = "wasm32", feature = "demo"))]
 pub struct BrowserSource {
     gate: toolgate_wasm::Gate,
     policy: toolgate_wasm::Policy,
@@ -517,7 +518,7 @@ pub struct BrowserSource {
     shared: bool,
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "demo"))]
 impl BrowserSource {
     /// Reads and resumes the runs `gate` (the panel's own) sees; scopes come from
     /// `policy`.
@@ -540,7 +541,7 @@ impl BrowserSource {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "demo"))]
 impl From<toolgate_wasm::GateError> for SourceError {
     fn from(e: toolgate_wasm::GateError) -> SourceError {
         match e {
@@ -550,7 +551,7 @@ impl From<toolgate_wasm::GateError> for SourceError {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "demo"))]
 impl RunSource for BrowserSource {
     /// The gate reads the clock itself (`now` is for the in-memory source).
     fn runs(&self, _now: u64) -> LocalFuture<Result<Vec<RunView>, SourceError>> {

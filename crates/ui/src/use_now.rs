@@ -10,4 +10,11 @@ pub fn use_now(period_ms: u64) -> ReadSignal<u64> {
     now
 }
 
+#[cfg(feature = "demo")]
 pub use toolgate_wasm::clock::now_ms;
+
+/// Wall-clock milliseconds (`Date.now()`).
+#[cfg(not(feature = "demo"))]
+pub fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}

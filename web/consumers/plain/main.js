@@ -31,11 +31,17 @@ try {
 } catch (e) {
   checks.definedTwice = `threw: ${e}`;
 }
-// A Gate of the main entry lives in another WebAssembly instance: refused, clearly.
+// A Gate of the main entry is the element's own (one module): accepted. One of another
+// copy of the package lives in another WebAssembly instance: refused, clearly.
 try {
-  const main = await import("./toolgate/web.js");
-  await main.default();
-  const other = new main.Gate(main.Policy.defaults({ workspace: "/w", home: "/h" }), { sessionId: "x" });
+  const entry = await import("./toolgate/web.js");
+  await entry.default();
+  const same = new entry.Gate(entry.Policy.defaults({ workspace: "/w", home: "/h" }), { sessionId: "x" });
+  document.createElement("toolgate-approval").gate = same;
+  checks.mainGate = entry.Gate === Gate ? "accepted" : "another class";
+  const copy = await import("./toolgate/web-glue.js?second-copy");
+  await copy.default();
+  const other = new copy.Gate(copy.Policy.defaults({ workspace: "/w", home: "/h" }), { sessionId: "y" });
   document.createElement("toolgate-approval").gate = other;
   checks.foreignGate = "accepted";
 } catch (e) {
