@@ -1,8 +1,9 @@
 // toolgate/http: a run source over a toolgate server's HTTP API, for <toolgate-approval>
 // (`el.source = httpRunSource({ url, token })`) or any code that polls runs.
 //
-//   import "toolgate/element";
+//   import init from "toolgate/element";
 //   import { httpRunSource } from "toolgate/http";
+//   await init({ gate: false });              // the panel alone: the runs are the server's
 //   el.source = httpRunSource({ url: "https://agents.example.com", token });
 //
 // runs()    GET /v1/runs with If-None-Match: resolves with the answer's JSON text (on a
