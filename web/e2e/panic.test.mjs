@@ -7,6 +7,9 @@
 // - a check that was waiting for its human rejects with internal_error (never approved);
 // - every later call of every Policy and Gate rejects the same way (poisoned);
 // - the parked run in localStorage is untouched: a reloaded page resumes it normally.
+// And the element's panel module (its own module since it carries no gate): after a
+// panic in it, a click on Approve sends no decision to its run source, and mounting
+// again throws internal_error.
 //
 //   node web/e2e/panic.test.mjs        (builds the probe bundle first)
 
@@ -166,6 +169,56 @@ try {
       }
     });
     check("a panic in any call throws internal_error", r.code === "internal_error", r);
+    await ctx.close();
+  }
+  // 5. The element's panel module: after a panic, no decision leaves it.
+  {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    await page.goto(`${url}panel.html`);
+    await page.waitForFunction(() => window.ready === true);
+    await page.evaluate(() => {
+      window.resumed = [];
+      const call = { toolCallId: "c1", tool: "bash", args: { command: "git push" }, anchor: "a".repeat(64),
+        tier: "ask", rule: "builtin.default", reason: "runs a program: git" };
+      const run = { runId: "r1", status: "awaiting_permission", revision: 1, updatedAt: Date.now(),
+        marker: { expiresAt: Date.now() + 600_000, calls: [call] } };
+      const source = {
+        runs: async () => ({ runs: [run] }),
+        resume: async (runId, decisions) => {
+          window.resumed.push({ runId, decisions });
+          return { runId, results: [] };
+        },
+      };
+      // Kept: a dropped handle unmounts the panel.
+      window.handle = window.panel.mountApprovalSource(document.getElementById("approval"), source, () => {});
+    });
+    await page.waitForSelector("[data-testid=approve-once]", { timeout: 15_000 });
+    const r = await page.evaluate(async () => {
+      let probe = null;
+      try {
+        window.panel.__toolgatePanelPanicProbe();
+      } catch (e) {
+        probe = e.code;
+      }
+      document.querySelector("[data-testid=approve-once]")?.click();
+      await new Promise((done) => setTimeout(done, 1500));
+      let again = null;
+      try {
+        window.panel.mountApprovalSource(document.body, { runs: async () => ({ runs: [] }), resume: async () => ({}) }, () => {});
+        again = "mounted";
+      } catch (e) {
+        again = e.code;
+      }
+      return { probe, resumed: window.resumed.length, again };
+    });
+    check(
+      "the element's panel module: after a panic (internal_error, on the console) a click on Approve sends no decision, and mounting again throws internal_error",
+      r.probe === "internal_error" && r.resumed === 0 && r.again === "internal_error" && errors.some((e) => e.includes("TOOLGATE_PANEL_PANIC_PROBE")),
+      { r, errors },
+    );
     await ctx.close();
   }
 } finally {

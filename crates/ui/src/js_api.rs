@@ -120,6 +120,14 @@ fn mount_prompts(
     }
 }
 
+/// Test-only (`panic-probe`): panics in the element's module, as a bug would.
+#[cfg(all(feature = "panic-probe", not(feature = "demo")))]
+#[wasm_bindgen(js_name = __toolgatePanelPanicProbe)]
+pub fn panel_panic_probe() {
+    poison::install();
+    panic!("TOOLGATE_PANEL_PANIC_PROBE");
+}
+
 /// Mounts the approval prompts into `element` over the runs `source` reads and resumes:
 /// an object with `runs()` (a promise of `{runs}` as `GET /v1/runs` answers, its JSON
 /// text, or `null` for "unchanged") and `resume(runId, decisions)` (a promise of what
