@@ -56,7 +56,12 @@ g.dispose();
 const file = Policy.fromToml('workspace = "/home/dev/app"\\n[rules]\\ndeny = ["Bash(ls:*)"]\\n').classify({ tool: "bash", args: { command: "ls -la" } }).tier;
 let bad = null;
 try { Policy.fromToml('default = "ask"\\n\\nedits = "never"\\n'); } catch (e) { bad = \`\${e.code}:\${e.message}\`; }
-console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.message, file, bad }));
+// A text over the size limit is refused by its UTF-8 length before it is copied.
+const big = [];
+for (const text of [" ".repeat(300000), "\u00e9".repeat(140000), "\u{1F600}".repeat(70000)]) {
+  try { Policy.fromToml(text); big.push("read"); } catch (e) { big.push(\`\${e.code}:\${e.message}\`); }
+}
+console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.message, file, bad, big }));
 `,
   );
   const esm = run("node", ["esm.mjs"], app);
@@ -65,9 +70,10 @@ console.log(JSON.stringify({ tiers, auto, asked: asked.outcome, message: asked.m
     r = JSON.parse(esm.out.trim().split("\n").pop());
   } catch {}
   check(
-    "Node ESM: classifies with no init call, a Gate is answered; fromToml reads a policy file (the policy reader), a bad one throws naming its line",
+    "Node ESM: classifies with no init call, a Gate is answered; fromToml reads a policy file (the policy reader), a bad one throws naming its line, one over the size limit is refused by its UTF-8 length",
     r && r.tiers.join() === "auto,ask,deny" && r.auto === "approved" && r.asked === "denied" && r.message === "no"
-      && r.file === "deny" && r.bad === "policy:policy line 3: `edits` must be \"auto\" or \"ask\", not \"never\"",
+      && r.file === "deny" && r.bad === "policy:policy line 3: `edits` must be \"auto\" or \"ask\", not \"never\""
+      && r.big.join("|") === [300000, 280000, 280000].map((n) => `policy:policy line 1: the policy file is ${n} bytes, over the limit of 262144`).join("|"),
     esm.out,
   );
 
@@ -84,6 +90,34 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
     "Node CommonJS: require works; fromToml reads a policy file",
     cjs.ok && cjs.out.includes('"tier":"ask"') && cjs.out.includes('"init":"function"') && cjs.out.includes('"file":"deny"') && cjs.out.includes('"load":"function"'),
     cjs.out,
+  );
+
+  // A policy reader that traps (a bug in it) is no policy and an error in toolgate's
+  // terms: a hand-made module with the reader's exports whose read() is `unreachable`.
+  writeFileSync(
+    join(app, "trap.mjs"),
+    `import { Policy, loadPolicyReader } from "toolgate";
+const name = (s) => [s.length, ...Buffer.from(s)];
+const section = (id, body) => [id, body.length, ...body];
+const exp = (s, kind, i) => [...name(s), kind, i];
+const bytes = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+  ...section(1, [2, 0x60, 1, 0x7f, 1, 0x7f, 0x60, 0, 1, 0x7f]),
+  ...section(3, [4, 0, 1, 1, 1]),
+  ...section(5, [1, 0, 1]),
+  ...section(7, [5, ...exp("memory", 2, 0), ...exp("input", 0, 0), ...exp("read", 0, 1), ...exp("output", 0, 2), ...exp("output_len", 0, 3)]),
+  ...section(10, [4, 4, 0, 0x41, 8, 0x0b, 3, 0, 0, 0x0b, 4, 0, 0x41, 0, 0x0b, 4, 0, 0x41, 0, 0x0b]),
+]);
+await loadPolicyReader(new WebAssembly.Module(bytes));
+let out = null;
+try { out = Policy.fromToml('default = "deny"\\n'); } catch (e) { out = \`\${e.code}|\${e instanceof Error}|\${e.message}\`; }
+console.log(JSON.stringify({ out }));
+`,
+  );
+  const trap = run("node", ["trap.mjs"], app);
+  check(
+    "Node: a policy reader that traps reads no policy, and fromToml throws internal_error",
+    trap.ok && /"out":"internal_error\|true\|toolgate: internal error in the policy reader, no policy was read: unreachable/.test(trap.out),
+    trap.out,
   );
 
   // A `sandbox` verdict reaching an SDK adapter (which runs the SDK's tool, never the

@@ -63,8 +63,8 @@ export function gateRunSource(gate) {
       ...run,
       marker: {
         ...run.marker,
-        // A question offers no scope (as the element's own gate shows it).
-        calls: calls.map((c) => (c.rule === "toolgate.question" ? c : { ...c, scopes: policy.scopes({ tool: c.tool, args: c.args }) })),
+        // The panel shows no scope for a question, whatever a source gives.
+        calls: calls.map((c) => ({ ...c, scopes: policy.scopes({ tool: c.tool, args: c.args }) })),
       },
     };
   };

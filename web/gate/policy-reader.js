@@ -5,7 +5,8 @@
 // reader on the first call; a browser loads it with `await loadPolicyReader()`.
 //
 // The reader has four exports and no imports: input(len) is the address of a buffer
-// for the text's UTF-8 bytes, read() reads them (0: the answer is the policy's spec;
+// for the text's UTF-8 bytes (null for a text over its size limit, whose error is then
+// already the answer), read() reads them (0: the answer is the policy's spec;
 // 1: the error, `LINE:MESSAGE`), output() and output_len() locate the answer, which
 // the Gate's `Policy.fromPolicyReader` turns into the policy or the `policy` error
 // `fromToml` throws. Each file is read by a fresh instance of the compiled module, so
@@ -31,14 +32,39 @@ function codeError(code, message) {
   return e;
 }
 
+// The length of `text` in UTF-8 as TextEncoder writes it (a lone surrogate is U+FFFD),
+// counted without encoding it: a text over the reader's limit is never copied.
+function utf8Length(text) {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
 function read(text) {
-  const x = new WebAssembly.Instance(compiled, {}).exports;
-  const bytes = new TextEncoder().encode(text);
-  const at = x.input(bytes.length);
-  new Uint8Array(x.memory.buffer, at, bytes.length).set(bytes);
-  const ok = x.read() === 0;
-  const answer = new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.output(), x.output_len()));
-  return [ok, answer];
+  try {
+    const x = new WebAssembly.Instance(compiled, {}).exports;
+    const len = utf8Length(text);
+    // input() is null for a text over the limit, the error already answered.
+    const at = x.input(len);
+    let ok = false;
+    if (at !== 0) {
+      new TextEncoder().encodeInto(text, new Uint8Array(x.memory.buffer, at, len));
+      ok = x.read() === 0;
+    }
+    const answer = new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.output(), x.output_len()));
+    return [ok, answer];
+  } catch (e) {
+    // A trap or an instance that cannot be made (memory): no policy, in toolgate's terms.
+    throw codeError("internal_error", `toolgate: internal error in the policy reader, no policy was read: ${e?.message ?? e}`);
+  }
 }
 
 // Defines Policy.fromToml; `loadSync` compiles the reader where that may be done

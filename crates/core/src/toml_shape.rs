@@ -16,17 +16,21 @@ pub const MAX_NESTING: usize = 32;
 /// a number's `1.5` does not count).
 pub const MAX_DOTS_PER_LINE: usize = 32;
 
-/// Why a policy text is refused before parsing: the 1-based line and a message.
-pub fn check(text: &str) -> Result<(), (usize, String)> {
-    if text.len() > MAX_POLICY_BYTES {
+/// Why a policy text of `len` bytes is refused for its size alone (line 1), before anyone
+/// reads it.
+pub fn check_size(len: usize) -> Result<(), (usize, String)> {
+    if len > MAX_POLICY_BYTES {
         return Err((
             1,
-            format!(
-                "the policy file is {} bytes, over the limit of {MAX_POLICY_BYTES}",
-                text.len()
-            ),
+            format!("the policy file is {len} bytes, over the limit of {MAX_POLICY_BYTES}"),
         ));
     }
+    Ok(())
+}
+
+/// Why a policy text is refused before parsing: the 1-based line and a message.
+pub fn check(text: &str) -> Result<(), (usize, String)> {
+    check_size(text.len())?;
     let b = text.as_bytes();
     let (mut i, mut line, mut depth, mut dots) = (0usize, 1usize, 0usize, 0usize);
     while let Some(&cur) = b.get(i) {

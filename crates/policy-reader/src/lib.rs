@@ -6,7 +6,8 @@
 //!
 //! No wasm-bindgen: four exports (`#[no_mangle]`, the crate's only `unsafe` attribute). The
 //! module keeps the input and the answer in buffers of its own: JavaScript asks for an
-//! input buffer of the text's length ([`input`]), writes the UTF-8 bytes there, calls
+//! input buffer of the text's length ([`input`]; null, and the error already answered,
+//! for a text over the size limit), writes the UTF-8 bytes there, calls
 //! [`read`], then copies the answer out ([`output`], [`output_len`]). The loader
 //! instantiates the module afresh for each file, so nothing is carried from one read to
 //! the next, and a trap (a bug) leaves no state behind.
@@ -25,13 +26,20 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 static INPUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 static OUTPUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 
-/// The address of a zeroed input buffer of `len` bytes for the policy file's text.
+/// The address of a zeroed input buffer of `len` bytes for the policy file's text, or
+/// null for a text over the size limit: then the answer (in [`output`]) is already the
+/// error [`read`] would give, and the text need not be copied at all.
 // An export of the module: its name is unique in this cdylib, which links no other
 // `#[no_mangle]` symbol of that name.
 #[allow(unsafe_code)]
 #[no_mangle]
 pub extern "C" fn input(len: usize) -> *mut u8 {
     let mut buf = INPUT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Err(error) = policy::refuse_toml_size(len) {
+        *buf = Vec::new();
+        *OUTPUT.lock().unwrap_or_else(PoisonError::into_inner) = error.into_bytes();
+        return std::ptr::null_mut();
+    }
     *buf = vec![0; len];
     buf.as_mut_ptr()
 }
@@ -94,6 +102,24 @@ mod tests {
         let (status, out) = answer(toml.as_bytes());
         assert_eq!(status, 0);
         assert_eq!(Some(out), Policy::from_toml(toml).map(|p| p.to_spec()).ok());
+    }
+
+    #[test]
+    fn a_text_over_the_limit_is_refused_before_it_is_copied() {
+        let limit = toolgate_core::toml_shape::MAX_POLICY_BYTES;
+        assert!(!super::input(limit).is_null());
+        assert!(super::input(limit + 1).is_null());
+        let refused = String::from_utf8(super::OUTPUT.lock().unwrap().clone()).unwrap();
+        // The same answer `read` gives for such a text.
+        let (status, out) = answer(" ".repeat(limit + 1).as_bytes());
+        assert_eq!((status, &out), (1, &refused));
+        assert_eq!(
+            refused,
+            format!(
+                "1:the policy file is {} bytes, over the limit of {limit}",
+                limit + 1
+            )
+        );
     }
 
     #[test]

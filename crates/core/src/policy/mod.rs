@@ -10,7 +10,7 @@ mod scopes;
 mod shell;
 mod shell_args;
 mod spec;
-pub use spec::read_toml;
+pub use spec::{read_toml, refuse_toml_size};
 mod target;
 mod toml;
 mod tools;

@@ -78,6 +78,13 @@ impl Policy {
     }
 }
 
+/// What the npm package's policy reader module answers before it takes a text of `len`
+/// bytes into its memory: the error [`read_toml`] would give (`1:MESSAGE`) for a text
+/// over the size limit, so a huge text is refused before it is copied.
+pub fn refuse_toml_size(len: usize) -> Result<(), String> {
+    crate::toml_shape::check_size(len).map_err(|(line, message)| format!("{line}:{message}"))
+}
+
 /// What the npm package's policy reader module answers for a policy file's text: the
 /// policy's spec, or the error as `LINE:MESSAGE` (the line and sentence
 /// [`Policy::from_toml`] gives).
