@@ -8,6 +8,10 @@
 // Everything the page shows from a tool call is set with textContent, never innerHTML.
 
 import init, { Gate, Policy, mountApprovalPanel, runKeyPrefix } from "./pkg/toolgate_ui.js";
+import { defineClassify } from "./gate/verdict.js";
+
+// Policy.classify as the npm package defines it: the module answers the verdict's fields.
+defineClassify(Policy);
 
 const OWNER = "demo-user";
 const SESSION = "demo-session";

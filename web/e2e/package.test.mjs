@@ -92,6 +92,45 @@ console.log(JSON.stringify({ tier: p.classify({ tool: "bash", args: { command: "
     cjs.out,
   );
 
+  // classify and classifyMany read the verdict's fields (web/gate/verdict.js): a text
+  // holding the field separator, a NUL or characters outside the BMP ends no field
+  // early; a call JSON cannot hold is a malformed call; classifyMany refuses what is not
+  // an array of JSON values.
+  writeFileSync(
+    join(app, "fields.mjs"),
+    `import { Policy } from "toolgate";
+const p = Policy.defaults({ workspace: "/w", home: "/h" });
+const cmds = ["echo 'a:b' && ls", "echo '\\u0000:9:' ; cat x", "echo '\\u{1F600}:\\u00e9' | wc -c"];
+const one = cmds.map((c) => p.classify({ tool: "bash", args: { command: c } }));
+const many = p.classifyMany(cmds.map((c) => ({ tool: "bash", args: { command: c } })));
+const cyc = { tool: "bash" };
+cyc.args = cyc;
+const odd = [cyc, { tool: "bash", args: { n: 1n } }, undefined, { tool: "bash", args: { command: "ls \\ud800" } }]
+  .map((c) => p.classify(c)).map((v) => \`\${v.tier}|\${v.rule}|\${"parts" in v}\`);
+const refused = [[cyc], {}, undefined].map((c) => { try { p.classifyMany(c); return "ok"; } catch (e) { return \`\${e.code}:\${e.message}\`; } });
+console.log(JSON.stringify({ texts: one.map((v) => v.parts.map((q) => q.text)), spans: one.map((v) => v.parts.map((q) => q.span)), same: JSON.stringify(many) === JSON.stringify(one), odd, refused }));
+`,
+  );
+  const fields = run("node", ["fields.mjs"], app);
+  let fr = null;
+  try {
+    fr = JSON.parse(fields.out.trim().split("\n").pop());
+  } catch {}
+  check(
+    "Node: classify reads the verdict's fields whatever the text holds (':', NUL, outside the BMP); a call JSON cannot hold is ask; classifyMany answers as classify and refuses a non-array",
+    fr !== null
+      && JSON.stringify(fr.texts) === JSON.stringify([["echo 'a:b'", "ls"], ["echo '\u0000:9:'", "cat x"], ["echo '\u{1F600}:\u00e9'", "wc -c"]])
+      && JSON.stringify(fr.spans) === "[[[0,4],[14,16]],[[0,4],[14,17]],[[0,4],[17,19]]]"
+      && fr.same
+      && fr.odd.every((o) => o === "ask|builtin.malformed|false")
+      && fr.refused.join("|") === [
+        "bad_input:bad input: classifyMany(calls): not a JSON value (a cycle or a BigInt)",
+        "bad_input:bad input: classifyMany(calls): invalid type: map, expected a sequence",
+        "bad_input:bad input: classifyMany(calls): invalid type: null, expected a sequence",
+      ].join("|"),
+    fields.out,
+  );
+
   // A policy reader that traps (a bug in it) is no policy and an error in toolgate's
   // terms: a hand-made module with the reader's exports whose read() is `unreachable`.
   writeFileSync(

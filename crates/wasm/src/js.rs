@@ -16,24 +16,11 @@ pub(crate) fn to_js<T: WriteJson + ?Sized>(value: &T) -> Result<JsValue, GateErr
 }
 
 /// A verdict to JavaScript: its JSON text (`Verdict::write_json`, one pass, byte for
-/// byte serde_json's) parsed by the engine. `classify`'s path, per call.
+/// byte serde_json's) parsed by the engine (`classifyWithFacts`; `classify` takes the
+/// verdict's fields, read by the package's JavaScript).
 pub(crate) fn verdict_to_js(verdict: &toolgate_core::Verdict) -> Result<JsValue, GateError> {
     let mut text = String::with_capacity(256);
     verdict.write_json(&mut text);
-    parse_json(&text)
-}
-
-/// Verdicts to a JavaScript array (as [`verdict_to_js`], one parse for all).
-pub(crate) fn verdicts_to_js(verdicts: &[toolgate_core::Verdict]) -> Result<JsValue, GateError> {
-    let mut text = String::with_capacity(256 * verdicts.len() + 2);
-    text.push('[');
-    for (i, v) in verdicts.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
-        }
-        v.write_json(&mut text);
-    }
-    text.push(']');
     parse_json(&text)
 }
 
@@ -468,6 +455,21 @@ export interface ToolCall {
   args?: unknown;
   /** The host's id of this call (enables `afterToolCall`). */
   toolCallId?: string;
+}
+
+/**
+ * `Policy.classify` and `classifyMany`, which the package's entries define (web/gate/
+ * verdict.js: the call crosses as JSON text, the verdict comes back as fields).
+ */
+export interface Policy {
+  /** Classifies `{tool, args}`; a malformed call is `ask`, never an exception. */
+  classify(call: ToolCall): Verdict;
+  /**
+   * Classifies each call of an array, in order: one crossing into the module for all
+   * of them (`classify` pays it per call). A malformed call is `ask`; a value that is
+   * not an array throws `bad_input`.
+   */
+  classifyMany(calls: ToolCall[]): Verdict[];
 }
 
 /** A call for `Gate.check`: with `facts`, it is classified as `Policy.classifyWithFacts` does. */

@@ -1,7 +1,7 @@
 //! `Policy`: the classifier, compiled once.
 
 use crate::error::into_error;
-use crate::js::{from_js, to_js, verdict_to_js, verdicts_to_js, DefaultsJs, FactsJs};
+use crate::js::{from_js, to_js, verdict_to_js, DefaultsJs, FactsJs};
 use std::rc::Rc;
 use toolgate_core as tg;
 use wasm_bindgen::prelude::*;
@@ -87,38 +87,39 @@ impl Policy {
         )))
     }
 
-    /// Classifies `{tool, args}`; a malformed call is `ask`, never an exception.
-    #[wasm_bindgen(unchecked_return_type = "Verdict")]
-    pub fn classify(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    /// `classify` as the package's JavaScript calls it (web/gate/verdict.js): the
+    /// call's JSON text (`JSON.stringify`'s) in, the verdict as fields
+    /// (`Verdict::write_fields`) out, which the JavaScript reads into the verdict object.
+    /// A text the reader refuses (a lone surrogate) is a malformed call, as in `classify`.
+    #[wasm_bindgen(js_name = classifyFields, skip_typescript)]
+    pub fn classify_fields(&self, call: &str) -> Result<String, JsValue> {
         crate::poison::check()?;
-        let value: serde_json::Value =
-            from_js(call, "classify(call)").unwrap_or(serde_json::Value::Null);
-        verdict_to_js(&self.inner.classify_owned(value)).map_err(into_error)
+        let value = tg::json_text::parse(call).unwrap_or(serde_json::Value::Null);
+        let mut out = String::with_capacity(256);
+        self.inner.classify_owned(value).write_fields(&mut out);
+        Ok(out)
     }
 
-    /// Classifies each call of an array, in order: one crossing into the module for all
-    /// of them (`classify` pays it per call). A malformed call is `ask`; a value that is
-    /// not an array throws `bad_input`.
-    #[wasm_bindgen(js_name = classifyMany, unchecked_return_type = "Verdict[]")]
-    pub fn classify_many(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ToolCall[]")] calls: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    /// `classifyMany` as the package's JavaScript calls it: the array's JSON text in,
+    /// the number of verdicts and each verdict's fields out.
+    #[wasm_bindgen(js_name = classifyManyFields, skip_typescript)]
+    pub fn classify_many_fields(&self, calls: &str) -> Result<String, JsValue> {
         crate::poison::check()?;
-        let calls = from_js(calls, "classifyMany(calls)")
+        let calls = tg::json_text::parse(calls)
+            .map_err(|e| {
+                crate::GateError::BadInput(format!("classifyMany(calls): {}", e.message()))
+            })
             .and_then(|v| {
                 tg::fields::array(v, Ok)
                     .map_err(|e| crate::GateError::BadInput(format!("classifyMany(calls): {e}")))
             })
             .map_err(into_error)?;
-        let verdicts: Vec<tg::Verdict> = calls
-            .into_iter()
-            .map(|c| self.inner.classify_owned(c))
-            .collect();
-        verdicts_to_js(&verdicts).map_err(into_error)
+        let mut out = String::with_capacity(256 * calls.len() + 8);
+        tg::Verdict::write_count_field(&mut out, calls.len());
+        for c in calls {
+            self.inner.classify_owned(c).write_fields(&mut out);
+        }
+        Ok(out)
     }
 
     /// What the verdict for `{tool, args}` depends on in the file system: the paths

@@ -15,7 +15,7 @@ use wasm_bindgen_test::*;
 
 mod common;
 
-use common::{get, js, policy, s};
+use common::{classify, get, js, policy, s};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -326,7 +326,7 @@ async fn file_system_facts_through_the_js_api() {
 
     let cat = r#"{"tool":"bash","args":{"command":"cat notes.txt"}}"#;
     let link = js(r#"{"links":{"/w/notes.txt":"/home/u/.ssh/id_rsa"}}"#);
-    assert_eq!(s(&p.classify(js(cat)).unwrap(), "tier"), "auto");
+    assert_eq!(s(&classify(&p, js(cat)), "tier"), "auto");
     assert_eq!(
         s(&p.classify_with_facts(js(cat), link).unwrap(), "tier"),
         "ask"
@@ -334,7 +334,7 @@ async fn file_system_facts_through_the_js_api() {
     let rg = r#"{"tool":"bash","args":{"command":"rg x src"}}"#;
     let walked =
         js(r#"{"trees":[{"root":"/w/src","hidden":false,"ignore":true,"files":["/w/src/a.py"]}]}"#);
-    assert_eq!(s(&p.classify(js(rg)).unwrap(), "tier"), "ask");
+    assert_eq!(s(&classify(&p, js(rg)), "tier"), "ask");
     assert_eq!(
         s(&p.classify_with_facts(js(rg), walked).unwrap(), "tier"),
         "auto"

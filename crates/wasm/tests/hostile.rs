@@ -21,7 +21,7 @@ use wasm_bindgen_test::*;
 
 mod common;
 
-use common::{get, js, policy, s};
+use common::{classify, classify_many, get, js, policy, s};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -65,7 +65,7 @@ async fn the_worst_inputs_are_ask_and_leave_the_gate_and_its_pending_requests_in
     let (id, anchor) = (s(&before, "id"), s(&before, "anchor"));
 
     for (name, command) in worst() {
-        let v = p.classify(bash(&command, "x")).unwrap();
+        let v = classify(&p, bash(&command, "x"));
         assert_eq!(s(&v, "tier"), "ask", "{name}: {v:?}");
         assert!(
             s(&v, "rule").starts_with("builtin.shell."),
@@ -89,7 +89,7 @@ async fn the_worst_inputs_are_ask_and_leave_the_gate_and_its_pending_requests_in
 
     // Every adversarial family at 64 KiB: a verdict, never an abort.
     for input in adversarial::inputs(adversarial::LIMIT) {
-        let v = p.classify(bash(&input.command, "y")).unwrap();
+        let v = classify(&p, bash(&input.command, "y"));
         let tier = s(&v, "tier");
         assert!(
             ["auto", "ask", "deny"].contains(&tier.as_str()),
@@ -123,7 +123,7 @@ fn hostile_policy_files_throw_a_policy_error_naming_a_line() {
         assert!(get(&e, "message").as_string().unwrap().contains("line"));
     }
     // And the module still classifies.
-    let v = policy().classify(bash("ls", "z")).unwrap();
+    let v = classify(&policy(), bash("ls", "z"));
     assert_eq!(s(&v, "tier"), "auto");
 }
 
@@ -136,11 +136,10 @@ fn a_tools_mapping_is_judged_as_its_family() {
     )
     .unwrap();
     let call = |args: &str| {
-        let v = p
-            .classify(
-                js_sys::JSON::parse(&format!("{{\"tool\":\"my_exec\",\"args\":{args}}}")).unwrap(),
-            )
-            .unwrap();
+        let v = classify(
+            &p,
+            js_sys::JSON::parse(&format!("{{\"tool\":\"my_exec\",\"args\":{args}}}")).unwrap(),
+        );
         (s(&v, "tier"), s(&v, "rule"))
     };
     assert_eq!(
@@ -150,11 +149,10 @@ fn a_tools_mapping_is_judged_as_its_family() {
     assert_eq!(call(r#"{"cmd":"ls"}"#).0, "auto");
     assert_eq!(call(r#"{"command":"ls"}"#).0, "ask");
     // Codex's argv `shell`, a host shape.
-    let v = p
-        .classify(
-            js_sys::JSON::parse(r#"{"tool":"shell","args":{"command":["rm","-rf","/"]}}"#).unwrap(),
-        )
-        .unwrap();
+    let v = classify(
+        &p,
+        js_sys::JSON::parse(r#"{"tool":"shell","args":{"command":["rm","-rf","/"]}}"#).unwrap(),
+    );
     assert_eq!(s(&v, "tier"), "deny");
     let e = from_toml("[tools.bash]\nfamily = \"shell\"\ncommand = \"cmd\"\n")
         .err()
@@ -172,12 +170,12 @@ fn classify_many_answers_each_call_as_classify_does() {
         r#"[{"tool":"bash","args":{"command":"ls"}},{"tool":"bash","args":{"command":"rm -rf /"}},
             {"tool":"read","args":{"path":"/home/u/.ssh/id_rsa"}},7,{"tool":"shell","args":{"command":["git","status"]}}]"#,
     );
-    let many = p.classify_many(calls.clone()).unwrap();
+    let many = classify_many(&p, calls.clone()).unwrap();
     let many: js_sys::Array = many.dyn_into().unwrap();
     let calls: js_sys::Array = calls.dyn_into().unwrap();
     assert_eq!(many.length(), calls.length());
     for i in 0..calls.length() {
-        let one = p.classify(calls.get(i)).unwrap();
+        let one = classify(&p, calls.get(i));
         assert_eq!(
             js_sys::JSON::stringify(&one).unwrap().as_string(),
             js_sys::JSON::stringify(&many.get(i)).unwrap().as_string(),
@@ -188,7 +186,7 @@ fn classify_many_answers_each_call_as_classify_does() {
         .map(|i| s(&many.get(i), "tier"))
         .collect();
     assert_eq!(tiers, ["auto", "deny", "ask", "ask", "auto"]);
-    let e = p.classify_many(js(r#"{"tool":"bash"}"#)).err().unwrap();
+    let e = classify_many(&p, js(r#"{"tool":"bash"}"#)).err().unwrap();
     assert_eq!(s(&e, "code"), "bad_input", "{e:?}");
 }
 
