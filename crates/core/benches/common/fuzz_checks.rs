@@ -38,6 +38,16 @@ pub fn shell(cmd: &str) {
         "bash",
         serde_json::json!({ "command": cmd }),
     ));
+    // The npm package's JavaScript reads the verdict's fields (`write_fields`) into the
+    // object `write_json`'s text is, whatever the parts' texts hold.
+    let (mut fields, mut json) = (String::new(), String::new());
+    v.write_fields(&mut fields);
+    v.write_json(&mut json);
+    assert_eq!(
+        toolgate_core::verdict::fields_to_json(&fields, false),
+        Some(json),
+        "the fields of {v:?}"
+    );
     // The verdict stays linear in the command: the parts' texts hold at most four times
     // the command and 4 KiB in full, then an 80-byte excerpt each.
     let text: usize = v.parts.iter().map(|p| p.text.len()).sum();
