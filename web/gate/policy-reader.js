@@ -56,7 +56,9 @@ function read(text) {
     const at = x.input(len);
     let ok = false;
     if (at !== 0) {
-      new TextEncoder().encodeInto(text, new Uint8Array(x.memory.buffer, at, len));
+      const { read: units, written } = new TextEncoder().encodeInto(text, new Uint8Array(x.memory.buffer, at, len));
+      // Never a part of the file read as the whole of it.
+      if (units !== text.length || written !== len) throw new Error("the policy file's text was not copied whole");
       ok = x.read() === 0;
     }
     const answer = new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.output(), x.output_len()));

@@ -36,6 +36,11 @@ function readFields(s, count) {
     i = colon + 1 + Number(s.slice(i, colon));
     return s.slice(colon + 1, i);
   };
+  const count = () => {
+    const n = Number(field());
+    if (!Number.isSafeInteger(n) || n < 0) throw codeError("internal_error", "toolgate internal error (a bug): a verdict's count is not a number");
+    return n;
+  };
   const span = (v) => {
     const f = field();
     if (f !== "") {
@@ -46,7 +51,7 @@ function readFields(s, count) {
   const verdict = () => {
     const v = { tier: field(), rule: field(), reason: field() };
     span(v);
-    const n = Number(field());
+    const n = count();
     if (n > 0) {
       const parts = new Array(n);
       for (let k = 0; k < n; k++) {
@@ -62,7 +67,7 @@ function readFields(s, count) {
   if (count === null) {
     out = verdict();
   } else {
-    const n = Number(field());
+    const n = count();
     out = new Array(n);
     for (let k = 0; k < n; k++) out[k] = verdict();
   }

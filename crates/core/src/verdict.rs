@@ -204,8 +204,8 @@ impl Verdict {
 impl Verdict {
     /// The verdict as *fields*, appended to `out`: the npm package's JavaScript reads
     /// them into the same object `JSON.parse` makes of [`Verdict::write_json`]'s text,
-    /// with a slice per field and no escapes to undo (about a third of the time, which
-    /// is most of `classify`'s cost for a short command). Each field is its length in
+    /// with a slice per field and no escapes to undo (writing JSON and `JSON.parse` were
+    /// about a quarter of a short command's `classify`). Each field is its length in
     /// UTF-16 code units (what a JavaScript string counts), `:`, and its text, so no
     /// text (a command holding `:`, a NUL or any other character) can end one early.
     /// The fields: tier, rule, reason, span (`""`, or `"START END"`), the number of
@@ -297,9 +297,11 @@ impl Digits {
 /// What the npm package's JavaScript (`web/gate/verdict.js`) reads from
 /// [`Verdict::write_fields`]' text, step for step on its UTF-16 code units as a
 /// JavaScript string is indexed, written as the JSON text of the object it makes: one
-/// verdict, or with `many` (`classifyMany`'s answer) the array of them. `None` where the
-/// JavaScript throws: fields that do not end with the text. For tests (the core's, and
-/// the wasm crate's in a browser).
+/// verdict, or with `many` (`classifyMany`'s answer) the array of them. `None` for
+/// fields that do not end with the text, where the JavaScript throws `internal_error`
+/// (it also throws on a count that is not a number; it reads an empty length as 0, which
+/// no text `write_fields` writes has). For tests (the core's, and the wasm crate's in a
+/// browser).
 pub fn fields_to_json(text: &str, many: bool) -> Option<String> {
     let mut r = FieldReader {
         s: text.encode_utf16().collect(),
