@@ -36,7 +36,7 @@ function readFields(s, count) {
     i = colon + 1 + Number(s.slice(i, colon));
     return s.slice(colon + 1, i);
   };
-  const count = () => {
+  const number = () => {
     const n = Number(field());
     if (!Number.isSafeInteger(n) || n < 0) throw codeError("internal_error", "toolgate internal error (a bug): a verdict's count is not a number");
     return n;
@@ -51,7 +51,7 @@ function readFields(s, count) {
   const verdict = () => {
     const v = { tier: field(), rule: field(), reason: field() };
     span(v);
-    const n = count();
+    const n = number();
     if (n > 0) {
       const parts = new Array(n);
       for (let k = 0; k < n; k++) {
@@ -67,7 +67,7 @@ function readFields(s, count) {
   if (count === null) {
     out = verdict();
   } else {
-    const n = count();
+    const n = number();
     out = new Array(n);
     for (let k = 0; k < n; k++) out[k] = verdict();
   }
