@@ -61,6 +61,10 @@ wasm_optimize_shipped() {
 # wasm_optimize_shipped: minified first, the Gate's module is ~2.9 KB gz smaller
 # (232,635 -> 229,771 B; after the optimization instead, ~2.1 KB).
 wasm_minify_names() {
+  if [ ! -x web/node_modules/.bin/wasm-opt ]; then
+    echo "web/node_modules/.bin/wasm-opt missing: run ./scripts/setup" >&2
+    return 1
+  fi
   node scripts/lib/wasm-minify-names.mjs "$@"
 }
 
